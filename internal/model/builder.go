@@ -1,0 +1,134 @@
+package model
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+)
+
+// Builder fills a Profile while keeping its tables free of duplicates:
+// strings, stacks and label sets added through it are stored once.
+// Decoders of formats without tables of their own (gperftools) or with
+// tables that must be rebuilt (OTLP attributes) use it.
+type Builder struct {
+	P *Profile
+
+	strings   map[string]int32
+	seed      maphash.Seed
+	stacks    map[uint64][]int32 // hash -> candidate stack indices
+	labelSets map[string]int32
+	keyBuf    []byte
+}
+
+// NewBuilder returns a Builder over a new empty profile.
+func NewBuilder() *Builder {
+	return BuilderFor(New())
+}
+
+// BuilderFor returns a Builder that adds to p, indexing what p already holds.
+func BuilderFor(p *Profile) *Builder {
+	if len(p.Strings) == 0 {
+		p.Strings = []string{""}
+	}
+	if len(p.LabelSets) == 0 {
+		p.LabelSets = []LabelSet{{}}
+	}
+	b := &Builder{
+		P:         p,
+		strings:   make(map[string]int32, len(p.Strings)),
+		seed:      maphash.MakeSeed(),
+		stacks:    make(map[uint64][]int32, p.Stacks.Len()),
+		labelSets: make(map[string]int32, len(p.LabelSets)),
+	}
+	for i, s := range p.Strings {
+		if _, ok := b.strings[s]; !ok {
+			b.strings[s] = int32(i)
+		}
+	}
+	for i := 0; i < p.Stacks.Len(); i++ {
+		h := b.hashStack(p.Stacks.Get(i))
+		b.stacks[h] = append(b.stacks[h], int32(i))
+	}
+	for i, ls := range p.LabelSets {
+		k := string(b.labelKey(ls.Labels))
+		if _, ok := b.labelSets[k]; !ok {
+			b.labelSets[k] = int32(i)
+		}
+	}
+	return b
+}
+
+// String returns the index of s in the string table, adding it if needed.
+func (b *Builder) String(s string) int32 {
+	if i, ok := b.strings[s]; ok {
+		return i
+	}
+	i := int32(len(b.P.Strings))
+	b.P.Strings = append(b.P.Strings, s)
+	b.strings[s] = i
+	return i
+}
+
+func (b *Builder) hashStack(frames []int32) uint64 {
+	var h maphash.Hash
+	h.SetSeed(b.seed)
+	var buf [4]byte
+	for _, f := range frames {
+		binary.LittleEndian.PutUint32(buf[:], uint32(f))
+		h.Write(buf[:])
+	}
+	return h.Sum64()
+}
+
+// Stack returns the index of the stack with these frames (leaf first),
+// adding it if it is not in the table yet. frames is copied.
+func (b *Builder) Stack(frames []int32) int32 {
+	h := b.hashStack(frames)
+	for _, i := range b.stacks[h] {
+		if equalFrames(b.P.Stacks.Get(int(i)), frames) {
+			return i
+		}
+	}
+	i := b.P.Stacks.Add(frames)
+	b.stacks[h] = append(b.stacks[h], i)
+	return i
+}
+
+func equalFrames(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *Builder) labelKey(ls []Label) []byte {
+	k := b.keyBuf[:0]
+	for _, l := range ls {
+		k = binary.AppendVarint(k, int64(l.Key))
+		k = binary.AppendVarint(k, int64(l.Str))
+		k = binary.AppendVarint(k, l.Num)
+		k = binary.AppendVarint(k, int64(l.NumUnit))
+	}
+	b.keyBuf = k
+	return k
+}
+
+// LabelSet returns the index of the label set holding exactly these labels
+// in this order, adding it if needed. An empty set is index 0. labels is copied.
+func (b *Builder) LabelSet(labels []Label) int32 {
+	if len(labels) == 0 {
+		return 0
+	}
+	k := b.labelKey(labels)
+	if i, ok := b.labelSets[string(k)]; ok {
+		return i
+	}
+	i := int32(len(b.P.LabelSets))
+	b.P.LabelSets = append(b.P.LabelSets, LabelSet{Labels: append([]Label(nil), labels...)})
+	b.labelSets[string(k)] = i
+	return i
+}

@@ -1,0 +1,202 @@
+// Package model is pprofx's one normalized profile: every repeated thing is
+// stored once, in a table, and referenced by its index in that table.
+//
+// The model has no I/O and no knowledge of any file format. Codecs
+// (internal/pprof, internal/gperftools, internal/otlp, internal/bundle)
+// translate between bytes and this model; transformations work on the model.
+//
+// Index conventions:
+//   - Strings[0] is always "" and string index 0 means "empty".
+//   - LabelSets[0] is always the empty set; a sample with LabelSet 0 has no labels.
+//   - Mapping and Link references use -1 (NoMapping, NoLink) for "none".
+//   - Stacks are leaf first: frame 0 is where the sample was taken.
+package model
+
+// NoMapping is the Location.Mapping value of a location with no mapping.
+const NoMapping = -1
+
+// NoLink is the Sample.Link value of a sample with no link.
+const NoLink = -1
+
+// Profile is one profile: its tables, its samples and its profile-level fields.
+type Profile struct {
+	// Tables. Each is referenced by index from the tables below it.
+	Strings   []string   // Strings[0] == ""
+	Mappings  []Mapping  // binaries mapped into the address space
+	Functions []Function // functions named by location lines
+	Locations []Location // program counters with their symbolization
+	Stacks    Stacks     // distinct stacks of location indices, leaf first
+	LabelSets []LabelSet // distinct label sets; LabelSets[0] is empty
+	Links     []Link     // trace/span links referenced by samples
+
+	// Samples in input order; duplicates are kept.
+	Samples []Sample
+
+	// Profile-level fields (pprof's Profile message).
+	SampleTypes       []ValueType
+	DefaultSampleType int32 // string index of the preferred sample type's type; 0 = unset (last)
+	PeriodType        ValueType
+	Period            int64
+	TimeNanos         int64   // time of collection, ns since the Unix epoch
+	DurationNanos     int64   // duration of the profile
+	Comments          []int32 // string indices
+	DropFrames        int32   // string index of a regexp
+	KeepFrames        int32   // string index of a regexp
+	DocURL            int32   // string index
+
+	// OpenTelemetry fields (ProfileContainer and around it). Zero when unknown.
+	ProfileID              []byte      // 16 bytes when set
+	StartTimeUnixNano      uint64      // 0: derive from TimeNanos
+	EndTimeUnixNano        uint64      // 0: derive from TimeNanos+DurationNanos
+	Attributes             []Attribute // profile (container) attributes
+	DroppedAttributesCount uint32
+	Resource               Resource
+	Scope                  Scope
+	OriginalPayloadFormat  string
+	OriginalPayload        []byte
+}
+
+// ValueType names a kind of value and its unit, e.g. cpu/nanoseconds.
+type ValueType struct {
+	Type int32 // string index
+	Unit int32 // string index
+	// AggregationTemporality as OTLP defines it: 0 unspecified, 1 delta,
+	// 2 cumulative. pprof has no home for it.
+	AggregationTemporality int32
+}
+
+// Mapping is a binary (or other object) mapped into the profiled address space.
+type Mapping struct {
+	Start, Limit, Offset uint64
+	File                 int32 // string index
+	BuildID              int32 // string index
+	BuildIDKind          int32 // OTLP BuildIdKind: 0 linker, 1 binary hash
+	HasFunctions         bool
+	HasFilenames         bool
+	HasLineNumbers       bool
+	HasInlineFrames      bool
+}
+
+// Function is a function named by source lines.
+type Function struct {
+	Name       int32 // string index
+	SystemName int32 // string index
+	Filename   int32 // string index
+	StartLine  int64
+}
+
+// Location is one program counter and what it symbolizes to.
+type Location struct {
+	Address uint64
+	Mapping int32 // index into Mappings, or NoMapping
+	// Lines in inline order: Lines[0] is the innermost inlined function,
+	// the last line is the caller the others were inlined into.
+	Lines    []Line
+	IsFolded bool
+}
+
+// Line is a source position in a function.
+type Line struct {
+	Function int32 // index into Functions
+	Line     int64
+	Column   int64
+}
+
+// Label is one key/value pair of a sample. A label whose Str is 0 is numeric
+// (Num, with an optional unit in NumUnit), as pprof defines it.
+type Label struct {
+	Key     int32 // string index
+	Str     int32 // string index; 0 for a numeric label
+	Num     int64
+	NumUnit int32 // string index; 0 for none
+}
+
+// IsNumeric reports whether l is a numeric label.
+func (l Label) IsNumeric() bool { return l.Str == 0 }
+
+// LabelSet is the labels of a sample, in input order. A key may appear more
+// than once (a multi-valued label).
+type LabelSet struct {
+	Labels []Label
+}
+
+// Link connects samples to a trace span.
+type Link struct {
+	TraceID []byte // 16 bytes
+	SpanID  []byte // 8 bytes
+}
+
+// Sample is one measurement at a stack.
+type Sample struct {
+	Stack      int32   // index into Stacks
+	Values     []int64 // one per SampleTypes entry
+	LabelSet   int32   // index into LabelSets; 0 = no labels
+	Link       int32   // index into Links, or NoLink
+	Timestamps []uint64
+}
+
+// Resource is the OpenTelemetry resource that produced a profile.
+type Resource struct {
+	Attributes             []Attribute
+	DroppedAttributesCount uint32
+	SchemaURL              string
+}
+
+// Scope is the OpenTelemetry instrumentation scope of a profile.
+type Scope struct {
+	Name                   string
+	Version                string
+	Attributes             []Attribute
+	DroppedAttributesCount uint32
+	SchemaURL              string
+}
+
+// Attribute is a key and a value, as OpenTelemetry's KeyValue.
+type Attribute struct {
+	Key   string
+	Value Value
+}
+
+// ValueKind says which field of a Value holds it.
+type ValueKind uint8
+
+// The kinds of Value, as OpenTelemetry's AnyValue.
+const (
+	KindEmpty ValueKind = iota
+	KindString
+	KindBool
+	KindInt
+	KindDouble
+	KindBytes
+	KindArray
+	KindMap
+)
+
+// Value is OpenTelemetry's AnyValue.
+type Value struct {
+	Kind   ValueKind
+	Str    string
+	Bool   bool
+	Int    int64
+	Double float64
+	Bytes  []byte
+	Array  []Value
+	Map    []Attribute
+}
+
+// String returns the string at index i of the string table, or "" when i is
+// out of range. Use Validate to find out-of-range references.
+func (p *Profile) String(i int32) string {
+	if i < 0 || int(i) >= len(p.Strings) {
+		return ""
+	}
+	return p.Strings[i]
+}
+
+// New returns an empty profile with its reserved entries in place.
+func New() *Profile {
+	return &Profile{
+		Strings:   []string{""},
+		LabelSets: []LabelSet{{}},
+	}
+}

@@ -1,0 +1,91 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+func small() *Profile {
+	b := NewBuilder()
+	p := b.P
+	p.SampleTypes = []ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
+	p.Mappings = []Mapping{{Start: 0x1000, Limit: 0x2000, File: b.String("/bin/x")}}
+	p.Functions = []Function{{Name: b.String("main")}}
+	p.Locations = []Location{
+		{Address: 0x1010, Mapping: 0, Lines: []Line{{Function: 0, Line: 3}}},
+		{Address: 0x5, Mapping: NoMapping},
+	}
+	s := b.Stack([]int32{1, 0})
+	ls := b.LabelSet([]Label{{Key: b.String("k"), Str: b.String("v")}})
+	p.Samples = []Sample{{Stack: s, Values: []int64{1}, LabelSet: ls, Link: NoLink}}
+	return p
+}
+
+func TestBuilderDedupes(t *testing.T) {
+	b := NewBuilder()
+	if b.String("") != 0 {
+		t.Fatal(`"" is not index 0`)
+	}
+	a, c := b.String("a"), b.String("a")
+	if a != c || a != 1 {
+		t.Fatalf("String(a) = %d then %d, want 1 twice", a, c)
+	}
+	s1 := b.Stack([]int32{1, 2, 3})
+	s2 := b.Stack([]int32{1, 2})
+	s3 := b.Stack([]int32{1, 2, 3})
+	if s1 != s3 || s1 == s2 || b.P.Stacks.Len() != 2 {
+		t.Fatalf("stacks %d %d %d, table %d", s1, s2, s3, b.P.Stacks.Len())
+	}
+	if got := b.P.Stacks.Get(int(s2)); len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Fatalf("Get = %v", got)
+	}
+	l := []Label{{Key: 1, Str: 1}, {Key: 1, Num: 4}}
+	if x, y := b.LabelSet(l), b.LabelSet(l); x != y || x != 1 {
+		t.Fatalf("label sets %d %d", x, y)
+	}
+	if b.LabelSet(nil) != 0 {
+		t.Fatal("empty label set is not 0")
+	}
+	// A builder over an existing profile finds what is already there.
+	b2 := BuilderFor(b.P)
+	if b2.Stack([]int32{1, 2}) != s2 || b2.String("a") != a || b2.LabelSet(l) != 1 {
+		t.Fatal("BuilderFor did not index the existing tables")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := small().Validate(); err != nil {
+		t.Fatalf("valid profile: %v", err)
+	}
+	cases := []struct {
+		name   string
+		break_ func(p *Profile)
+		want   string
+	}{
+		{"string", func(p *Profile) { p.Functions[0].Name = 99 }, "function[0].name: string index 99"},
+		{"mapping", func(p *Profile) { p.Locations[0].Mapping = 3 }, "location[0].mapping: index 3"},
+		{"function", func(p *Profile) { p.Locations[0].Lines[0].Function = -2 }, "location[0].line[0].function"},
+		{"stack", func(p *Profile) { p.Stacks.Frames[1] = 7 }, "stack[0][1]: location index 7"},
+		{"sample stack", func(p *Profile) { p.Samples[0].Stack = 1 }, "sample[0].stack"},
+		{"values", func(p *Profile) { p.Samples[0].Values = nil }, "sample[0]: 0 values for 1 sample types"},
+		{"labelset", func(p *Profile) { p.Samples[0].LabelSet = 5 }, "sample[0].label_set"},
+		{"link", func(p *Profile) { p.Samples[0].Link = 0 }, "sample[0].link"},
+		{"strings0", func(p *Profile) { p.Strings[0] = "x" }, "strings[0]"},
+		{"offsets", func(p *Profile) { p.Stacks.Offsets[1] = 9 }, "stacks: offsets"},
+		{"comment", func(p *Profile) { p.Comments = []int32{-1} }, "comment[0]"},
+		{"profile id", func(p *Profile) { p.ProfileID = []byte{1} }, "profile_id"},
+		{"label", func(p *Profile) { p.LabelSets[1].Labels[0].NumUnit = 1000 }, "label_set[1][0].num_unit"},
+	}
+	for _, c := range cases {
+		p := small()
+		c.break_(p)
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Validate() = %v, want error containing %q", c.name, err, c.want)
+		}
+	}
+	var nilp *Profile
+	if nilp.Validate() == nil {
+		t.Error("nil profile validated")
+	}
+}
