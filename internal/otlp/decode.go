@@ -1,0 +1,489 @@
+package otlp
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/klauspost/compress/gzip"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
+)
+
+// maxDecompressed bounds what a gzipped input may expand to.
+const maxDecompressed = 4 << 30
+
+// Decode reads an OTLP ProfilesData (binary or OTLP JSON, plain or gzipped)
+// and returns one model.Profile per ProfileContainer, in file order, with
+// its resource, scope, container attributes, profile id, times and original
+// payload filled in. Every index and slice bound is checked; the error names
+// the first bad one by its field path.
+func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("otlp: gzip: %v", err)
+		}
+		raw, err := io.ReadAll(io.LimitReader(zr, maxDecompressed+1))
+		if err != nil {
+			return nil, fmt.Errorf("otlp: gzip: %v", err)
+		}
+		if len(raw) > maxDecompressed {
+			return nil, fmt.Errorf("otlp: gzip: decompressed data over %d bytes", maxDecompressed)
+		}
+		data = raw
+	}
+	pd := &profilespb.ProfilesData{}
+	if isJSON, _ := Sniff(data); isJSON {
+		if err := jsonToMessage(data, pd.ProtoReflect()); err != nil {
+			return nil, fmt.Errorf("otlp json: %v", err)
+		}
+	} else if err := proto.Unmarshal(data, pd); err != nil {
+		return nil, fmt.Errorf("otlp: %v", locateWireError(data, pd.ProtoReflect().Descriptor(), err))
+	}
+	d := &decoder{warnFn: opts.Warn, warned: map[string]bool{}}
+	return d.profilesData(pd)
+}
+
+// decoder holds the state of one Decode call.
+type decoder struct {
+	warnFn func(string)
+	warned map[string]bool
+	frames []int32
+	labels []model.Label
+}
+
+func (d *decoder) warn(msg string) {
+	if d.warned[msg] {
+		return
+	}
+	d.warned[msg] = true
+	if d.warnFn != nil {
+		d.warnFn(msg)
+	}
+}
+
+func (d *decoder) profilesData(pd *profilespb.ProfilesData) ([]*model.Profile, error) {
+	var out []*model.Profile
+	for ri, rp := range pd.ResourceProfiles {
+		for si, sp := range rp.GetScopeProfiles() {
+			for ci, c := range sp.GetProfiles() {
+				path := fmt.Sprintf("resource_profiles[%d].scope_profiles[%d].profiles[%d]", ri, si, ci)
+				p, err := d.container(path, rp, sp, c)
+				if err != nil {
+					return nil, fmt.Errorf("otlp: %v", err)
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("otlp: no profile in the data (no resource_profiles[].scope_profiles[].profiles[])")
+	}
+	return out, nil
+}
+
+func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *profilespb.ScopeProfiles, c *profilespb.ProfileContainer) (*model.Profile, error) {
+	prof := c.GetProfile()
+	if prof == nil {
+		return nil, fmt.Errorf("%s.profile: missing", path)
+	}
+	pp := path + ".profile"
+	p := model.New()
+	st := prof.StringTable
+	if len(st) > 0 {
+		if st[0] != "" {
+			return nil, fmt.Errorf("%s.string_table[0]: %q, must be empty", pp, st[0])
+		}
+		p.Strings = st
+	}
+	ns := int64(len(p.Strings))
+	str := func(v int64, format string, args ...any) (int32, error) {
+		if v < 0 || v >= ns {
+			return 0, fmt.Errorf("%s.%s: string index %d beyond string_table (%d)", pp, fmt.Sprintf(format, args...), v, ns)
+		}
+		return int32(v), nil
+	}
+	var err error
+	b := model.BuilderFor(p)
+
+	// Attribute units and the attribute table, as labels.
+	units := map[string]int32{}
+	for i, u := range prof.AttributeUnits {
+		k, err := str(u.AttributeKey, "attribute_units[%d].attribute_key", i)
+		if err != nil {
+			return nil, err
+		}
+		unit, err := str(u.Unit, "attribute_units[%d].unit", i)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := units[p.Strings[k]]; !ok {
+			units[p.Strings[k]] = unit
+		}
+	}
+	attrLabels := make([]model.Label, len(prof.AttributeTable))
+	for i, kv := range prof.AttributeTable {
+		l := model.Label{Key: b.String(kv.GetKey())}
+		v := kv.GetValue()
+		switch x := v.GetValue().(type) {
+		case *commonpb.AnyValue_StringValue:
+			l.Str = b.String(x.StringValue)
+		case *commonpb.AnyValue_IntValue:
+			l.Num = x.IntValue
+			l.NumUnit = units[kv.GetKey()]
+		default:
+			d.warn("otlp: attributes that are neither strings nor integers became string labels")
+			l.Str = b.String(formatValue(convertValue(v)))
+		}
+		attrLabels[i] = l
+	}
+	nattr := uint64(len(attrLabels))
+	checkAttrs := func(list []uint64, what string) error {
+		for j, a := range list {
+			if a >= nattr {
+				return fmt.Errorf("%s.%s.attributes[%d]: %d beyond attribute_table (%d)", pp, what, j, a, nattr)
+			}
+		}
+		return nil
+	}
+
+	// Mappings; an all-zero one is "none".
+	mapIdx := make([]int32, len(prof.Mapping))
+	for i, m := range prof.Mapping {
+		if err := checkAttrs(m.Attributes, fmt.Sprintf("mapping[%d]", i)); err != nil {
+			return nil, err
+		}
+		if len(m.Attributes) > 0 {
+			d.warn("otlp: mapping attributes were dropped (the model has no place for them)")
+		}
+		if m.MemoryStart == 0 && m.MemoryLimit == 0 && m.FileOffset == 0 && m.Filename == 0 && m.BuildId == 0 &&
+			m.BuildIdKind == 0 && !m.HasFunctions && !m.HasFilenames && !m.HasLineNumbers && !m.HasInlineFrames {
+			mapIdx[i] = model.NoMapping
+			continue
+		}
+		mm := model.Mapping{Start: m.MemoryStart, Limit: m.MemoryLimit, Offset: m.FileOffset,
+			BuildIDKind: int32(m.BuildIdKind), HasFunctions: m.HasFunctions, HasFilenames: m.HasFilenames,
+			HasLineNumbers: m.HasLineNumbers, HasInlineFrames: m.HasInlineFrames}
+		if mm.File, err = str(m.Filename, "mapping[%d].filename", i); err != nil {
+			return nil, err
+		}
+		if mm.BuildID, err = str(m.BuildId, "mapping[%d].build_id", i); err != nil {
+			return nil, err
+		}
+		mapIdx[i] = int32(len(p.Mappings))
+		p.Mappings = append(p.Mappings, mm)
+	}
+
+	p.Functions = make([]model.Function, len(prof.Function))
+	for i, f := range prof.Function {
+		mf := &p.Functions[i]
+		if mf.Name, err = str(f.Name, "function[%d].name", i); err != nil {
+			return nil, err
+		}
+		if mf.SystemName, err = str(f.SystemName, "function[%d].system_name", i); err != nil {
+			return nil, err
+		}
+		if mf.Filename, err = str(f.Filename, "function[%d].filename", i); err != nil {
+			return nil, err
+		}
+		mf.StartLine = f.StartLine
+	}
+
+	nf := uint64(len(prof.Function))
+	p.Locations = make([]model.Location, len(prof.Location))
+	nlines := 0
+	for _, l := range prof.Location {
+		nlines += len(l.Line)
+	}
+	lines := make([]model.Line, 0, nlines)
+	for i, l := range prof.Location {
+		ml := &p.Locations[i]
+		ml.Address, ml.IsFolded, ml.Mapping = l.Address, l.IsFolded, model.NoMapping
+		if l.MappingIndex >= uint64(len(mapIdx)) {
+			if l.MappingIndex != 0 || len(mapIdx) != 0 {
+				return nil, fmt.Errorf("%s.location[%d].mapping_index: %d beyond mapping (%d)", pp, i, l.MappingIndex, len(mapIdx))
+			}
+		} else {
+			ml.Mapping = mapIdx[l.MappingIndex]
+		}
+		if err := checkAttrs(l.Attributes, fmt.Sprintf("location[%d]", i)); err != nil {
+			return nil, err
+		}
+		if _, err := str(int64(l.TypeIndex), "location[%d].type_index", i); err != nil {
+			return nil, err
+		}
+		if len(l.Attributes) > 0 || l.TypeIndex != 0 {
+			d.warn("otlp: location attributes and frame types were dropped (the model has no place for them)")
+		}
+		first := len(lines)
+		for j, ln := range l.Line {
+			if ln.FunctionIndex >= nf {
+				return nil, fmt.Errorf("%s.location[%d].line[%d].function_index: %d beyond function (%d)", pp, i, j, ln.FunctionIndex, nf)
+			}
+			lines = append(lines, model.Line{Function: int32(ln.FunctionIndex), Line: ln.Line, Column: ln.Column})
+		}
+		if len(lines) > first {
+			ml.Lines = lines[first:len(lines):len(lines)]
+		}
+	}
+
+	nloc := int64(len(prof.Location))
+	li := prof.LocationIndices
+	for i, x := range li {
+		if x < 0 || x >= nloc {
+			return nil, fmt.Errorf("%s.location_indices[%d]: %d beyond location (%d)", pp, i, x, nloc)
+		}
+	}
+
+	// Links; an all-zero one is "none".
+	linkIdx := make([]int32, len(prof.LinkTable))
+	for i, l := range prof.LinkTable {
+		if len(l.TraceId) != 0 && len(l.TraceId) != 16 {
+			return nil, fmt.Errorf("%s.link_table[%d].trace_id: %d bytes, want 16", pp, i, len(l.TraceId))
+		}
+		if len(l.SpanId) != 0 && len(l.SpanId) != 8 {
+			return nil, fmt.Errorf("%s.link_table[%d].span_id: %d bytes, want 8", pp, i, len(l.SpanId))
+		}
+		if allZero(l.TraceId) && allZero(l.SpanId) {
+			linkIdx[i] = model.NoLink
+			continue
+		}
+		linkIdx[i] = int32(len(p.Links))
+		p.Links = append(p.Links, model.Link{TraceID: l.TraceId, SpanID: l.SpanId})
+	}
+
+	for i, t := range prof.SampleType {
+		vt, err := d.valueType(t, str, fmt.Sprintf("sample_type[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		p.SampleTypes = append(p.SampleTypes, vt)
+	}
+
+	p.Samples = make([]model.Sample, len(prof.Sample))
+	nli := uint64(len(li))
+	for i, s := range prof.Sample {
+		ms := &p.Samples[i]
+		frames := d.frames[:0]
+		if s.LocationsStartIndex != 0 || s.LocationsLength != 0 || len(s.LocationIndex) == 0 {
+			if s.LocationsStartIndex > nli {
+				return nil, fmt.Errorf("%s.sample[%d].locations_start_index: %d beyond location_indices (%d)", pp, i, s.LocationsStartIndex, nli)
+			}
+			if s.LocationsLength > nli-s.LocationsStartIndex {
+				return nil, fmt.Errorf("%s.sample[%d].locations_length: %d from %d beyond location_indices (%d)", pp, i, s.LocationsLength, s.LocationsStartIndex, nli)
+			}
+			for _, x := range li[s.LocationsStartIndex : s.LocationsStartIndex+s.LocationsLength] {
+				frames = append(frames, int32(x))
+			}
+		} else {
+			for j, x := range s.LocationIndex {
+				if x >= uint64(nloc) {
+					return nil, fmt.Errorf("%s.sample[%d].location_index[%d]: %d beyond location (%d)", pp, i, j, x, nloc)
+				}
+				frames = append(frames, int32(x))
+			}
+		}
+		d.frames = frames
+		ms.Stack = b.Stack(frames)
+		if len(s.Value) != len(prof.SampleType) {
+			return nil, fmt.Errorf("%s.sample[%d].value: %d values for %d sample types", pp, i, len(s.Value), len(prof.SampleType))
+		}
+		ms.Values = s.Value
+		labels := d.labels[:0]
+		for j, a := range s.Attributes {
+			if a >= nattr {
+				return nil, fmt.Errorf("%s.sample[%d].attributes[%d]: %d beyond attribute_table (%d)", pp, i, j, a, nattr)
+			}
+			labels = append(labels, attrLabels[a])
+		}
+		for j, l := range s.Label {
+			var ml model.Label
+			if ml.Key, err = str(l.Key, "sample[%d].label[%d].key", i, j); err != nil {
+				return nil, err
+			}
+			if ml.Str, err = str(l.Str, "sample[%d].label[%d].str", i, j); err != nil {
+				return nil, err
+			}
+			if ml.NumUnit, err = str(l.NumUnit, "sample[%d].label[%d].num_unit", i, j); err != nil {
+				return nil, err
+			}
+			ml.Num = l.Num
+			labels = append(labels, ml)
+		}
+		d.labels = labels
+		ms.LabelSet = b.LabelSet(labels)
+		ms.Link = model.NoLink
+		if s.Link >= uint64(len(linkIdx)) {
+			if s.Link != 0 || len(linkIdx) != 0 {
+				return nil, fmt.Errorf("%s.sample[%d].link: %d beyond link_table (%d)", pp, i, s.Link, len(linkIdx))
+			}
+		} else {
+			ms.Link = linkIdx[s.Link]
+		}
+		if _, err := str(int64(s.StacktraceIdIndex), "sample[%d].stacktrace_id_index", i); err != nil {
+			return nil, err
+		}
+		if s.StacktraceIdIndex != 0 {
+			d.warn("otlp: sample stacktrace ids were dropped (the model has no place for them)")
+		}
+		if len(s.TimestampsUnixNano) > 0 {
+			ms.Timestamps = s.TimestampsUnixNano
+		}
+	}
+
+	if prof.PeriodType != nil {
+		if p.PeriodType, err = d.valueType(prof.PeriodType, str, "period_type"); err != nil {
+			return nil, err
+		}
+	}
+	p.Period, p.TimeNanos, p.DurationNanos = prof.Period, prof.TimeNanos, prof.DurationNanos
+	for i, c := range prof.Comment {
+		x, err := str(c, "comment[%d]", i)
+		if err != nil {
+			return nil, err
+		}
+		p.Comments = append(p.Comments, x)
+	}
+	if p.DropFrames, err = str(prof.DropFrames, "drop_frames"); err != nil {
+		return nil, err
+	}
+	if p.KeepFrames, err = str(prof.KeepFrames, "keep_frames"); err != nil {
+		return nil, err
+	}
+	if p.DefaultSampleType, err = str(prof.DefaultSampleType, "default_sample_type"); err != nil {
+		return nil, err
+	}
+
+	// The container.
+	switch {
+	case len(c.ProfileId) == 0:
+	case len(c.ProfileId) != 16:
+		return nil, fmt.Errorf("%s.profile_id: %d bytes, want 16", path, len(c.ProfileId))
+	case allZero(c.ProfileId):
+		d.warn("otlp: an all-zero profile_id (invalid) was dropped")
+	default:
+		p.ProfileID = c.ProfileId
+	}
+	p.StartTimeUnixNano, p.EndTimeUnixNano = c.StartTimeUnixNano, c.EndTimeUnixNano
+	for _, kv := range c.Attributes {
+		if kv.GetKey() == DocURLAttribute {
+			if s, ok := kv.GetValue().GetValue().(*commonpb.AnyValue_StringValue); ok {
+				p.DocURL = b.String(s.StringValue)
+				continue
+			}
+		}
+		p.Attributes = append(p.Attributes, model.Attribute{Key: kv.GetKey(), Value: convertValue(kv.GetValue())})
+	}
+	p.DroppedAttributesCount = c.DroppedAttributesCount
+	p.OriginalPayloadFormat, p.OriginalPayload = c.OriginalPayloadFormat, c.OriginalPayload
+	if r := rp.GetResource(); r != nil {
+		p.Resource.Attributes = convertAttributes(r.Attributes)
+		p.Resource.DroppedAttributesCount = r.DroppedAttributesCount
+	}
+	p.Resource.SchemaURL = rp.GetSchemaUrl()
+	if s := sp.GetScope(); s != nil {
+		p.Scope = model.Scope{Name: s.Name, Version: s.Version, Attributes: convertAttributes(s.Attributes),
+			DroppedAttributesCount: s.DroppedAttributesCount}
+	}
+	p.Scope.SchemaURL = sp.GetSchemaUrl()
+
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return p, nil
+}
+
+func (d *decoder) valueType(t *profilespb.ValueType, str func(int64, string, ...any) (int32, error), what string) (model.ValueType, error) {
+	var vt model.ValueType
+	var err error
+	if vt.Type, err = str(t.Type, "%s.type", what); err != nil {
+		return vt, err
+	}
+	if vt.Unit, err = str(t.Unit, "%s.unit", what); err != nil {
+		return vt, err
+	}
+	vt.AggregationTemporality = int32(t.AggregationTemporality)
+	return vt, nil
+}
+
+func convertAttributes(kvs []*commonpb.KeyValue) []model.Attribute {
+	if len(kvs) == 0 {
+		return nil
+	}
+	out := make([]model.Attribute, len(kvs))
+	for i, kv := range kvs {
+		out[i] = model.Attribute{Key: kv.GetKey(), Value: convertValue(kv.GetValue())}
+	}
+	return out
+}
+
+func convertValue(v *commonpb.AnyValue) model.Value {
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_StringValue:
+		return model.Value{Kind: model.KindString, Str: x.StringValue}
+	case *commonpb.AnyValue_BoolValue:
+		return model.Value{Kind: model.KindBool, Bool: x.BoolValue}
+	case *commonpb.AnyValue_IntValue:
+		return model.Value{Kind: model.KindInt, Int: x.IntValue}
+	case *commonpb.AnyValue_DoubleValue:
+		return model.Value{Kind: model.KindDouble, Double: x.DoubleValue}
+	case *commonpb.AnyValue_BytesValue:
+		return model.Value{Kind: model.KindBytes, Bytes: x.BytesValue}
+	case *commonpb.AnyValue_ArrayValue:
+		out := model.Value{Kind: model.KindArray}
+		for _, e := range x.ArrayValue.GetValues() {
+			out.Array = append(out.Array, convertValue(e))
+		}
+		return out
+	case *commonpb.AnyValue_KvlistValue:
+		return model.Value{Kind: model.KindMap, Map: convertAttributes(x.KvlistValue.GetValues())}
+	}
+	return model.Value{}
+}
+
+// formatValue renders v as text, for a label or a comment.
+func formatValue(v model.Value) string {
+	switch v.Kind {
+	case model.KindString:
+		return v.Str
+	case model.KindBool:
+		return strconv.FormatBool(v.Bool)
+	case model.KindInt:
+		return strconv.FormatInt(v.Int, 10)
+	case model.KindDouble:
+		return strconv.FormatFloat(v.Double, 'g', -1, 64)
+	case model.KindBytes:
+		return hex.EncodeToString(v.Bytes)
+	case model.KindArray:
+		var buf bytes.Buffer
+		buf.WriteByte('[')
+		for i, e := range v.Array {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteString(formatValue(e))
+		}
+		buf.WriteByte(']')
+		return buf.String()
+	case model.KindMap:
+		var buf bytes.Buffer
+		buf.WriteByte('{')
+		for i, a := range v.Map {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteString(a.Key)
+			buf.WriteByte('=')
+			buf.WriteString(formatValue(a.Value))
+		}
+		buf.WriteByte('}')
+		return buf.String()
+	}
+	return ""
+}

@@ -1,0 +1,700 @@
+package otlp
+
+import (
+	"crypto/sha256"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// The writer appends protobuf straight from the model with protowire; no
+// generated structs are built. Field numbers are those of
+// proto/opentelemetry/proto/profiles/v1experimental/*.proto.
+
+// Field numbers of the messages written.
+const (
+	fProfilesDataResourceProfiles = 1
+
+	fResourceProfilesResource  = 1
+	fResourceProfilesScope     = 2
+	fResourceProfilesSchemaURL = 3
+
+	fScopeProfilesScope    = 1
+	fScopeProfilesProfiles = 2
+
+	fContainerProfileID              = 1
+	fContainerStartTime              = 2
+	fContainerEndTime                = 3
+	fContainerAttributes             = 4
+	fContainerDroppedAttributesCount = 5
+	fContainerOriginalPayloadFormat  = 6
+	fContainerOriginalPayload        = 7
+	fContainerProfile                = 8
+
+	fProfileSampleType        = 1
+	fProfileSample            = 2
+	fProfileMapping           = 3
+	fProfileLocation          = 4
+	fProfileFunction          = 5
+	fProfileStringTable       = 6
+	fProfileDropFrames        = 7
+	fProfileKeepFrames        = 8
+	fProfileTimeNanos         = 9
+	fProfileDurationNanos     = 10
+	fProfilePeriodType        = 11
+	fProfilePeriod            = 12
+	fProfileComment           = 13
+	fProfileDefaultSampleType = 14
+	fProfileLocationIndices   = 15
+	fProfileAttributeTable    = 16
+	fProfileAttributeUnits    = 17
+	fProfileLinkTable         = 18
+)
+
+// encoder holds the scratch state of one Encode call.
+type encoder struct {
+	opts   EncodeOptions
+	warned map[string]bool
+
+	// Per profile.
+	p       *model.Profile
+	strs    []string // p.Strings, made valid UTF-8 if needed
+	li      []int64  // location_indices
+	stStart []int32  // per model stack: start in li, -1 if unused
+	attrs   []uint64 // attribute indices of label sets, back to back
+	lsStart []int32  // per label set: start in attrs; -1 unknown, -2 written as labels
+	lsEnd   []int32
+	kv      []kvKey // attribute table
+	units   [][2]int32
+}
+
+type kvKey struct {
+	key     int32
+	str     int32
+	num     int64
+	numeric bool
+}
+
+func newEncoder(opts EncodeOptions) *encoder {
+	return &encoder{opts: opts, warned: map[string]bool{}}
+}
+
+func (e *encoder) warn(msg string) {
+	if e.warned[msg] {
+		return
+	}
+	e.warned[msg] = true
+	if e.opts.Warn != nil {
+		e.opts.Warn(msg)
+	}
+}
+
+// begin starts a length-delimited field and returns where its body starts;
+// end writes the length. One byte is reserved for the length; longer
+// bodies are moved up to make room.
+func begin(b []byte, num protowire.Number) ([]byte, int) {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = append(b, 0)
+	return b, len(b)
+}
+
+func end(b []byte, start int) []byte {
+	n := len(b) - start
+	if n < 0x80 {
+		b[start-1] = byte(n)
+		return b
+	}
+	extra := protowire.SizeVarint(uint64(n)) - 1
+	for i := 0; i < extra; i++ {
+		b = append(b, 0)
+	}
+	copy(b[start+extra:], b[start:start+n])
+	protowire.AppendVarint(b[:start-1], uint64(n))
+	return b
+}
+
+func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+func appendBoolField(b []byte, num protowire.Number, v bool) []byte {
+	if !v {
+		return b
+	}
+	return append(protowire.AppendTag(b, num, protowire.VarintType), 1)
+}
+
+func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
+	if len(v) == 0 {
+		return b
+	}
+	return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
+}
+
+func (e *encoder) appendStringField(b []byte, num protowire.Number, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), e.validUTF8(v))
+}
+
+func (e *encoder) validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	e.warn("otlp: strings that are not valid UTF-8 (which protobuf strings must be) had their bad bytes replaced by U+FFFD")
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+func appendFixed64Field(b []byte, num protowire.Number, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	return protowire.AppendFixed64(protowire.AppendTag(b, num, protowire.Fixed64Type), v)
+}
+
+// profilesData returns the ProfilesData message holding ps.
+func (e *encoder) profilesData(ps []*model.Profile) []byte {
+	b := make([]byte, 0, 1<<16)
+	b, rp := begin(b, fProfilesDataResourceProfiles)
+
+	res := ps[0].Resource
+	attrs := mergeAttributes(res.Attributes, e.opts.Resource)
+	for _, p := range ps[1:] {
+		if !sameAttributes(p.Resource.Attributes, ps[0].Resource.Attributes) {
+			e.warn("otlp: the profiles have different resources; all are written under the first one's")
+			break
+		}
+	}
+	if len(attrs) > 0 || res.DroppedAttributesCount != 0 {
+		var r int
+		b, r = begin(b, fResourceProfilesResource)
+		for _, a := range attrs {
+			b = e.appendKeyValue(b, 1, a)
+		}
+		b = appendVarintField(b, 2, uint64(res.DroppedAttributesCount))
+		b = end(b, r)
+	}
+
+	b, sp := begin(b, fResourceProfilesScope)
+	b, sc := begin(b, fScopeProfilesScope)
+	b = e.appendStringField(b, 1, ScopeName)
+	b = e.appendStringField(b, 2, e.opts.ScopeVersion)
+	b = end(b, sc)
+	var prof []byte
+	for _, p := range ps {
+		prof = e.profile(prof[:0], p)
+		b = e.container(b, p, prof)
+	}
+	b = end(b, sp)
+	b = e.appendStringField(b, fResourceProfilesSchemaURL, res.SchemaURL)
+	return end(b, rp)
+}
+
+// container appends the ProfileContainer of p, whose Profile message is prof.
+func (e *encoder) container(b []byte, p *model.Profile, prof []byte) []byte {
+	b, c := begin(b, fScopeProfilesProfiles)
+	id := e.opts.ProfileID
+	if len(id) == 0 {
+		id = p.ProfileID
+	}
+	if len(id) == 0 {
+		sum := sha256.Sum256(prof)
+		id = sum[:16]
+		if allZero(id) {
+			id[15] = 1
+		}
+	}
+	b = appendBytesField(b, fContainerProfileID, id)
+	start, endTime := p.StartTimeUnixNano, p.EndTimeUnixNano
+	if start == 0 && p.TimeNanos > 0 {
+		start = uint64(p.TimeNanos)
+	}
+	if endTime == 0 && p.TimeNanos > 0 && p.DurationNanos >= 0 {
+		endTime = uint64(p.TimeNanos) + uint64(p.DurationNanos)
+	}
+	b = appendFixed64Field(b, fContainerStartTime, start)
+	b = appendFixed64Field(b, fContainerEndTime, endTime)
+	for _, a := range p.Attributes {
+		if a.Key == DocURLAttribute && p.DocURL != 0 {
+			continue // written from DocURL below
+		}
+		b = e.appendKeyValue(b, fContainerAttributes, a)
+	}
+	if p.DocURL != 0 {
+		b = e.appendKeyValue(b, fContainerAttributes, model.Attribute{Key: DocURLAttribute,
+			Value: model.Value{Kind: model.KindString, Str: p.String(p.DocURL)}})
+	}
+	b = appendVarintField(b, fContainerDroppedAttributesCount, uint64(p.DroppedAttributesCount))
+	if e.opts.KeepOriginal && len(p.OriginalPayload) > 0 {
+		b = e.appendStringField(b, fContainerOriginalPayloadFormat, p.OriginalPayloadFormat)
+		b = appendBytesField(b, fContainerOriginalPayload, p.OriginalPayload)
+	}
+	b = protowire.AppendTag(b, fContainerProfile, protowire.BytesType)
+	b = protowire.AppendBytes(b, prof)
+	return end(b, c)
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeAttributes returns base with over applied: a key in over replaces
+// the same key in base, other keys are added in order.
+func mergeAttributes(base, over []model.Attribute) []model.Attribute {
+	if len(over) == 0 {
+		return base
+	}
+	out := slices.Clone(base)
+	for _, a := range over {
+		i := slices.IndexFunc(out, func(b model.Attribute) bool { return b.Key == a.Key })
+		if i >= 0 {
+			out[i] = a
+		} else {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func sameAttributes(a, b []model.Attribute) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || !sameValue(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameValue(a, b model.Value) bool {
+	if a.Kind != b.Kind || a.Str != b.Str || a.Bool != b.Bool || a.Int != b.Int ||
+		a.Double != b.Double || string(a.Bytes) != string(b.Bytes) || len(a.Array) != len(b.Array) {
+		return false
+	}
+	for i := range a.Array {
+		if !sameValue(a.Array[i], b.Array[i]) {
+			return false
+		}
+	}
+	return sameAttributes(a.Map, b.Map)
+}
+
+func (e *encoder) appendKeyValue(b []byte, num protowire.Number, a model.Attribute) []byte {
+	b, kv := begin(b, num)
+	b = e.appendStringField(b, 1, a.Key)
+	b, v := begin(b, 2)
+	b = e.appendAnyValue(b, a.Value)
+	b = end(b, v)
+	return end(b, kv)
+}
+
+// appendAnyValue appends the body of an AnyValue. Its oneof field is
+// written even when zero, so that the kind survives.
+func (e *encoder) appendAnyValue(b []byte, v model.Value) []byte {
+	switch v.Kind {
+	case model.KindString:
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, e.validUTF8(v.Str))
+	case model.KindBool:
+		b = protowire.AppendTag(b, 2, protowire.VarintType)
+		b = protowire.AppendVarint(b, protowire.EncodeBool(v.Bool))
+	case model.KindInt:
+		b = protowire.AppendTag(b, 3, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(v.Int))
+	case model.KindDouble:
+		b = protowire.AppendTag(b, 4, protowire.Fixed64Type)
+		b = protowire.AppendFixed64(b, math.Float64bits(v.Double))
+	case model.KindArray:
+		var s int
+		b, s = begin(b, 5)
+		for _, x := range v.Array {
+			var xs int
+			b, xs = begin(b, 1)
+			b = e.appendAnyValue(b, x)
+			b = end(b, xs)
+		}
+		b = end(b, s)
+	case model.KindMap:
+		var s int
+		b, s = begin(b, 6)
+		for _, a := range v.Map {
+			b = e.appendKeyValue(b, 1, a)
+		}
+		b = end(b, s)
+	case model.KindBytes:
+		b = protowire.AppendTag(b, 7, protowire.BytesType)
+		b = protowire.AppendBytes(b, v.Bytes)
+	}
+	return b
+}
+
+// profile appends the Profile message body of p to b.
+func (e *encoder) profile(b []byte, p *model.Profile) []byte {
+	e.p = p
+	e.strs = p.Strings
+	e.layoutStacks()
+	e.layoutAttributes()
+
+	for _, t := range p.SampleTypes {
+		b = appendValueType(b, fProfileSampleType, t)
+	}
+
+	// Links: index shift when some sample has none and some has one.
+	linkShift, anyLink, anyNoLink := 0, false, false
+	for i := range p.Samples {
+		if p.Samples[i].Link == model.NoLink {
+			anyNoLink = true
+		} else {
+			anyLink = true
+		}
+	}
+	if anyLink && anyNoLink {
+		linkShift = 1
+	}
+	mapShift := 0
+	for i := range p.Locations {
+		if p.Locations[i].Mapping == model.NoMapping {
+			mapShift = 1
+			break
+		}
+	}
+
+	var lab []byte
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		var sb int
+		b, sb = begin(b, fProfileSample)
+		if len(s.Values) > 0 {
+			var vs int
+			b, vs = begin(b, 2)
+			for _, v := range s.Values {
+				b = protowire.AppendVarint(b, uint64(v))
+			}
+			b = end(b, vs)
+		}
+		st := e.lsStart[s.LabelSet]
+		if st == -2 {
+			for _, l := range p.LabelSets[s.LabelSet].Labels {
+				lab = lab[:0]
+				lab = appendVarintField(lab, 1, uint64(l.Key))
+				lab = appendVarintField(lab, 2, uint64(l.Str))
+				lab = appendVarintField(lab, 3, uint64(l.Num))
+				lab = appendVarintField(lab, 4, uint64(l.NumUnit))
+				b = protowire.AppendTag(b, 3, protowire.BytesType)
+				b = protowire.AppendBytes(b, lab)
+			}
+		}
+		n := len(p.Stacks.Get(int(s.Stack)))
+		b = appendVarintField(b, 7, uint64(e.stStart[s.Stack]))
+		b = appendVarintField(b, 8, uint64(n))
+		if st >= 0 && e.lsEnd[s.LabelSet] > st {
+			var as int
+			b, as = begin(b, 10)
+			for _, a := range e.attrs[st:e.lsEnd[s.LabelSet]] {
+				b = protowire.AppendVarint(b, a)
+			}
+			b = end(b, as)
+		}
+		if s.Link != model.NoLink {
+			b = appendVarintField(b, 12, uint64(int(s.Link)+linkShift))
+		}
+		if len(s.Timestamps) > 0 {
+			var ts int
+			b, ts = begin(b, 13)
+			for _, t := range s.Timestamps {
+				b = protowire.AppendVarint(b, t)
+			}
+			b = end(b, ts)
+		}
+		b = end(b, sb)
+	}
+
+	if mapShift == 1 {
+		b = append(protowire.AppendTag(b, fProfileMapping, protowire.BytesType), 0)
+	}
+	for i := range p.Mappings {
+		m := &p.Mappings[i]
+		var mb int
+		b, mb = begin(b, fProfileMapping)
+		b = appendVarintField(b, 2, m.Start)
+		b = appendVarintField(b, 3, m.Limit)
+		b = appendVarintField(b, 4, m.Offset)
+		b = appendVarintField(b, 5, uint64(m.File))
+		b = appendVarintField(b, 6, uint64(m.BuildID))
+		b = appendBoolField(b, 7, m.HasFunctions)
+		b = appendBoolField(b, 8, m.HasFilenames)
+		b = appendBoolField(b, 9, m.HasLineNumbers)
+		b = appendBoolField(b, 10, m.HasInlineFrames)
+		b = appendVarintField(b, 11, uint64(m.BuildIDKind))
+		b = end(b, mb)
+	}
+	for i := range p.Locations {
+		l := &p.Locations[i]
+		var lb int
+		b, lb = begin(b, fProfileLocation)
+		if l.Mapping != model.NoMapping {
+			b = appendVarintField(b, 2, uint64(int(l.Mapping)+mapShift))
+		}
+		b = appendVarintField(b, 3, l.Address)
+		for _, ln := range l.Lines {
+			var nb int
+			b, nb = begin(b, 4)
+			b = appendVarintField(b, 1, uint64(ln.Function))
+			b = appendVarintField(b, 2, uint64(ln.Line))
+			b = appendVarintField(b, 3, uint64(ln.Column))
+			b = end(b, nb)
+		}
+		b = appendBoolField(b, 5, l.IsFolded)
+		b = end(b, lb)
+	}
+	for i := range p.Functions {
+		f := &p.Functions[i]
+		var fb int
+		b, fb = begin(b, fProfileFunction)
+		b = appendVarintField(b, 2, uint64(f.Name))
+		b = appendVarintField(b, 3, uint64(f.SystemName))
+		b = appendVarintField(b, 4, uint64(f.Filename))
+		b = appendVarintField(b, 5, uint64(f.StartLine))
+		b = end(b, fb)
+	}
+	for _, s := range p.Strings {
+		b = protowire.AppendTag(b, fProfileStringTable, protowire.BytesType)
+		b = protowire.AppendString(b, e.validUTF8(s))
+	}
+	b = appendVarintField(b, fProfileDropFrames, uint64(p.DropFrames))
+	b = appendVarintField(b, fProfileKeepFrames, uint64(p.KeepFrames))
+	b = appendVarintField(b, fProfileTimeNanos, uint64(p.TimeNanos))
+	b = appendVarintField(b, fProfileDurationNanos, uint64(p.DurationNanos))
+	if p.PeriodType != (model.ValueType{}) {
+		b = appendValueType(b, fProfilePeriodType, p.PeriodType)
+	}
+	b = appendVarintField(b, fProfilePeriod, uint64(p.Period))
+	if len(p.Comments) > 0 {
+		var cb int
+		b, cb = begin(b, fProfileComment)
+		for _, c := range p.Comments {
+			b = protowire.AppendVarint(b, uint64(c))
+		}
+		b = end(b, cb)
+	}
+	b = appendVarintField(b, fProfileDefaultSampleType, uint64(p.DefaultSampleType))
+	if len(e.li) > 0 {
+		var lb int
+		b, lb = begin(b, fProfileLocationIndices)
+		for _, x := range e.li {
+			b = protowire.AppendVarint(b, uint64(x))
+		}
+		b = end(b, lb)
+	}
+	for _, k := range e.kv {
+		var kb int
+		b, kb = begin(b, fProfileAttributeTable)
+		b = e.appendStringField(b, 1, p.String(k.key))
+		var vb int
+		b, vb = begin(b, 2)
+		if k.numeric {
+			b = protowire.AppendTag(b, 3, protowire.VarintType)
+			b = protowire.AppendVarint(b, uint64(k.num))
+		} else {
+			b = protowire.AppendTag(b, 1, protowire.BytesType)
+			b = protowire.AppendString(b, e.validUTF8(p.String(k.str)))
+		}
+		b = end(b, vb)
+		b = end(b, kb)
+	}
+	for _, u := range e.units {
+		var ub int
+		b, ub = begin(b, fProfileAttributeUnits)
+		b = appendVarintField(b, 1, uint64(u[0]))
+		b = appendVarintField(b, 2, uint64(u[1]))
+		b = end(b, ub)
+	}
+	if anyLink {
+		if linkShift == 1 {
+			b = append(protowire.AppendTag(b, fProfileLinkTable, protowire.BytesType), 0)
+		}
+		for _, l := range p.Links {
+			var lb int
+			b, lb = begin(b, fProfileLinkTable)
+			b = appendBytesField(b, 1, l.TraceID)
+			b = appendBytesField(b, 2, l.SpanID)
+			b = end(b, lb)
+		}
+	}
+	return b
+}
+
+func appendValueType(b []byte, num protowire.Number, t model.ValueType) []byte {
+	b, s := begin(b, num)
+	b = appendVarintField(b, 1, uint64(t.Type))
+	b = appendVarintField(b, 2, uint64(t.Unit))
+	b = appendVarintField(b, 3, uint64(t.AggregationTemporality))
+	return end(b, s)
+}
+
+// layoutStacks fills e.li and e.stStart: every stack used by a sample gets
+// a slice of location_indices. Stacks are placed longest first; a stack
+// whose frames are the tail (caller part) of an already placed stack reuses
+// that tail. A trie of the stacks, root first, finds those tails: a node's
+// position is where the stack ending at it starts in e.li.
+func (e *encoder) layoutStacks() {
+	p := e.p
+	ns := p.Stacks.Len()
+	e.stStart = slices.Grow(e.stStart[:0], ns)[:ns]
+	for i := range e.stStart {
+		e.stStart[i] = -1
+	}
+	e.li = e.li[:0]
+
+	// Distinct used stacks in first-use order.
+	used := make([]int32, 0, min(ns, len(p.Samples)))
+	seen := make([]bool, ns)
+	frames := 0
+	for i := range p.Samples {
+		s := p.Samples[i].Stack
+		if !seen[s] {
+			seen[s] = true
+			used = append(used, s)
+			frames += len(p.Stacks.Get(int(s)))
+		}
+	}
+
+	// Trie: node 0 is the root; child key is parent<<32 | frame.
+	parent := make([]int32, 1, frames+1)
+	pos := make([]int32, 1, frames+1)
+	children := make(map[uint64]int32, frames)
+	node := make([]int32, len(used))
+	for k, s := range used {
+		st := p.Stacks.Get(int(s))
+		n := int32(0)
+		for j := len(st) - 1; j >= 0; j-- {
+			key := uint64(n)<<32 | uint64(uint32(st[j]))
+			c, ok := children[key]
+			if !ok {
+				c = int32(len(parent))
+				children[key] = c
+				parent = append(parent, n)
+				pos = append(pos, -1)
+			}
+			n = c
+		}
+		node[k] = n
+	}
+
+	order := make([]int, len(used))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return len(p.Stacks.Get(int(used[b]))) - len(p.Stacks.Get(int(used[a])))
+	})
+	for _, k := range order {
+		s, n := used[k], node[k]
+		if n == 0 { // empty stack
+			e.stStart[s] = 0
+			continue
+		}
+		if pos[n] >= 0 {
+			e.stStart[s] = pos[n]
+			continue
+		}
+		start := int32(len(e.li))
+		for _, f := range p.Stacks.Get(int(s)) {
+			e.li = append(e.li, int64(f))
+		}
+		for i := start; n != 0; i, n = i+1, parent[n] {
+			if pos[n] < 0 {
+				pos[n] = i
+			}
+		}
+		e.stStart[s] = start
+	}
+}
+
+// layoutAttributes fills the attribute table and units and, per label set
+// used by a sample, its attribute indices (or -2 in lsStart when it must be
+// written with the deprecated Sample.label because one of its numeric
+// labels has a unit other than its key's in attribute_units).
+func (e *encoder) layoutAttributes() {
+	p := e.p
+	nl := len(p.LabelSets)
+	e.lsStart = slices.Grow(e.lsStart[:0], nl)[:nl]
+	e.lsEnd = slices.Grow(e.lsEnd[:0], nl)[:nl]
+	for i := range e.lsStart {
+		e.lsStart[i], e.lsEnd[i] = -1, -1
+	}
+	e.attrs, e.kv, e.units = e.attrs[:0], e.kv[:0], e.units[:0]
+	index := map[kvKey]int32{}
+	keyUnit := map[int32]int32{} // numeric key -> its unit (0: none)
+	conflict := false
+	for i := range p.Samples {
+		ls := p.Samples[i].LabelSet
+		if e.lsStart[ls] != -1 {
+			continue
+		}
+		labels := p.LabelSets[ls].Labels
+		ok := true
+		for j, l := range labels {
+			if !l.IsNumeric() {
+				continue
+			}
+			if u, seen := keyUnit[l.Key]; seen && u != l.NumUnit {
+				ok = false
+				break
+			}
+			for _, m := range labels[:j] { // same key, other unit, in this set
+				if m.IsNumeric() && m.Key == l.Key && m.NumUnit != l.NumUnit {
+					ok = false
+				}
+			}
+		}
+		if !ok {
+			e.lsStart[ls] = -2
+			conflict = true
+			continue
+		}
+		e.lsStart[ls] = int32(len(e.attrs))
+		for _, l := range labels {
+			k := kvKey{key: l.Key}
+			if l.IsNumeric() {
+				k.numeric, k.num = true, l.Num
+				if _, seen := keyUnit[l.Key]; !seen {
+					keyUnit[l.Key] = l.NumUnit
+					if l.NumUnit != 0 {
+						e.units = append(e.units, [2]int32{l.Key, l.NumUnit})
+					}
+				}
+			} else {
+				k.str = l.Str
+			}
+			x, seen := index[k]
+			if !seen {
+				x = int32(len(e.kv))
+				index[k] = x
+				e.kv = append(e.kv, k)
+			}
+			e.attrs = append(e.attrs, uint64(x))
+		}
+		e.lsEnd[ls] = int32(len(e.attrs))
+	}
+	if conflict {
+		e.warn("otlp: some numeric labels have a unit other than their key's first unit; those samples carry their labels in the deprecated Sample.label field")
+	}
+}

@@ -1,0 +1,500 @@
+package otlp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
+)
+
+// OTLP JSON is protobuf's JSON mapping with OTLP's changes: keys are the
+// lowerCamelCase JSON names, trace_id/span_id/profile_id are hex strings
+// (not base64), enums are integers, 64-bit integers are decimal strings.
+// Readers ignore unknown fields and accept the proto (snake_case) names too.
+// The writer and reader below walk the generated descriptors, so they cover
+// every message of the schema.
+
+// isHexID reports whether a bytes field is one of the ids OTLP JSON writes
+// in hex.
+func isHexID(fd protoreflect.FieldDescriptor) bool {
+	switch fd.Name() {
+	case "trace_id", "span_id", "profile_id":
+		return true
+	}
+	return false
+}
+
+// binaryToJSON turns a binary ProfilesData into OTLP JSON.
+func binaryToJSON(data []byte) ([]byte, error) {
+	pd := &profilespb.ProfilesData{}
+	if err := proto.Unmarshal(data, pd); err != nil {
+		return nil, err
+	}
+	return appendJSONMessage(make([]byte, 0, 2*len(data)+64), pd.ProtoReflect()), nil
+}
+
+func appendJSONMessage(b []byte, m protoreflect.Message) []byte {
+	b = append(b, '{')
+	fds := m.Descriptor().Fields()
+	first := true
+	for i := 0; i < fds.Len(); i++ {
+		fd := fds.Get(i)
+		if !m.Has(fd) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, fd.JSONName())
+		b = append(b, ':')
+		v := m.Get(fd)
+		if fd.IsList() {
+			l := v.List()
+			b = append(b, '[')
+			for j := 0; j < l.Len(); j++ {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONValue(b, fd, l.Get(j))
+			}
+			b = append(b, ']')
+		} else {
+			b = appendJSONValue(b, fd, v)
+		}
+	}
+	return append(b, '}')
+}
+
+func appendJSONValue(b []byte, fd protoreflect.FieldDescriptor, v protoreflect.Value) []byte {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return appendJSONMessage(b, v.Message())
+	case protoreflect.EnumKind:
+		return strconv.AppendInt(b, int64(v.Enum()), 10)
+	case protoreflect.BoolKind:
+		return strconv.AppendBool(b, v.Bool())
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return strconv.AppendInt(b, v.Int(), 10)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return strconv.AppendUint(b, v.Uint(), 10)
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		b = append(b, '"')
+		b = strconv.AppendInt(b, v.Int(), 10)
+		return append(b, '"')
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		b = append(b, '"')
+		b = strconv.AppendUint(b, v.Uint(), 10)
+		return append(b, '"')
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		f := v.Float()
+		switch {
+		case math.IsNaN(f):
+			return append(b, `"NaN"`...)
+		case math.IsInf(f, 1):
+			return append(b, `"Infinity"`...)
+		case math.IsInf(f, -1):
+			return append(b, `"-Infinity"`...)
+		}
+		return strconv.AppendFloat(b, f, 'g', -1, 64)
+	case protoreflect.StringKind:
+		return appendJSONString(b, v.String())
+	case protoreflect.BytesKind:
+		b = append(b, '"')
+		if isHexID(fd) {
+			b = hex.AppendEncode(b, v.Bytes())
+		} else {
+			b = base64.StdEncoding.AppendEncode(b, v.Bytes())
+		}
+		return append(b, '"')
+	}
+	return append(b, "null"...)
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			b = append(b, c)
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, s[i:i+n]...)
+			}
+			i += n
+			continue
+		}
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+	}
+	return append(b, '"')
+}
+
+// jpath is a field path, rendered only when an error needs it.
+type jpath struct {
+	parent *jpath
+	name   string
+	index  int // -1: not a list element
+}
+
+func (p *jpath) String() string {
+	if p == nil {
+		return ""
+	}
+	s := p.parent.String()
+	if p.name != "" {
+		if s != "" {
+			s += "."
+		}
+		s += p.name
+	}
+	if p.index >= 0 {
+		s += "[" + strconv.Itoa(p.index) + "]"
+	}
+	return s
+}
+
+// jsonToMessage reads OTLP JSON into m.
+func jsonToMessage(data []byte, m protoreflect.Message) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		off := dec.InputOffset()
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			off = max(se.Offset-1, 0) // Offset counts the bad byte
+		}
+		return fmt.Errorf("byte %d: %v", off, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("byte %d: data after the top-level object", dec.InputOffset())
+	}
+	return setJSONMessage(m, v, nil)
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+func setJSONMessage(m protoreflect.Message, v any, path *jpath) error {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("%s: want an object, got %s", pathOrTop(path), jsonKind(v))
+	}
+	fds := m.Descriptor().Fields()
+	// Keys in a fixed order, so that the first error reported is stable.
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		val := obj[k]
+		fd := fds.ByJSONName(k)
+		if fd == nil {
+			fd = fds.ByName(protoreflect.Name(k))
+		}
+		if fd == nil || val == nil {
+			continue // unknown fields are ignored; null is unset
+		}
+		fp := &jpath{parent: path, name: string(fd.Name()), index: -1}
+		if fd.IsList() {
+			arr, ok := val.([]any)
+			if !ok {
+				return fmt.Errorf("%s: want an array, got %s", fp, jsonKind(val))
+			}
+			l := m.Mutable(fd).List()
+			for j, e := range arr {
+				ep := &jpath{parent: path, name: string(fd.Name()), index: j}
+				if fd.Kind() == protoreflect.MessageKind {
+					el := l.NewElement()
+					if err := setJSONMessage(el.Message(), e, ep); err != nil {
+						return err
+					}
+					l.Append(el)
+					continue
+				}
+				x, err := jsonScalar(fd, e, ep)
+				if err != nil {
+					return err
+				}
+				l.Append(x)
+			}
+			continue
+		}
+		if fd.Kind() == protoreflect.MessageKind {
+			if err := setJSONMessage(m.Mutable(fd).Message(), val, fp); err != nil {
+				return err
+			}
+			continue
+		}
+		x, err := jsonScalar(fd, val, fp)
+		if err != nil {
+			return err
+		}
+		m.Set(fd, x)
+	}
+	return nil
+}
+
+func pathOrTop(p *jpath) string {
+	if p == nil {
+		return "top level"
+	}
+	return p.String()
+}
+
+// jsonNumberText returns the text of an integer given as a JSON number or a
+// decimal string.
+func jsonNumberText(v any) (string, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return string(x), true
+	case string:
+		return x, true
+	}
+	return "", false
+}
+
+func jsonScalar(fd protoreflect.FieldDescriptor, v any, path *jpath) (protoreflect.Value, error) {
+	bad := func(what string) (protoreflect.Value, error) {
+		return protoreflect.Value{}, fmt.Errorf("%s: want %s, got %s", path, what, jsonKind(v))
+	}
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		if x, ok := v.(bool); ok {
+			return protoreflect.ValueOfBool(x), nil
+		}
+		return bad("a boolean")
+	case protoreflect.EnumKind:
+		if s, ok := v.(string); ok {
+			if ev := fd.Enum().Values().ByName(protoreflect.Name(s)); ev != nil {
+				return protoreflect.ValueOfEnum(ev.Number()), nil
+			}
+		}
+		t, ok := jsonNumberText(v)
+		if !ok {
+			return bad("an enum number")
+		}
+		n, err := strconv.ParseInt(t, 10, 32)
+		if err != nil {
+			return protoreflect.Value{}, fmt.Errorf("%s: %q is not an enum number", path, t)
+		}
+		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(n)), nil
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		t, ok := jsonNumberText(v)
+		if !ok {
+			return bad("an integer")
+		}
+		bits := 64
+		if fd.Kind() == protoreflect.Int32Kind || fd.Kind() == protoreflect.Sint32Kind || fd.Kind() == protoreflect.Sfixed32Kind {
+			bits = 32
+		}
+		n, err := strconv.ParseInt(t, 10, bits)
+		if err != nil {
+			return protoreflect.Value{}, fmt.Errorf("%s: %q is not a %d-bit integer", path, t, bits)
+		}
+		if bits == 32 {
+			return protoreflect.ValueOfInt32(int32(n)), nil
+		}
+		return protoreflect.ValueOfInt64(n), nil
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		t, ok := jsonNumberText(v)
+		if !ok {
+			return bad("an unsigned integer")
+		}
+		bits := 64
+		if fd.Kind() == protoreflect.Uint32Kind || fd.Kind() == protoreflect.Fixed32Kind {
+			bits = 32
+		}
+		n, err := strconv.ParseUint(t, 10, bits)
+		if err != nil {
+			return protoreflect.Value{}, fmt.Errorf("%s: %q is not an unsigned %d-bit integer", path, t, bits)
+		}
+		if bits == 32 {
+			return protoreflect.ValueOfUint32(uint32(n)), nil
+		}
+		return protoreflect.ValueOfUint64(n), nil
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		t, ok := jsonNumberText(v)
+		if !ok {
+			return bad("a number")
+		}
+		var f float64
+		switch t {
+		case "NaN":
+			f = math.NaN()
+		case "Infinity":
+			f = math.Inf(1)
+		case "-Infinity":
+			f = math.Inf(-1)
+		default:
+			var err error
+			if f, err = strconv.ParseFloat(t, 64); err != nil {
+				return protoreflect.Value{}, fmt.Errorf("%s: %q is not a number", path, t)
+			}
+		}
+		if fd.Kind() == protoreflect.FloatKind {
+			return protoreflect.ValueOfFloat32(float32(f)), nil
+		}
+		return protoreflect.ValueOfFloat64(f), nil
+	case protoreflect.StringKind:
+		if s, ok := v.(string); ok {
+			return protoreflect.ValueOfString(s), nil
+		}
+		return bad("a string")
+	case protoreflect.BytesKind:
+		s, ok := v.(string)
+		if !ok {
+			return bad("a string")
+		}
+		if isHexID(fd) {
+			x, err := hex.DecodeString(s)
+			if err != nil {
+				return protoreflect.Value{}, fmt.Errorf("%s: %q is not hex", path, s)
+			}
+			return protoreflect.ValueOfBytes(x), nil
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			if x, err := enc.DecodeString(s); err == nil {
+				return protoreflect.ValueOfBytes(x), nil
+			}
+		}
+		return protoreflect.Value{}, fmt.Errorf("%s: %q is not base64", path, s)
+	}
+	return protoreflect.Value{}, fmt.Errorf("%s: unsupported field kind %v", path, fd.Kind())
+}
+
+// locateWireError finds where binary data fails to parse as message md:
+// the byte offset and field path of the first bad field. It falls back to
+// err when it finds nothing wrong.
+func locateWireError(data []byte, md protoreflect.MessageDescriptor, err error) error {
+	if e := walkWire(data, 0, md, nil, 0); e != nil {
+		return e
+	}
+	return err
+}
+
+func walkWire(b []byte, base int, md protoreflect.MessageDescriptor, path *jpath, depth int) error {
+	if depth > 100 {
+		return fmt.Errorf("byte %d: %s: messages nested too deep", base, pathOrTop(path))
+	}
+	counts := map[protowire.Number]int{}
+	for off := 0; off < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[off:])
+		if n < 0 {
+			return fmt.Errorf("byte %d: %s: bad field tag: %v", base+off, pathOrTop(path), protowire.ParseError(n))
+		}
+		fd := md.Fields().ByNumber(num)
+		fp := path
+		if fd != nil {
+			idx := -1
+			if fd.IsList() {
+				idx = counts[num]
+				counts[num]++
+			}
+			fp = &jpath{parent: path, name: string(fd.Name()), index: idx}
+		} else {
+			fp = &jpath{parent: path, name: fmt.Sprintf("field %d", num), index: -1}
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+		if m < 0 {
+			return fmt.Errorf("byte %d: %s: bad %s value: %v", base+off, fp, wireTypeName(typ), protowire.ParseError(m))
+		}
+		if fd != nil && typ == protowire.BytesType {
+			body, hl := protowire.ConsumeBytes(b[off+n:])
+			bodyOff := base + off + n + (hl - len(body))
+			switch {
+			case fd.Kind() == protoreflect.MessageKind:
+				if e := walkWire(body, bodyOff, fd.Message(), fp, depth+1); e != nil {
+					return e
+				}
+			case fd.Kind() == protoreflect.StringKind && !utf8.Valid(body):
+				return fmt.Errorf("byte %d: %s: string is not valid UTF-8", bodyOff, fp)
+			case fd.IsList() && fd.Kind() != protoreflect.BytesKind && fd.Kind() != protoreflect.StringKind:
+				for p := 0; p < len(body); {
+					k := consumePacked(fd.Kind(), body[p:])
+					if k < 0 {
+						return fmt.Errorf("byte %d: %s: bad packed value", bodyOff+p, fp)
+					}
+					p += k
+				}
+			}
+		}
+		off += n + m
+	}
+	return nil
+}
+
+func consumePacked(k protoreflect.Kind, b []byte) int {
+	switch k {
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		_, n := protowire.ConsumeFixed32(b)
+		return n
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		_, n := protowire.ConsumeFixed64(b)
+		return n
+	}
+	_, n := protowire.ConsumeVarint(b)
+	return n
+}
+
+func wireTypeName(t protowire.Type) string {
+	switch t {
+	case protowire.VarintType:
+		return "varint"
+	case protowire.Fixed32Type:
+		return "fixed32"
+	case protowire.Fixed64Type:
+		return "fixed64"
+	case protowire.BytesType:
+		return "length-delimited"
+	case protowire.StartGroupType:
+		return "group"
+	}
+	return fmt.Sprintf("wire type %d", t)
+}

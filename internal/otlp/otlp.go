@@ -1,0 +1,132 @@
+// Package otlp reads and writes OpenTelemetry profiles in the pprofextended
+// schema published as go.opentelemetry.io/proto/otlp v1.3.1
+// profiles/v1experimental (package opentelemetry.proto.profiles.v1experimental),
+// as binary protobuf or OTLP JSON, plain or gzipped.
+//
+// A file is one ProfilesData. The writer puts one ResourceProfiles with one
+// ScopeProfiles (scope "pprofx") holding one ProfileContainer per
+// model.Profile; the reader returns one model.Profile per ProfileContainer,
+// whatever the nesting.
+//
+// How the model maps to the schema:
+//   - Tables are 0-based in both. The schema has no "none" for
+//     Location.mapping_index or Sample.link: when some location has no
+//     mapping the writer puts an all-zero Mapping at index 0 (same for
+//     links), and the reader takes an all-zero mapping or link as none.
+//   - Stacks are slices of Profile.location_indices, leaf first. Identical
+//     stacks share one slice and a stack that is the caller part of a longer
+//     one reuses the tail of that one's slice.
+//   - Labels are Profile.attribute_table entries (string or int values);
+//     numeric units go to attribute_units. A sample with a label whose unit
+//     differs from the key's unit in attribute_units is written with the
+//     deprecated Sample.label field instead, which carries a unit per label.
+//   - pprof's doc_url has no field here: it is the container attribute
+//     "pprof.profile.doc_url".
+//   - The reader accepts the deprecated Sample.location_index and
+//     Sample.label as well as their replacements.
+package otlp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// DocURLAttribute is the container attribute that carries pprof's doc_url.
+const DocURLAttribute = "pprof.profile.doc_url"
+
+// ScopeName is the instrumentation scope name the writer puts on profiles.
+const ScopeName = "pprofx"
+
+// EncodeOptions says how Encode writes.
+type EncodeOptions struct {
+	JSON bool // OTLP JSON instead of binary protobuf
+	Gzip bool // gzip the output
+	// ProfileID is the profile_id of the (single) profile. Empty: keep the
+	// profile's own, or derive one from the content (deterministic).
+	ProfileID []byte
+	// Resource attributes to set (added to, or replacing by key, those of
+	// the first profile).
+	Resource []model.Attribute
+	// KeepOriginal writes each profile's OriginalPayload (and its format)
+	// into the container. Off: the original payload is not written.
+	KeepOriginal bool
+	ScopeVersion string       // version of the "pprofx" scope
+	Warn         func(string) // told once about each thing the writer changes; may be nil
+}
+
+// DecodeOptions says how Decode reads.
+type DecodeOptions struct {
+	Warn func(string) // told once about each thing the model cannot hold; may be nil
+}
+
+// Sniff reports whether head, the first bytes of an uncompressed file, looks
+// like OTLP JSON (json) or like binary OTLP profiles (ok without json). It
+// only looks at the shape: a JSON object, or a protobuf starting with
+// field 1 (resource_profiles) of ProfilesData.
+func Sniff(head []byte) (json bool, ok bool) {
+	h := bytes.TrimLeft(head, " \t\r\n")
+	if len(h) == 0 {
+		return false, false
+	}
+	if h[0] == '{' {
+		return true, bytes.Contains(head, []byte("resourceProfiles")) || bytes.Contains(head, []byte("resource_profiles"))
+	}
+	return false, head[0] == 0x0a
+}
+
+// Encode writes ps as one OTLP ProfilesData.
+func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
+	if len(ps) == 0 {
+		return fmt.Errorf("otlp: no profile to write")
+	}
+	if len(opts.ProfileID) != 0 {
+		if len(ps) > 1 {
+			return fmt.Errorf("otlp: a profile id names one profile, but %d profiles are written", len(ps))
+		}
+		if len(opts.ProfileID) != 16 {
+			return fmt.Errorf("otlp: profile id is %d bytes, want 16", len(opts.ProfileID))
+		}
+	}
+	for i, p := range ps {
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("otlp: profile %d: %v", i, err)
+		}
+	}
+	e := newEncoder(opts)
+	data := e.profilesData(ps)
+	if opts.JSON {
+		var err error
+		if data, err = binaryToJSON(data); err != nil {
+			return fmt.Errorf("otlp: %v", err)
+		}
+	}
+	if !opts.Gzip {
+		_, err := w.Write(data)
+		return err
+	}
+	zw := gzip.NewWriter(w)
+	if _, err := zw.Write(data); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// Pick returns profile index of ps, as read by Decode. index < 0 means "the
+// only one": it is an error when there are several, and the error says how
+// many there are.
+func Pick(ps []*model.Profile, index int) (*model.Profile, error) {
+	switch {
+	case index < 0 && len(ps) == 1:
+		return ps[0], nil
+	case index < 0:
+		return nil, fmt.Errorf("otlp: the input holds %d profiles; choose one with --index 0..%d", len(ps), len(ps)-1)
+	case index >= len(ps):
+		return nil, fmt.Errorf("otlp: --index %d: the input holds %d profile(s) (0..%d)", index, len(ps), len(ps)-1)
+	}
+	return ps[index], nil
+}
