@@ -1,0 +1,79 @@
+// Command encode writes pprofx's OTLP output for the official-bindings
+// test: for each pprof file given, NAME.otlp (binary) and NAME.otlp.json
+// (OTLP JSON) in the -o directory, through pprofx's pprof decoder and OTLP
+// encoder; and descriptors.binpb, the FileDescriptorSet of pprofx's
+// generated OTLP code.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/resourcepb"
+	"github.com/pprofx/pprofx/internal/pprof"
+)
+
+func main() {
+	out := flag.String("o", "", "output directory")
+	flag.Parse()
+	if err := run(*out, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "encode:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out string, files []string) error {
+	set := &descriptorpb.FileDescriptorSet{}
+	for _, fd := range []protoreflect.FileDescriptor{
+		commonpb.File_opentelemetry_proto_common_v1_common_proto,
+		resourcepb.File_opentelemetry_proto_resource_v1_resource_proto,
+		profilespb.File_opentelemetry_proto_profiles_v1experimental_pprofextended_proto,
+		profilespb.File_opentelemetry_proto_profiles_v1experimental_profiles_proto,
+	} {
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
+	}
+	data, err := proto.Marshal(set)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "descriptors.binpb"), data, 0o644); err != nil {
+		return err
+	}
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		p, err := pprof.Decode(src)
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		base := filepath.Join(out, strings.TrimSuffix(filepath.Base(name), ".pb.gz"))
+		for _, o := range []struct {
+			ext  string
+			json bool
+		}{{".otlp", false}, {".otlp.json", true}} {
+			var buf bytes.Buffer
+			if err := otlp.Encode(&buf, []*model.Profile{p}, otlp.EncodeOptions{JSON: o.json, ScopeVersion: "test"}); err != nil {
+				return fmt.Errorf("%s: %v", name, err)
+			}
+			if err := os.WriteFile(base+o.ext, buf.Bytes(), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

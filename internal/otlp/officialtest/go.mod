@@ -1,0 +1,14 @@
+module github.com/pprofx/pprofx/internal/otlp/officialtest
+
+go 1.26.8
+
+require (
+	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
+	github.com/pprofx/pprofx v0.0.0
+	go.opentelemetry.io/proto/otlp v1.3.1
+	google.golang.org/protobuf v1.36.12
+)
+
+require github.com/klauspost/compress v1.20.3 // indirect
+
+replace github.com/pprofx/pprofx => ../../..
