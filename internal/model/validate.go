@@ -19,6 +19,9 @@ func (p *Profile) Validate() error {
 		}
 		return nil
 	}
+	// ok is checked before a field path is formatted: Validate runs on every
+	// decode and encode, so its good path must not allocate per entry.
+	ok := func(i int32) bool { return i >= 0 && int(i) < ns }
 	vt := func(what string, v ValueType) error {
 		if err := str(what+".type", v.Type); err != nil {
 			return err
@@ -26,11 +29,11 @@ func (p *Profile) Validate() error {
 		return str(what+".unit", v.Unit)
 	}
 	for i, m := range p.Mappings {
-		if err := str(fmt.Sprintf("mapping[%d].file", i), m.File); err != nil {
-			return err
+		if !ok(m.File) {
+			return str(fmt.Sprintf("mapping[%d].file", i), m.File)
 		}
-		if err := str(fmt.Sprintf("mapping[%d].build_id", i), m.BuildID); err != nil {
-			return err
+		if !ok(m.BuildID) {
+			return str(fmt.Sprintf("mapping[%d].build_id", i), m.BuildID)
 		}
 	}
 	for i, f := range p.Functions {
@@ -38,8 +41,8 @@ func (p *Profile) Validate() error {
 			n string
 			v int32
 		}{{"name", f.Name}, {"system_name", f.SystemName}, {"filename", f.Filename}} {
-			if err := str(fmt.Sprintf("function[%d].%s", i, e.n), e.v); err != nil {
-				return err
+			if !ok(e.v) {
+				return str(fmt.Sprintf("function[%d].%s", i, e.n), e.v)
 			}
 		}
 	}
@@ -81,6 +84,9 @@ func (p *Profile) Validate() error {
 	}
 	for i, ls := range p.LabelSets {
 		for j, l := range ls.Labels {
+			if ok(l.Key) && ok(l.Str) && ok(l.NumUnit) {
+				continue
+			}
 			what := fmt.Sprintf("label_set[%d][%d]", i, j)
 			if err := str(what+".key", l.Key); err != nil {
 				return err
@@ -117,6 +123,9 @@ func (p *Profile) Validate() error {
 		}
 	}
 	for i, t := range p.SampleTypes {
+		if ok(t.Type) && ok(t.Unit) {
+			continue
+		}
 		if err := vt(fmt.Sprintf("sample_type[%d]", i), t); err != nil {
 			return err
 		}
@@ -125,8 +134,8 @@ func (p *Profile) Validate() error {
 		return err
 	}
 	for i, c := range p.Comments {
-		if err := str(fmt.Sprintf("comment[%d]", i), c); err != nil {
-			return err
+		if !ok(c) {
+			return str(fmt.Sprintf("comment[%d]", i), c)
 		}
 	}
 	for _, e := range []struct {
