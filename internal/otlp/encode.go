@@ -164,7 +164,7 @@ func appendFixed64Field(b []byte, num protowire.Number, v uint64) []byte {
 
 // profilesData returns the ProfilesData message holding ps.
 func (e *encoder) profilesData(ps []*model.Profile) []byte {
-	b := make([]byte, 0, 1<<16)
+	b := make([]byte, 0, sizeHint(ps))
 	b, rp := begin(b, fProfilesDataResourceProfiles)
 
 	res := ps[0].Resource
@@ -190,31 +190,29 @@ func (e *encoder) profilesData(ps []*model.Profile) []byte {
 	b = e.appendStringField(b, 1, ScopeName)
 	b = e.appendStringField(b, 2, e.opts.ScopeVersion)
 	b = end(b, sc)
-	var prof []byte
 	for _, p := range ps {
-		prof = e.profile(prof[:0], p)
-		b = e.container(b, p, prof)
+		b = e.container(b, p)
 	}
 	b = end(b, sp)
 	b = e.appendStringField(b, fResourceProfilesSchemaURL, res.SchemaURL)
 	return end(b, rp)
 }
 
-// container appends the ProfileContainer of p, whose Profile message is prof.
-func (e *encoder) container(b []byte, p *model.Profile, prof []byte) []byte {
+// container appends the ProfileContainer of p. A profile id derived from
+// the content is the first 16 bytes of the SHA-256 of the Profile message,
+// patched in once that is written.
+func (e *encoder) container(b []byte, p *model.Profile) []byte {
 	b, c := begin(b, fScopeProfilesProfiles)
 	id := e.opts.ProfileID
 	if len(id) == 0 {
 		id = p.ProfileID
 	}
-	if len(id) == 0 {
-		sum := sha256.Sum256(prof)
-		id = sum[:16]
-		if allZero(id) {
-			id[15] = 1
-		}
+	derive := len(id) == 0
+	if derive {
+		id = make([]byte, 16)
 	}
 	b = appendBytesField(b, fContainerProfileID, id)
+	idAt := len(b) - 16
 	start, endTime := p.StartTimeUnixNano, p.EndTimeUnixNano
 	if start == 0 && p.TimeNanos > 0 {
 		start = uint64(p.TimeNanos)
@@ -239,9 +237,32 @@ func (e *encoder) container(b []byte, p *model.Profile, prof []byte) []byte {
 		b = e.appendStringField(b, fContainerOriginalPayloadFormat, p.OriginalPayloadFormat)
 		b = appendBytesField(b, fContainerOriginalPayload, p.OriginalPayload)
 	}
-	b = protowire.AppendTag(b, fContainerProfile, protowire.BytesType)
-	b = protowire.AppendBytes(b, prof)
+	b, pr := begin(b, fContainerProfile)
+	b = e.profile(b, p)
+	if derive {
+		sum := sha256.Sum256(b[pr:])
+		if allZero(sum[:16]) {
+			sum[15] = 1
+		}
+		copy(b[idAt:], sum[:16])
+	}
+	b = end(b, pr)
 	return end(b, c)
+}
+
+// sizeHint guesses the encoded size of ps, to allocate the output once.
+func sizeHint(ps []*model.Profile) int {
+	n := 1 << 10
+	for _, p := range ps {
+		for _, s := range p.Strings {
+			n += len(s) + 2
+		}
+		n += 6*len(p.Samples)*(len(p.SampleTypes)+2) + 2*len(p.Stacks.Frames) + 12*len(p.Locations) + 10*len(p.Functions)
+		for i := range p.LabelSets {
+			n += 12 * len(p.LabelSets[i].Labels)
+		}
+	}
+	return n
 }
 
 func allZero(b []byte) bool {
@@ -550,10 +571,15 @@ func appendValueType(b []byte, num protowire.Number, t model.ValueType) []byte {
 }
 
 // layoutStacks fills e.li and e.stStart: every stack used by a sample gets
-// a slice of location_indices. Stacks are placed longest first; a stack
-// whose frames are the tail (caller part) of an already placed stack reuses
-// that tail. A trie of the stacks, root first, finds those tails: a node's
-// position is where the stack ending at it starts in e.li.
+// a slice of location_indices. Identical stacks share one slice, and a
+// stack that is the caller part (the root end) of a longer one reuses that
+// one's tail.
+//
+// The distinct stacks are sorted root first, lexicographically: a stack that
+// is the caller part of others then sorts just before them, so it is the
+// caller part of its successor if of any. Going through the sorted stacks
+// backwards, a stack either reuses its successor's tail or is written out.
+// Neighbours in location_indices then share callers, which gzip likes.
 func (e *encoder) layoutStacks() {
 	p := e.p
 	ns := p.Stacks.Len()
@@ -563,68 +589,51 @@ func (e *encoder) layoutStacks() {
 	}
 	e.li = e.li[:0]
 
-	// Distinct used stacks in first-use order.
+	// Distinct used stacks (by table index).
 	used := make([]int32, 0, min(ns, len(p.Samples)))
-	seen := make([]bool, ns)
-	frames := 0
 	for i := range p.Samples {
 		s := p.Samples[i].Stack
-		if !seen[s] {
-			seen[s] = true
+		if e.stStart[s] == -1 {
+			e.stStart[s] = -2
 			used = append(used, s)
-			frames += len(p.Stacks.Get(int(s)))
 		}
 	}
-
-	// Trie: node 0 is the root; child key is parent<<32 | frame.
-	parent := make([]int32, 1, frames+1)
-	pos := make([]int32, 1, frames+1)
-	children := make(map[uint64]int32, frames)
-	node := make([]int32, len(used))
-	for k, s := range used {
-		st := p.Stacks.Get(int(s))
-		n := int32(0)
-		for j := len(st) - 1; j >= 0; j-- {
-			key := uint64(n)<<32 | uint64(uint32(st[j]))
-			c, ok := children[key]
-			if !ok {
-				c = int32(len(parent))
-				children[key] = c
-				parent = append(parent, n)
-				pos = append(pos, -1)
+	get := func(s int32) []int32 { return p.Stacks.Get(int(s)) }
+	slices.SortFunc(used, func(a, b int32) int {
+		x, y := get(a), get(b)
+		i, j := len(x)-1, len(y)-1
+		for ; i >= 0 && j >= 0; i, j = i-1, j-1 {
+			if x[i] != y[j] {
+				return int(x[i]) - int(y[j])
 			}
-			n = c
 		}
-		node[k] = n
-	}
-
-	order := make([]int, len(used))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		return len(p.Stacks.Get(int(used[b]))) - len(p.Stacks.Get(int(used[a])))
+		return len(x) - len(y)
 	})
-	for _, k := range order {
-		s, n := used[k], node[k]
-		if n == 0 { // empty stack
+	frames := 0
+	for _, s := range used {
+		frames += len(get(s))
+	}
+	if cap(e.li) < frames {
+		e.li = make([]int64, 0, frames)
+	}
+	for k := len(used) - 1; k >= 0; k-- {
+		s := used[k]
+		st := get(s)
+		if len(st) == 0 {
 			e.stStart[s] = 0
 			continue
 		}
-		if pos[n] >= 0 {
-			e.stStart[s] = pos[n]
-			continue
-		}
-		start := int32(len(e.li))
-		for _, f := range p.Stacks.Get(int(s)) {
-			e.li = append(e.li, int64(f))
-		}
-		for i := start; n != 0; i, n = i+1, parent[n] {
-			if pos[n] < 0 {
-				pos[n] = i
+		if k+1 < len(used) {
+			next := get(used[k+1])
+			if d := len(next) - len(st); d >= 0 && slices.Equal(next[d:], st) {
+				e.stStart[s] = e.stStart[used[k+1]] + int32(d)
+				continue
 			}
 		}
-		e.stStart[s] = start
+		e.stStart[s] = int32(len(e.li))
+		for _, f := range st {
+			e.li = append(e.li, int64(f))
+		}
 	}
 }
 
