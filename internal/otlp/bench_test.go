@@ -138,6 +138,7 @@ func BenchmarkSize(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			b.ResetTimer()
 			var out []byte
 			for i := 0; i < b.N; i++ {
 				var buf bytes.Buffer
@@ -209,6 +210,7 @@ func BenchmarkEncode(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
+				b.ResetTimer()
 				var buf bytes.Buffer
 				for i := 0; i < b.N; i++ {
 					buf.Reset()
@@ -234,6 +236,7 @@ func BenchmarkDecode(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := Decode(buf.Bytes(), DecodeOptions{}); err != nil {
 					b.Fatal(err)
