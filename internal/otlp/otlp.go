@@ -32,6 +32,7 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/gzip"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -66,17 +67,36 @@ type DecodeOptions struct {
 
 // Sniff reports whether head, the first bytes of an uncompressed file, looks
 // like OTLP JSON (json) or like binary OTLP profiles (ok without json). It
-// only looks at the shape: a JSON object, or a protobuf starting with
-// field 1 (resource_profiles) of ProfilesData.
+// only looks at the shape. JSON: an object naming resourceProfiles. Binary:
+// a ProfilesData, whose first field is resource_profiles (1, length-
+// delimited) and whose ResourceProfiles starts with a length-delimited field
+// 1..3. A pprof file also starts with field 1, but its ValueType starts with
+// a varint, so the two are told apart.
 func Sniff(head []byte) (json bool, ok bool) {
 	h := bytes.TrimLeft(head, " \t\r\n")
 	if len(h) == 0 {
 		return false, false
 	}
 	if h[0] == '{' {
-		return true, bytes.Contains(head, []byte("resourceProfiles")) || bytes.Contains(head, []byte("resource_profiles"))
+		return true, bytes.Contains(head, []byte(`"resourceProfiles"`)) || bytes.Contains(head, []byte(`"resource_profiles"`))
 	}
-	return false, head[0] == 0x0a
+	num, typ, n := protowire.ConsumeTag(head)
+	if n < 0 || num != 1 || typ != protowire.BytesType {
+		return false, false
+	}
+	l, m := protowire.ConsumeVarint(head[n:])
+	if m < 0 {
+		return false, false
+	}
+	if l == 0 {
+		return false, true
+	}
+	inner := head[n+m:]
+	if len(inner) == 0 {
+		return false, true // cannot tell more from head
+	}
+	num, typ, k := protowire.ConsumeTag(inner)
+	return false, k > 0 && num >= 1 && num <= 3 && typ == protowire.BytesType
 }
 
 // Encode writes ps as one OTLP ProfilesData.

@@ -3,12 +3,15 @@ package otlp
 import (
 	"bytes"
 	"encoding/hex"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 )
 
@@ -247,5 +250,59 @@ func TestFoldForPprof(t *testing.T) {
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "original payload") {
 		t.Errorf("warnings = %q", warns)
+	}
+}
+
+func TestSniffTellsPprofApart(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "otlp", "rich.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := gunzip(t, src)
+	if isJSON, ok := Sniff(raw); isJSON || ok {
+		t.Errorf("Sniff(pprof) = %v %v, want false false", isJSON, ok)
+	}
+	if _, ok := Sniff([]byte(`{"sampleType":[]}`)); ok {
+		t.Error("Sniff took a JSON object without resourceProfiles")
+	}
+}
+
+// TestManyContainers: several profiles are written as containers of one
+// scope and read back in order; several resources are read too.
+func TestManyContainers(t *testing.T) {
+	a, b := richModel(), richModel()
+	b.Samples = b.Samples[:2]
+	b.ProfileID = nil
+	var buf bytes.Buffer
+	var warns []string
+	if err := Encode(&buf, []*model.Profile{a, b}, EncodeOptions{Warn: func(s string) { warns = append(warns, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := Decode(buf.Bytes(), DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || len(ps[0].Samples) != 8 || len(ps[1].Samples) != 2 {
+		t.Fatalf("read %d profiles", len(ps))
+	}
+	if bytes.Equal(ps[0].ProfileID, ps[1].ProfileID) {
+		t.Error("two profiles got one id")
+	}
+	pd := &profilespb.ProfilesData{}
+	if err := proto.Unmarshal(buf.Bytes(), pd); err != nil {
+		t.Fatal(err)
+	}
+	// Split into two resources with their own attributes.
+	rp2 := proto.Clone(pd.ResourceProfiles[0]).(*profilespb.ResourceProfiles)
+	rp2.Resource.Attributes[0].Value.Value = &commonpb.AnyValue_StringValue{StringValue: "second"}
+	rp2.ScopeProfiles[0].Profiles = rp2.ScopeProfiles[0].Profiles[1:]
+	pd.ResourceProfiles[0].ScopeProfiles[0].Profiles = pd.ResourceProfiles[0].ScopeProfiles[0].Profiles[:1]
+	pd.ResourceProfiles = append(pd.ResourceProfiles, rp2)
+	ps, err = Decode(mustMarshal(t, pd), DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || ps[1].Resource.Attributes[0].Value.Str != "second" || ps[0].Resource.Attributes[0].Value.Str != "app" || len(ps[1].Samples) != 2 {
+		t.Errorf("two resources read wrong")
 	}
 }
