@@ -216,13 +216,13 @@ func (d *decoder) field(buf []byte, pos, base int) (field, error) {
 }
 
 // each calls fn for every field of the message at d.data[base:base+len(buf)].
-func (d *decoder) each(buf []byte, base int, fn func(f *field) error) error {
+func (d *decoder) each(buf []byte, base int, fn func(f field) error) error {
 	for pos := 0; pos < len(buf); {
 		f, err := d.field(buf, pos, base)
 		if err != nil {
 			return err
 		}
-		if err := fn(&f); err != nil {
+		if err := fn(f); err != nil {
 			return err
 		}
 		pos = f.next - base
@@ -304,7 +304,8 @@ func (d *decoder) decode() error {
 	p := d.p
 	// Pass 0: count the tables so that they are allocated once.
 	var counts [16]int
-	if err := d.each(d.data, 0, func(f *field) error {
+	if err := d.each(d.data, 0, func(fv field) error {
+		f := &fv
 		if f.num > 0 && f.num < 16 {
 			counts[f.num]++
 		}
@@ -340,7 +341,8 @@ func (d *decoder) decode() error {
 		return err
 	}
 	// Pass 2: locations, now that mappings and functions are known.
-	if err := d.each(d.data, 0, func(f *field) error {
+	if err := d.each(d.data, 0, func(fv field) error {
+		f := &fv
 		if f.num != fLocation {
 			return nil
 		}
@@ -359,7 +361,8 @@ func (d *decoder) decode() error {
 	stacks := make(map[string]int32)
 	labelSets := make(map[string]int32)
 	p.LabelSets = []model.LabelSet{{}}
-	return d.each(d.data, 0, func(f *field) error {
+	return d.each(d.data, 0, func(fv field) error {
+		f := &fv
 		if f.num != fSample {
 			return nil
 		}
@@ -370,7 +373,8 @@ func (d *decoder) decode() error {
 	})
 }
 
-func (d *decoder) profileField(f *field) error {
+func (d *decoder) profileField(fv field) error {
+	f := &fv
 	p := d.p
 	var err error
 	switch f.num {
@@ -453,7 +457,8 @@ func (d *decoder) buildStrings() {
 
 func (d *decoder) valueType(f *field) (model.ValueType, error) {
 	var vt model.ValueType
-	err := d.each(f.b, f.next-len(f.b), func(g *field) error {
+	err := d.each(f.b, f.next-len(f.b), func(gv field) error {
+		g := &gv
 		var err error
 		switch g.num {
 		case 1:
@@ -469,7 +474,8 @@ func (d *decoder) valueType(f *field) (model.ValueType, error) {
 func (d *decoder) mapping(f *field) error {
 	var m model.Mapping
 	var id uint64
-	err := d.each(f.b, f.next-len(f.b), func(g *field) error {
+	err := d.each(f.b, f.next-len(f.b), func(gv field) error {
+		g := &gv
 		var err error
 		switch g.num {
 		case 1:
@@ -506,7 +512,8 @@ func (d *decoder) mapping(f *field) error {
 func (d *decoder) function(f *field) error {
 	var fn model.Function
 	var id uint64
-	err := d.each(f.b, f.next-len(f.b), func(g *field) error {
+	err := d.each(f.b, f.next-len(f.b), func(gv field) error {
+		g := &gv
 		var err error
 		switch g.num {
 		case 1:
@@ -536,7 +543,8 @@ func (d *decoder) location(f *field) error {
 	base := f.next - len(f.b)
 	// Count lines first so that they take one slice of the shared array.
 	nLines := 0
-	if err := d.each(f.b, base, func(g *field) error {
+	if err := d.each(f.b, base, func(gv field) error {
+		g := &gv
 		if g.num == 4 {
 			nLines++
 		}
@@ -547,7 +555,8 @@ func (d *decoder) location(f *field) error {
 	if nLines > 0 {
 		loc.Lines = d.lines.take(nLines)[:0]
 	}
-	err := d.each(f.b, base, func(g *field) error {
+	err := d.each(f.b, base, func(gv field) error {
+		g := &gv
 		var err error
 		switch g.num {
 		case 1:
@@ -586,7 +595,8 @@ func (d *decoder) location(f *field) error {
 
 func (d *decoder) line(f *field) (model.Line, error) {
 	ln := model.Line{Function: model.NoFunction}
-	err := d.each(f.b, f.next-len(f.b), func(g *field) error {
+	err := d.each(f.b, f.next-len(f.b), func(gv field) error {
+		g := &gv
 		var err error
 		switch g.num {
 		case 1:
@@ -619,7 +629,8 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 	nLocFields, nLabels := 0, 0
 	var labelsStart, labelsEnd int = -1, -1
 	s.Values = d.values.take(nTypes)[:0]
-	err := d.each(f.b, base, func(g *field) error {
+	err := d.each(f.b, base, func(gv field) error {
+		g := &gv
 		switch g.num {
 		case 1:
 			nLocFields++
@@ -702,12 +713,14 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 // sample's labels whatever the key was built from.
 func (d *decoder) labelSet(f *field, base, n int) (int32, error) {
 	ls := make([]model.Label, 0, n)
-	err := d.each(f.b, base, func(g *field) error {
+	err := d.each(f.b, base, func(gv field) error {
+		g := &gv
 		if g.num != 3 {
 			return nil
 		}
 		var l model.Label
-		err := d.each(g.b, g.next-len(g.b), func(h *field) error {
+		err := d.each(g.b, g.next-len(g.b), func(hv field) error {
+			h := &hv
 			var err error
 			switch h.num {
 			case 1:
