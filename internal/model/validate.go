@@ -19,31 +19,30 @@ func (p *Profile) Validate() error {
 		}
 		return nil
 	}
-	// ok is checked before a field path is formatted: Validate runs on every
-	// decode and encode, so its good path must not allocate per entry.
-	ok := func(i int32) bool { return i >= 0 && int(i) < ns }
 	vt := func(what string, v ValueType) error {
 		if err := str(what+".type", v.Type); err != nil {
 			return err
 		}
 		return str(what+".unit", v.Unit)
 	}
+	bad := func(i int32) bool { return i < 0 || int(i) >= ns }
 	for i, m := range p.Mappings {
-		if !ok(m.File) {
+		if bad(m.File) {
 			return str(fmt.Sprintf("mapping[%d].file", i), m.File)
 		}
-		if !ok(m.BuildID) {
+		if bad(m.BuildID) {
 			return str(fmt.Sprintf("mapping[%d].build_id", i), m.BuildID)
 		}
 	}
 	for i, f := range p.Functions {
-		for _, e := range []struct {
-			n string
-			v int32
-		}{{"name", f.Name}, {"system_name", f.SystemName}, {"filename", f.Filename}} {
-			if !ok(e.v) {
-				return str(fmt.Sprintf("function[%d].%s", i, e.n), e.v)
-			}
+		if bad(f.Name) {
+			return str(fmt.Sprintf("function[%d].name", i), f.Name)
+		}
+		if bad(f.SystemName) {
+			return str(fmt.Sprintf("function[%d].system_name", i), f.SystemName)
+		}
+		if bad(f.Filename) {
+			return str(fmt.Sprintf("function[%d].filename", i), f.Filename)
 		}
 	}
 	nf := len(p.Functions)
@@ -52,7 +51,7 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("location[%d].mapping: index %d out of range (%d mappings)", i, l.Mapping, len(p.Mappings))
 		}
 		for j, ln := range l.Lines {
-			if ln.Function < 0 || int(ln.Function) >= nf {
+			if ln.Function != NoFunction && (ln.Function < 0 || int(ln.Function) >= nf) {
 				return fmt.Errorf("location[%d].line[%d].function: index %d out of range (%d functions)", i, j, ln.Function, nf)
 			}
 		}
@@ -84,18 +83,15 @@ func (p *Profile) Validate() error {
 	}
 	for i, ls := range p.LabelSets {
 		for j, l := range ls.Labels {
-			if ok(l.Key) && ok(l.Str) && ok(l.NumUnit) {
-				continue
-			}
-			what := fmt.Sprintf("label_set[%d][%d]", i, j)
-			if err := str(what+".key", l.Key); err != nil {
-				return err
-			}
-			if err := str(what+".str", l.Str); err != nil {
-				return err
-			}
-			if err := str(what+".num_unit", l.NumUnit); err != nil {
-				return err
+			if bad(l.Key) || bad(l.Str) || bad(l.NumUnit) {
+				what := fmt.Sprintf("label_set[%d][%d]", i, j)
+				if err := str(what+".key", l.Key); err != nil {
+					return err
+				}
+				if err := str(what+".str", l.Str); err != nil {
+					return err
+				}
+				return str(what+".num_unit", l.NumUnit)
 			}
 		}
 	}
@@ -123,9 +119,6 @@ func (p *Profile) Validate() error {
 		}
 	}
 	for i, t := range p.SampleTypes {
-		if ok(t.Type) && ok(t.Unit) {
-			continue
-		}
 		if err := vt(fmt.Sprintf("sample_type[%d]", i), t); err != nil {
 			return err
 		}
@@ -134,8 +127,8 @@ func (p *Profile) Validate() error {
 		return err
 	}
 	for i, c := range p.Comments {
-		if !ok(c) {
-			return str(fmt.Sprintf("comment[%d]", i), c)
+		if err := str(fmt.Sprintf("comment[%d]", i), c); err != nil {
+			return err
 		}
 	}
 	for _, e := range []struct {
