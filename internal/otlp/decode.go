@@ -180,9 +180,17 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 		p.Mappings = append(p.Mappings, mm)
 	}
 
-	p.Functions = make([]model.Function, len(prof.Function))
+	// Functions; an all-zero one is "none" (a line with no function).
+	funcIdx := make([]int32, len(prof.Function))
+	p.Functions = make([]model.Function, 0, len(prof.Function))
 	for i, f := range prof.Function {
-		mf := &p.Functions[i]
+		if f.Name == 0 && f.SystemName == 0 && f.Filename == 0 && f.StartLine == 0 {
+			funcIdx[i] = model.NoFunction
+			continue
+		}
+		funcIdx[i] = int32(len(p.Functions))
+		p.Functions = append(p.Functions, model.Function{})
+		mf := &p.Functions[len(p.Functions)-1]
 		if mf.Name, err = str(f.Name, "function[%d].name", i); err != nil {
 			return nil, err
 		}
@@ -226,7 +234,7 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 			if ln.FunctionIndex >= nf {
 				return nil, fmt.Errorf("%s.location[%d].line[%d].function_index: %d beyond function (%d)", pp, i, j, ln.FunctionIndex, nf)
 			}
-			lines = append(lines, model.Line{Function: int32(ln.FunctionIndex), Line: ln.Line, Column: ln.Column})
+			lines = append(lines, model.Line{Function: funcIdx[ln.FunctionIndex], Line: ln.Line, Column: ln.Column})
 		}
 		if len(lines) > first {
 			ml.Lines = lines[first:len(lines):len(lines)]

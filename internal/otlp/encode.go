@@ -389,11 +389,16 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	if anyLink && anyNoLink {
 		linkShift = 1
 	}
-	mapShift := 0
+	mapShift, funcShift := 0, 0
 	for i := range p.Locations {
-		if p.Locations[i].Mapping == model.NoMapping {
+		l := &p.Locations[i]
+		if l.Mapping == model.NoMapping {
 			mapShift = 1
-			break
+		}
+		for _, ln := range l.Lines {
+			if ln.Function == model.NoFunction {
+				funcShift = 1
+			}
 		}
 	}
 
@@ -477,13 +482,18 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		for _, ln := range l.Lines {
 			var nb int
 			b, nb = begin(b, 4)
-			b = appendVarintField(b, 1, uint64(ln.Function))
+			if ln.Function != model.NoFunction {
+				b = appendVarintField(b, 1, uint64(int(ln.Function)+funcShift))
+			}
 			b = appendVarintField(b, 2, uint64(ln.Line))
 			b = appendVarintField(b, 3, uint64(ln.Column))
 			b = end(b, nb)
 		}
 		b = appendBoolField(b, 5, l.IsFolded)
 		b = end(b, lb)
+	}
+	if funcShift == 1 {
+		b = append(protowire.AppendTag(b, fProfileFunction, protowire.BytesType), 0)
 	}
 	for i := range p.Functions {
 		f := &p.Functions[i]

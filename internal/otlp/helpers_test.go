@@ -44,6 +44,10 @@ func loc(p *model.Profile, i int32) string {
 			m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames)
 	}
 	for _, ln := range l.Lines {
+		if ln.Function == model.NoFunction {
+			fmt.Fprintf(&sb, " <no function>:%d:%d", ln.Line, ln.Column)
+			continue
+		}
 		f := p.Functions[ln.Function]
 		fmt.Fprintf(&sb, " %s|%s|%s|%d:%d:%d", p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), f.StartLine, ln.Line, ln.Column)
 	}
@@ -166,6 +170,7 @@ func richModel() *model.Profile {
 		{Address: 0x7f0000001000, Mapping: 1, Lines: []model.Line{{Function: 3}}, IsFolded: true},
 		{Address: 0xdead, Mapping: model.NoMapping, Lines: []model.Line{{Function: 4}}},
 		{Address: 0xbeef, Mapping: model.NoMapping},
+		{Address: 0xf00d, Mapping: 0, Lines: []model.Line{{Function: model.NoFunction, Line: 99}, {Function: 0, Line: 3}}},
 	}
 	p.Links = []model.Link{{TraceID: bytes.Repeat([]byte{1}, 16), SpanID: bytes.Repeat([]byte{2}, 8)}}
 	lab := func(ls ...model.Label) int32 { return b.LabelSet(ls) }
@@ -181,6 +186,7 @@ func richModel() *model.Profile {
 	add([]int32{2, 1, 0}, 0, model.NoLink, []uint64{1700000000300000000, 1700000000400000000}, 3, 30000000)
 	add([]int32{3, 4, 0}, lab(num("bytes", 2, "kilobytes"), num("bytes", 3, "kilobytes")), 0, nil, 4, 40000000)
 	add([]int32{0}, lab(num("count", 7, "")), model.NoLink, nil, 5, 50000000)
+	add([]int32{5, 0}, 0, model.NoLink, nil, 9, 90000000)
 	add([]int32{4}, lab(num("bytes", -5, "bytes"), str("", "empty key")), model.NoLink, nil, -6, 0)
 	add([]int32{1, 0}, lab(str("goroutine", "worker"), str("goroutine", "second value")), model.NoLink, nil, 7, 70000000)
 	add(nil, 0, model.NoLink, nil, 8, 80000000)

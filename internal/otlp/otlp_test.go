@@ -127,20 +127,23 @@ func TestWireShape(t *testing.T) {
 		t.Errorf("doc url attribute = %q", doc)
 	}
 	pr := c.Profile
+	if len(pr.Function) != 6 || !proto.Equal(pr.Function[0], &profilespb.Function{}) {
+		t.Errorf("function[0] = %v of %d, want all-zero of 6 (a line has no function)", pr.Function[0], len(pr.Function))
+	}
 	if len(pr.Mapping) != 3 || !proto.Equal(pr.Mapping[0], &profilespb.Mapping{}) {
 		t.Errorf("mapping[0] = %v of %d, want all-zero of 3", pr.Mapping[0], len(pr.Mapping))
 	}
 	if len(pr.LinkTable) != 2 || !proto.Equal(pr.LinkTable[0], &profilespb.Link{}) {
 		t.Errorf("link_table = %v, want an all-zero link first", pr.LinkTable)
 	}
-	// Stacks: {2,1,0}, {1,0}, {3,4,0}, {0}, {4}, {}: {1,0} and {0} reuse
-	// the tail of {2,1,0}; {4} is not a caller part of anything.
+	// Stacks: {2,1,0}, {1,0}, {3,4,0}, {0}, {5,0}, {4}, {}: {1,0} and {0}
+	// reuse the tail of {2,1,0}; {4} is not a caller part of anything.
 	total := 0
 	for _, s := range pr.Sample {
 		total += int(s.LocationsLength)
 	}
-	if len(pr.LocationIndices) != 7 || total != 15 {
-		t.Errorf("len(location_indices) = %d for %d frames in samples, want 7 for 15: %v", len(pr.LocationIndices), total, pr.LocationIndices)
+	if len(pr.LocationIndices) != 9 || total != 17 {
+		t.Errorf("len(location_indices) = %d for %d frames in samples, want 9 for 17: %v", len(pr.LocationIndices), total, pr.LocationIndices)
 	}
 	s1 := pr.Sample[1]
 	if got := pr.LocationIndices[s1.LocationsStartIndex : s1.LocationsStartIndex+s1.LocationsLength]; len(got) != 2 || got[0] != 1 || got[1] != 0 {
@@ -282,7 +285,7 @@ func TestManyContainers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps) != 2 || len(ps[0].Samples) != 8 || len(ps[1].Samples) != 2 {
+	if len(ps) != 2 || len(ps[0].Samples) != 9 || len(ps[1].Samples) != 2 {
 		t.Fatalf("read %d profiles", len(ps))
 	}
 	if bytes.Equal(ps[0].ProfileID, ps[1].ProfileID) {

@@ -22,7 +22,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/pprofx/pprofx/internal/otlp/otlptest"
+	"github.com/pprofx/pprofx/internal/pprofcmp"
 )
 
 var (
@@ -157,8 +157,8 @@ func checkAgainst(t *testing.T, src *profile.Profile, pd *profiles.ProfilesData)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := otlptest.ComparePprof(src, got); err != nil {
-		t.Error(err)
+	if d := pprofcmp.Diff(src, got); d != "" {
+		t.Error(d)
 	}
 	frames := 0
 	for _, s := range c.Profile.Sample {
@@ -276,6 +276,7 @@ func toPprof(c *profiles.ProfileContainer) (*profile.Profile, error) {
 				ps.NumUnit[k] = append(ps.NumUnit[k], must(l.NumUnit))
 			}
 		}
+		pprofForm(ps)
 		out.Sample = append(out.Sample, ps)
 	}
 	return out, firstErr
@@ -354,6 +355,42 @@ func TestSchemaMatchesOfficial(t *testing.T) {
 	}
 	if n < 90 {
 		t.Errorf("compared only %d fields", n)
+	}
+}
+
+// pprofForm puts a sample's labels in the form google/pprof reads them in:
+// no empty maps, a numeric label of 0 with no unit is absent, and a key's
+// units are kept only when one of them is set.
+func pprofForm(s *profile.Sample) {
+	for k, vs := range s.NumLabel {
+		units := s.NumUnit[k]
+		var keepV []int64
+		var keepU []string
+		any := false
+		for i, v := range vs {
+			if v == 0 && units[i] == "" {
+				continue
+			}
+			keepV, keepU = append(keepV, v), append(keepU, units[i])
+			any = any || units[i] != ""
+		}
+		if len(keepV) == 0 {
+			delete(s.NumLabel, k)
+			delete(s.NumUnit, k)
+			continue
+		}
+		s.NumLabel[k] = keepV
+		if any {
+			s.NumUnit[k] = keepU
+		} else {
+			delete(s.NumUnit, k)
+		}
+	}
+	if len(s.Label) == 0 {
+		s.Label = nil
+	}
+	if len(s.NumLabel) == 0 {
+		s.NumLabel, s.NumUnit = nil, nil
 	}
 }
 
