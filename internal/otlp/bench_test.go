@@ -200,6 +200,21 @@ func BenchmarkConvert(b *testing.B) {
 	}
 }
 
+// BenchmarkPprofDecode is the first half of BenchmarkConvert: pprofx's
+// pprof reader, from the gzipped file to the model.
+func BenchmarkPprofDecode(b *testing.B) {
+	for _, in := range benchInputs(b) {
+		b.Run(in.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := pprof.Decode(in.data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkEncode is the OTLP writer alone, from a decoded model.
 func BenchmarkEncode(b *testing.B) {
 	for _, in := range benchInputs(b) {
