@@ -309,3 +309,12 @@ func TestManyContainers(t *testing.T) {
 		t.Errorf("two resources read wrong")
 	}
 }
+
+func TestEmptyProfile(t *testing.T) {
+	for _, json := range []bool{false, true} {
+		got := decodeOne(t, encodeOne(t, model.New(), EncodeOptions{JSON: json}))
+		if len(got.Samples) != 0 || len(got.Strings) != 1 || len(got.ProfileID) != 16 {
+			t.Errorf("json=%v: got %+v", json, got)
+		}
+	}
+}
