@@ -146,8 +146,16 @@ func TestWireShape(t *testing.T) {
 		t.Errorf("len(location_indices) = %d for %d frames in samples, want 9 for 17: %v", len(pr.LocationIndices), total, pr.LocationIndices)
 	}
 	s1 := pr.Sample[1]
-	if got := pr.LocationIndices[s1.LocationsStartIndex : s1.LocationsStartIndex+s1.LocationsLength]; len(got) != 2 || got[0] != 1 || got[1] != 0 {
-		t.Errorf("sample[1] stack = %v", got)
+	if got := pr.LocationIndices[s1.LocationsStartIndex : s1.LocationsStartIndex+s1.LocationsLength]; len(got) != 2 ||
+		pr.Location[got[0]].Address != 0x402000 || pr.Location[got[1]].Address != 0x401000 {
+		t.Errorf("sample[1] stack = %v, want the locations at 0x402000, 0x401000", got)
+	}
+	// The location table is ordered by mapping, then address.
+	for i := 1; i < len(pr.Location); i++ {
+		a, b := pr.Location[i-1], pr.Location[i]
+		if a.MappingIndex > b.MappingIndex || (a.MappingIndex == b.MappingIndex && a.Address > b.Address) {
+			t.Errorf("location[%d] (%d %#x) after location[%d] (%d %#x)", i, b.MappingIndex, b.Address, i-1, a.MappingIndex, a.Address)
+		}
 	}
 	if len(pr.AttributeUnits) != 1 || pr.StringTable[pr.AttributeUnits[0].Unit] != "bytes" {
 		t.Errorf("attribute_units = %v", pr.AttributeUnits)
