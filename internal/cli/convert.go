@@ -98,7 +98,7 @@ func convertRun(o *ConvertOptions) error {
 		return &FileError{o.Input, err}
 	}
 	err = writeOutput(ios, o.Output, func(w io.Writer) error {
-		return formats.Write(w, to, item.Profile, formats.WriteOptions{Warn: warner(ios, o.Output)})
+		return formats.Write(w, to, []formats.Item{item}, formats.WriteOptions{Warn: warner(ios, o.Output)})
 	})
 	if err != nil {
 		return &FileError{o.Output, err}

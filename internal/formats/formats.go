@@ -5,6 +5,7 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/pprof"
 )
 
 // DefaultMaxInputSize is the default bound on how many (decompressed)
@@ -32,6 +32,10 @@ type ReadOptions struct {
 	Salvage bool
 	// Warn is told about anything read with a loss or a doubt.
 	Warn func(msg string)
+	// KeepOriginal puts the input's own bytes, as given, into each
+	// profile's OriginalPayload when the input is not pprof (OTLP's
+	// original_payload, for --keep-original).
+	KeepOriginal bool
 }
 
 // Item is one profile of an input (an OTLP file or a bundle holds several).
@@ -111,6 +115,10 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	if max <= 0 {
 		max = DefaultMaxInputSize
 	}
+	var orig bytes.Buffer
+	if opts.KeepOriginal {
+		r = io.TeeReader(&limitedReader{r: r, left: max, max: max}, &orig)
+	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(detect.HeadSize)
 	in := &Input{Compression: detect.CompressionOf(head)}
@@ -142,21 +150,47 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		return nil, err
 	}
 	in.Format, in.Layout = res.Format, res.Layout
-	switch res.Format {
-	case detect.Pprof:
-		data, err := io.ReadAll(inner)
-		if err != nil {
+	read, ok := readers[res.Format]
+	if !ok {
+		return nil, fmt.Errorf("detected %s, not supported yet", titled(res))
+	}
+	if err := read(inner, in, opts); err != nil {
+		return nil, compressionErr(in.Compression, err)
+	}
+	if opts.KeepOriginal && in.Format != detect.Pprof {
+		// The whole source, as it was given, goes into the profiles.
+		if _, err := io.Copy(io.Discard, inner); err != nil {
 			return nil, compressionErr(in.Compression, err)
 		}
-		p, err := pprof.DecodeRaw(data)
-		if err != nil {
-			return nil, err
+		for _, it := range in.Items {
+			it.Profile.OriginalPayload = orig.Bytes()
+			it.Profile.OriginalPayloadFormat = originalFormatName(in)
 		}
-		in.Items = []Item{{Profile: p}}
-		return in, nil
 	}
-	return nil, fmt.Errorf("detected %s, not supported yet", titled(res))
+	return in, nil
 }
+
+// originalFormatName names a source format for OTLP's
+// original_payload_format.
+func originalFormatName(in *Input) string {
+	switch in.Format {
+	case detect.Gperftools:
+		return "gperftools-cpu"
+	}
+	return string(in.Format)
+}
+
+// A reader decodes the (decompressed) input r into in.Items, and may add
+// in.Facts. It is registered for a format with registerReader, from the
+// file of this package that belongs to that format.
+type reader func(r *bufio.Reader, in *Input, opts ReadOptions) error
+
+var readers = map[detect.Format]reader{}
+
+func registerReader(f detect.Format, r reader) { readers[f] = r }
+
+// readAll reads the rest of r, which is bounded by --max-input-size.
+func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
 
 func titled(res detect.Result) string {
 	t := formatTitles[res.Format]
@@ -176,22 +210,25 @@ func compressionErr(c detect.Compression, err error) error {
 // OutFormat names an output format.
 type OutFormat string
 
-// Output formats.
-const (
-	OutPprof    OutFormat = "pprof"
-	OutPprofRaw OutFormat = "pprof-raw"
-)
-
-var outFormats = map[OutFormat]string{
-	OutPprof:    "pprof profile.proto, gzipped",
-	OutPprofRaw: "pprof profile.proto, uncompressed",
+// writer describes one output format.
+type writer struct {
+	desc string
+	// suffixes of output names that choose this format (lower case).
+	suffixes []string
+	write    func(w io.Writer, items []Item, opts WriteOptions) error
+	// multi: the format holds several profiles in one file.
+	multi bool
 }
+
+var writers = map[OutFormat]writer{}
+
+func registerWriter(f OutFormat, w writer) { writers[f] = w }
 
 // OutFormats lists the output format names with a line on each.
 func OutFormats() []string {
 	var out []string
-	for f, d := range outFormats {
-		out = append(out, fmt.Sprintf("%s (%s)", f, d))
+	for f, w := range writers {
+		out = append(out, fmt.Sprintf("%-10s %s", f, w.desc))
 	}
 	sort.Strings(out)
 	return out
@@ -200,9 +237,9 @@ func OutFormats() []string {
 // ParseOutFormat checks a --to value.
 func ParseOutFormat(s string) (OutFormat, error) {
 	f := OutFormat(s)
-	if _, ok := outFormats[f]; !ok {
+	if _, ok := writers[f]; !ok {
 		var names []string
-		for f := range outFormats {
+		for f := range writers {
 			names = append(names, string(f))
 		}
 		sort.Strings(names)
@@ -211,27 +248,39 @@ func ParseOutFormat(s string) (OutFormat, error) {
 	return f, nil
 }
 
-// OutFormatForPath picks the output format from an output file name:
-// .pb → pprof-raw, else pprof (.pb.gz, .pprof and anything unknown).
+// OutFormatForPath picks the output format from an output file name, by
+// the longest registered suffix that matches; pprof when none does.
 func OutFormatForPath(path string) OutFormat {
 	base := strings.ToLower(filepath.Base(path))
-	switch {
-	case strings.HasSuffix(base, ".pb"):
-		return OutPprofRaw
+	best, bestLen := OutPprof, 0
+	for f, w := range writers {
+		for _, suf := range w.suffixes {
+			if strings.HasSuffix(base, suf) && len(suf) > bestLen {
+				best, bestLen = f, len(suf)
+			}
+		}
 	}
-	return OutPprof
+	return best
 }
 
-// WriteOptions control Write.
+// WriteOptions control Write. Fields a format does not use are ignored.
 type WriteOptions struct {
 	Warn func(msg string)
+	// OTLP container options.
+	ProfileID    []byte
+	Resource     []model.Attribute
+	KeepOriginal bool
 }
 
-// Write encodes p in format f to w.
-func Write(w io.Writer, f OutFormat, p *model.Profile, opts WriteOptions) error {
-	switch f {
-	case OutPprof, OutPprofRaw:
-		return pprof.Encode(w, p, pprof.EncodeOptions{Raw: f == OutPprofRaw, Warn: opts.Warn})
+// Write encodes items (one profile, unless the format holds several) in
+// format f to w.
+func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
+	wr, ok := writers[f]
+	if !ok {
+		return fmt.Errorf("unknown output format %q", f)
 	}
-	return fmt.Errorf("unknown output format %q", f)
+	if len(items) != 1 && !wr.multi {
+		return fmt.Errorf("%s holds one profile, not %d", f, len(items))
+	}
+	return wr.write(w, items, opts)
 }
