@@ -39,7 +39,7 @@ func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
 		data = raw
 	}
 	pd := &profilespb.ProfilesData{}
-	if isJSON, _ := Sniff(data); isJSON {
+	if isJSON(data) {
 		if err := jsonToMessage(data, pd.ProtoReflect()); err != nil {
 			return nil, fmt.Errorf("otlp json: %v", err)
 		}

@@ -8,7 +8,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 )
@@ -209,22 +208,6 @@ func mustMarshalNoCheck(pd *profilespb.ProfilesData) []byte {
 		return bytes.Replace(good, []byte("main"), []byte("ma\xffn"), 1)
 	}
 	return data
-}
-
-func TestPick(t *testing.T) {
-	ps := []*model.Profile{model.New(), model.New(), model.New()}
-	if _, err := Pick(ps, -1); err == nil || !strings.Contains(err.Error(), "holds 3 profiles; choose one with --index 0..2") {
-		t.Errorf("Pick(-1) = %v", err)
-	}
-	if p, err := Pick(ps, 2); err != nil || p != ps[2] {
-		t.Errorf("Pick(2) = %v", err)
-	}
-	if _, err := Pick(ps, 3); err == nil {
-		t.Error("Pick(3) succeeded")
-	}
-	if p, err := Pick(ps[:1], -1); err != nil || p != ps[0] {
-		t.Errorf("Pick(-1) of one = %v", err)
-	}
 }
 
 func TestDecodeWarnings(t *testing.T) {

@@ -32,7 +32,6 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/gzip"
-	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -65,38 +64,11 @@ type DecodeOptions struct {
 	Warn func(string) // told once about each thing the model cannot hold; may be nil
 }
 
-// Sniff reports whether head, the first bytes of an uncompressed file, looks
-// like OTLP JSON (json) or like binary OTLP profiles (ok without json). It
-// only looks at the shape. JSON: an object naming resourceProfiles. Binary:
-// a ProfilesData, whose first field is resource_profiles (1, length-
-// delimited) and whose ResourceProfiles starts with a length-delimited field
-// 1..3. A pprof file also starts with field 1, but its ValueType starts with
-// a varint, so the two are told apart.
-func Sniff(head []byte) (json bool, ok bool) {
-	h := bytes.TrimLeft(head, " \t\r\n")
-	if len(h) == 0 {
-		return false, false
-	}
-	if h[0] == '{' {
-		return true, bytes.Contains(head, []byte(`"resourceProfiles"`)) || bytes.Contains(head, []byte(`"resource_profiles"`))
-	}
-	num, typ, n := protowire.ConsumeTag(head)
-	if n < 0 || num != 1 || typ != protowire.BytesType {
-		return false, false
-	}
-	l, m := protowire.ConsumeVarint(head[n:])
-	if m < 0 {
-		return false, false
-	}
-	if l == 0 {
-		return false, true
-	}
-	inner := head[n+m:]
-	if len(inner) == 0 {
-		return false, true // cannot tell more from head
-	}
-	num, typ, k := protowire.ConsumeTag(inner)
-	return false, k > 0 && num >= 1 && num <= 3 && typ == protowire.BytesType
+// isJSON reports whether data (uncompressed) is JSON rather than binary
+// protobuf: a ProfilesData starts with the tag 0x0a, JSON with '{'.
+func isJSON(data []byte) bool {
+	h := bytes.TrimLeft(data[:min(len(data), 4096)], " \t\r\n")
+	return len(h) > 0 && h[0] == '{'
 }
 
 // Encode writes ps as one OTLP ProfilesData.
@@ -134,19 +106,4 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 		return err
 	}
 	return zw.Close()
-}
-
-// Pick returns profile index of ps, as read by Decode. index < 0 means "the
-// only one": it is an error when there are several, and the error says how
-// many there are.
-func Pick(ps []*model.Profile, index int) (*model.Profile, error) {
-	switch {
-	case index < 0 && len(ps) == 1:
-		return ps[0], nil
-	case index < 0:
-		return nil, fmt.Errorf("otlp: the input holds %d profiles; choose one with --index 0..%d", len(ps), len(ps)-1)
-	case index >= len(ps):
-		return nil, fmt.Errorf("otlp: --index %d: the input holds %d profile(s) (0..%d)", index, len(ps), len(ps)-1)
-	}
-	return ps[index], nil
 }

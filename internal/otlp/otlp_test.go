@@ -3,8 +3,6 @@ package otlp
 import (
 	"bytes"
 	"encoding/hex"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -183,12 +181,6 @@ func TestJSONShape(t *testing.T) {
 			t.Errorf("JSON lacks %s", want)
 		}
 	}
-	if isJSON, ok := Sniff(data); !isJSON || !ok {
-		t.Errorf("Sniff(json) = %v %v", isJSON, ok)
-	}
-	if isJSON, ok := Sniff(encodeOne(t, p, EncodeOptions{})); isJSON || !ok {
-		t.Errorf("Sniff(binary) = %v %v", isJSON, ok)
-	}
 }
 
 // TestJSONReaderLeniency: unknown fields ignored, snake_case keys, numbers
@@ -261,20 +253,6 @@ func TestFoldForPprof(t *testing.T) {
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "original payload") {
 		t.Errorf("warnings = %q", warns)
-	}
-}
-
-func TestSniffTellsPprofApart(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "otlp", "rich.pb.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := gunzip(t, src)
-	if isJSON, ok := Sniff(raw); isJSON || ok {
-		t.Errorf("Sniff(pprof) = %v %v, want false false", isJSON, ok)
-	}
-	if _, ok := Sniff([]byte(`{"sampleType":[]}`)); ok {
-		t.Error("Sniff took a JSON object without resourceProfiles")
 	}
 }
 
