@@ -455,7 +455,12 @@ func convertValue(v *commonpb.AnyValue) model.Value {
 	return model.Value{}
 }
 
-// formatValue renders v as text, for a label or a comment.
+// ValueText renders an attribute value as text: strings as they are,
+// numbers and booleans in Go syntax, bytes in hex, arrays as [a,b] and maps
+// as {k=v,...}.
+func ValueText(v model.Value) string { return formatValue(v) }
+
+// formatValue renders v as text, for a label or a comment; see ValueText.
 func formatValue(v model.Value) string {
 	switch v.Kind {
 	case model.KindString:
