@@ -270,6 +270,10 @@ type WriteOptions struct {
 	ProfileID    []byte
 	Resource     []model.Attribute
 	KeepOriginal bool
+	ScopeVersion string // version of the writer's instrumentation scope (pprofx's)
+	// Gzip asks formats that are not gzipped by nature (OTLP) to gzip
+	// their output: the output name ends in .gz.
+	Gzip bool
 }
 
 // Write encodes items (one profile, unless the format holds several) in

@@ -9,6 +9,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 func TestReadCompressions(t *testing.T) {
@@ -61,5 +62,53 @@ func TestOutFormatForPath(t *testing.T) {
 	}
 	if _, err := ParseOutFormat("pdf"); err == nil || !strings.Contains(err.Error(), "pprof-raw") {
 		t.Errorf("ParseOutFormat(pdf) = %v", err)
+	}
+}
+
+func TestOTLPReadWrite(t *testing.T) {
+	orig, err := os.ReadFile("../../testdata/go/heap.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Read(bytes.NewReader(orig), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		f      OutFormat
+		gz     bool
+		format detect.Format
+	}{{OutOTLP, false, detect.OTLP}, {OutOTLP, true, detect.OTLP}, {OutOTLPJSON, false, detect.OTLPJSON}, {OutOTLPJSON, true, detect.OTLPJSON}} {
+		var buf bytes.Buffer
+		items := []Item{src.Items[0], src.Items[0]}
+		if err := Write(&buf, c.f, items, WriteOptions{Gzip: c.gz, ScopeVersion: "v9",
+			Resource: []model.Attribute{{Key: "service.name", Value: model.Value{Kind: model.KindString, Str: "api"}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if gz := buf.Bytes()[0] == 0x1f; gz != c.gz {
+			t.Errorf("%s gzip=%v: output gzipped %v", c.f, c.gz, gz)
+		}
+		in, err := Read(&buf, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Format != c.format || len(in.Items) != 2 {
+			t.Fatalf("%s: read back as %s with %d items", c.f, in.Format, len(in.Items))
+		}
+		facts := map[string]string{}
+		for _, f := range in.Facts {
+			facts[f[0]] = f[1]
+		}
+		if facts["profile containers"] != "2" || facts["resource"] != "service.name=api" || facts["scope"] != "pprofx v9" {
+			t.Errorf("%s: facts %v", c.f, facts)
+		}
+		if !strings.HasPrefix(in.Items[0].Name, "id ") || !strings.HasSuffix(in.Items[0].Name, ", service.name=api") {
+			t.Errorf("%s: item name %q", c.f, in.Items[0].Name)
+		}
+	}
+	for path, want := range map[string]OutFormat{"a.otlp": OutOTLP, "a.otlp.gz": OutOTLP, "a.otlp.json": OutOTLPJSON, "a.OTLP.JSON.GZ": OutOTLPJSON} {
+		if got := OutFormatForPath(path); got != want {
+			t.Errorf("%s: %s, want %s", path, got, want)
+		}
 	}
 }

@@ -1,0 +1,98 @@
+package formats
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlp"
+)
+
+// Output formats of OTLP profiles (pprofextended, v1experimental).
+const (
+	OutOTLP     OutFormat = "otlp"
+	OutOTLPJSON OutFormat = "otlp-json"
+)
+
+func init() {
+	read := func(r *bufio.Reader, in *Input, opts ReadOptions) error {
+		data, err := readAll(r)
+		if err != nil {
+			return err
+		}
+		ps, err := otlp.Decode(data, otlp.DecodeOptions{Warn: opts.Warn})
+		if err != nil {
+			return err
+		}
+		in.Facts = append(in.Facts, [2]string{"profile containers", fmt.Sprint(len(ps))})
+		for _, f := range []struct {
+			name string
+			of   func(p *model.Profile) string
+		}{
+			{"resource", func(p *model.Profile) string { return attrText(p.Resource.Attributes) }},
+			{"scope", func(p *model.Profile) string { return strings.TrimSpace(p.Scope.Name + " " + p.Scope.Version) }},
+		} {
+			v := f.of(ps[0])
+			for _, p := range ps[1:] {
+				if f.of(p) != v {
+					v = "(differs between profiles)"
+					break
+				}
+			}
+			if v != "" {
+				in.Facts = append(in.Facts, [2]string{f.name, v})
+			}
+		}
+		for _, p := range ps {
+			in.Items = append(in.Items, Item{Name: otlpItemName(p.ProfileID, p.Resource.Attributes), Profile: p})
+		}
+		return nil
+	}
+	registerReader(detect.OTLP, read)
+	registerReader(detect.OTLPJSON, read)
+	for _, f := range []OutFormat{OutOTLP, OutOTLPJSON} {
+		json := f == OutOTLPJSON
+		w := writer{
+			desc:     "OTLP profiles v1experimental, binary protobuf (.otlp; .otlp.gz gzipped)",
+			suffixes: []string{".otlp", ".otlp.gz"},
+			multi:    true,
+			write: func(w io.Writer, items []Item, opts WriteOptions) error {
+				eo := otlp.EncodeOptions{JSON: json, Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
+					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}
+				ps := make([]*model.Profile, len(items))
+				for i, it := range items {
+					ps[i] = it.Profile
+				}
+				return otlp.Encode(w, ps, eo)
+			},
+		}
+		if json {
+			w.desc, w.suffixes = "OTLP profiles v1experimental, OTLP JSON (.otlp.json; .otlp.json.gz gzipped)", []string{".otlp.json", ".otlp.json.gz"}
+		}
+		registerWriter(f, w)
+	}
+}
+
+// otlpItemName names a profile of an OTLP input by its id and the
+// resource's service.name, e.g. "id 0123…, service.name=api".
+func otlpItemName(id []byte, res []model.Attribute) string {
+	parts := []string{"id " + hex.EncodeToString(id)}
+	for _, a := range res {
+		if a.Key == "service.name" {
+			parts = append(parts, "service.name="+a.Value.Str)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func attrText(as []model.Attribute) string {
+	var parts []string
+	for _, a := range as {
+		parts = append(parts, a.Key+"="+otlp.ValueText(a.Value))
+	}
+	return strings.Join(parts, ", ")
+}
