@@ -3,10 +3,13 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/otlp"
 )
 
 // ConvertOptions are the inputs of `pprofx convert`.
@@ -18,6 +21,10 @@ type ConvertOptions struct {
 	Index        int    // which profile of a multi-profile input; -1 = not given
 	MaxInputSize int64
 	Salvage      bool
+	// OTLP output.
+	ProfileID    string   // --profile-id HEX; "" = derived from the content
+	Resource     []string // --resource KEY=VALUE, repeated
+	KeepOriginal bool     // --keep-original: embed a non-pprof source
 }
 
 // NewCmdConvert builds `pprofx convert`. runF replaces convertRun in tests.
@@ -29,7 +36,8 @@ func NewCmdConvert(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 		Short: "Convert a profile to another format",
 		Long: `Convert reads one profile, whatever its format (detected from its content),
 and writes it in the output format: --to FORMAT, or else the one the output's
-name says (.pb.gz, .pprof: pprof; .pb: pprof-raw), or else pprof.
+name says (.pb.gz, .pprof: pprof; .pb: pprof-raw; .otlp, .otlp.gz: otlp;
+.otlp.json: otlp-json; a further .gz gzips OTLP), or else pprof.
 
 Output formats:
   ` + joinLines(formats.OutFormats(), "\n  ") + `
@@ -39,6 +47,8 @@ one warning on stderr. The output is written atomically: a failed run leaves
 an existing OUT untouched.`,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert heap.pb -o heap.pb.gz
+  pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
+  pprofx convert cpu.otlp -o back.pb.gz
   curl -s localhost:6060/debug/pprof/profile | pprofx convert - -o - --to pprof-raw | wc -c`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,6 +66,9 @@ an existing OUT untouched.`,
 	f.IntVar(&o.Index, "index", -1, "which profile to convert, when the input holds several (0-based)")
 	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
 	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
+	f.StringVar(&o.ProfileID, "profile-id", "", "OTLP output: the profile_id, 32 hex digits (default: derived from the content)")
+	f.StringArrayVar(&o.Resource, "resource", nil, "OTLP output: a resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
+	f.BoolVar(&o.KeepOriginal, "keep-original", false, "OTLP output: embed a non-pprof input file as the original_payload")
 	return cmd
 }
 
@@ -80,6 +93,20 @@ func convertRun(o *ConvertOptions) error {
 		}
 		to = f
 	}
+	wo := formats.WriteOptions{Warn: warner(ios, o.Output), KeepOriginal: o.KeepOriginal, ScopeVersion: version(),
+		Gzip: strings.HasSuffix(strings.ToLower(o.Output), ".gz")}
+	if o.ProfileID != "" {
+		id, err := otlp.ParseProfileID(o.ProfileID)
+		if err != nil {
+			return &UsageError{err.Error()}
+		}
+		wo.ProfileID = id
+	}
+	res, err := otlp.ParseResource(o.Resource)
+	if err != nil {
+		return &UsageError{err.Error()}
+	}
+	wo.Resource = res
 	if o.Output == "-" && ios.OutIsTerminal {
 		return &UsageError{"refusing to write a binary profile to a terminal: name an output with -o, or pipe it"}
 	}
@@ -89,7 +116,7 @@ func convertRun(o *ConvertOptions) error {
 	}
 	defer in.Close()
 	warn := warner(ios, o.Input)
-	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn})
+	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal})
 	if err != nil {
 		return &FileError{o.Input, err}
 	}
@@ -97,8 +124,12 @@ func convertRun(o *ConvertOptions) error {
 	if err != nil {
 		return &FileError{o.Input, err}
 	}
+	if (src.Format == detect.OTLP || src.Format == detect.OTLPJSON) && (to == formats.OutPprof || to == formats.OutPprofRaw) {
+		// What pprof has no field for becomes comments and labels.
+		otlp.FoldForPprof(item.Profile, wo.Warn)
+	}
 	err = writeOutput(ios, o.Output, func(w io.Writer) error {
-		return formats.Write(w, to, []formats.Item{item}, formats.WriteOptions{Warn: warner(ios, o.Output)})
+		return formats.Write(w, to, []formats.Item{item}, wo)
 	})
 	if err != nil {
 		return &FileError{o.Output, err}

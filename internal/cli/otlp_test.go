@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/pprofcmp"
+)
+
+// TestConvertOTLPRoundTrip: pprof -> .otlp / .otlp.gz / .otlp.json -> pprof
+// through the command, identical under google/pprof's reading.
+func TestConvertOTLPRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	orig := mustRead(t, cpuFixture)
+	for _, name := range []string{"a.otlp", "b.otlp.gz", "c.otlp.json", "d.otlp.json.gz"} {
+		s := newStreams(nil)
+		mid := filepath.Join(dir, name)
+		if err := convertRun(&ConvertOptions{IO: s.ios, Input: cpuFixture, Output: mid, Index: -1,
+			Resource: []string{"service.name=api"}, ProfileID: "00112233445566778899aabbccddeeff"}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		data := mustRead(t, mid)
+		if gz := data[0] == 0x1f; gz != strings.HasSuffix(name, ".gz") {
+			t.Errorf("%s: gzip %v", name, gz)
+		}
+		ps, err := otlp.Decode(data, otlp.DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ps[0]; len(got.Resource.Attributes) != 1 || got.Resource.Attributes[0].Value.Str != "api" ||
+			string(got.ProfileID) != "\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb\xcc\xdd\xee\xff" {
+			t.Errorf("%s: resource %v, profile id %x", name, got.Resource.Attributes, got.ProfileID)
+		}
+		back := filepath.Join(dir, name+".pb.gz")
+		s = newStreams(nil)
+		if err := convertRun(&ConvertOptions{IO: s.ios, Input: mid, Output: back, Index: -1}); err != nil {
+			t.Fatalf("%s -> pprof: %v", name, err)
+		}
+		if d := pprofcmp.Diff(parse(t, orig), parse(t, mustRead(t, back))); d != "" {
+			// The resource attribute is kept as a comment; nothing else differs.
+			if !strings.Contains(d, "otlp.resource: service.name=api") || strings.Count(d, "\n") > 0 {
+				t.Errorf("%s: round trip differs:\n%s", name, d)
+			}
+		}
+		if w := s.err.String(); strings.Count(w, "\n") != 1 || !strings.Contains(w, "profile id") {
+			t.Errorf("%s -> pprof: stderr %q, want the one warning about the profile id", name, w)
+		}
+	}
+}
+
+// TestConvertOTLPIndex: an OTLP file with several containers needs --index.
+func TestConvertOTLPIndex(t *testing.T) {
+	dir := t.TempDir()
+	src, err := formats.Read(bytes.NewReader(mustRead(t, cpuFixture)), formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heap, err := formats.Read(bytes.NewReader(mustRead(t, "../../testdata/go/heap.pb.gz")), formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := otlp.Encode(&buf, []*model.Profile{src.Items[0].Profile, heap.Items[0].Profile}, otlp.EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	two := filepath.Join(dir, "two.otlp")
+	if err := os.WriteFile(two, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newStreams(nil)
+	if code := Main([]string{"convert", two, "-o", filepath.Join(dir, "x.pb.gz")}, s.ios); code == ExitOK || !strings.Contains(s.err.String(), "holds 2 profiles: choose one with --index 0..1") {
+		t.Errorf("exit %d, stderr %q", code, s.err)
+	}
+	s = newStreams(nil)
+	out := filepath.Join(dir, "heap.pb.gz")
+	if code := Main([]string{"convert", two, "--index", "1", "-o", out}, s.ios); code != ExitOK {
+		t.Fatalf("exit %d, stderr %q", code, s.err)
+	}
+	if d := pprofcmp.Diff(parse(t, mustRead(t, "../../testdata/go/heap.pb.gz")), parse(t, mustRead(t, out))); d != "" {
+		t.Errorf("--index 1 is not the heap profile:\n%s", d)
+	}
+	s = newStreams(nil)
+	if code := Main([]string{"inspect", two}, s.ios); code != ExitOK {
+		t.Fatalf("inspect: exit %d, stderr %q", code, s.err)
+	}
+	if o := s.out.String(); !strings.Contains(o, "profile containers:  2") || !strings.Contains(o, "profile 0:") || !strings.Contains(o, "profile 1:") {
+		t.Errorf("inspect does not list both:\n%s", o)
+	}
+}
+
+func TestConvertOTLPFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--profile-id", "abc"}, {"--profile-id", "00000000000000000000000000000000"}, {"--resource", "novalue"},
+	} {
+		s := newStreams(nil)
+		code := Main(append([]string{"convert", cpuFixture, "-o", filepath.Join(t.TempDir(), "x.otlp")}, args...), s.ios)
+		if code != ExitUsage || !strings.Contains(s.err.String(), args[0]) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, s.err)
+		}
+	}
+}
+
+// TestKeepOriginal: --keep-original embeds a non-pprof input (here an
+// OTLP file, the only non-pprof reader so far) and never a pprof one.
+func TestKeepOriginal(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "a.otlp")
+	s := newStreams(nil)
+	if err := convertRun(&ConvertOptions{IO: s.ios, Input: cpuFixture, Output: first, Index: -1, KeepOriginal: true}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := otlp.Decode(mustRead(t, first), otlp.DecodeOptions{})
+	if err != nil || ps[0].OriginalPayload != nil {
+		t.Fatalf("a pprof source was embedded (%v)", err)
+	}
+	second := filepath.Join(dir, "b.otlp.json")
+	if err := convertRun(&ConvertOptions{IO: s.ios, Input: first, Output: second, Index: -1, KeepOriginal: true}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err = otlp.Decode(mustRead(t, second), otlp.DecodeOptions{})
+	if err != nil || !bytes.Equal(ps[0].OriginalPayload, mustRead(t, first)) || ps[0].OriginalPayloadFormat != "otlp" {
+		t.Errorf("original payload %d bytes, format %q (%v)", len(ps[0].OriginalPayload), ps[0].OriginalPayloadFormat, err)
+	}
+}
