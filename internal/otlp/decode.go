@@ -39,12 +39,26 @@ func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
 		data = raw
 	}
 	pd := &profilespb.ProfilesData{}
-	if isJSON(data) {
+	switch {
+	case len(data) > 0 && data[0] == 0x0a && looksJSON(data):
+		// A newline then '{': binary, if it parses, else JSON.
+		binErr := proto.Unmarshal(data, pd)
+		if binErr == nil {
+			break
+		}
+		pd = &profilespb.ProfilesData{}
+		if err := jsonToMessage(data, pd.ProtoReflect()); err != nil {
+			return nil, fmt.Errorf("otlp: neither binary (%v) nor JSON (%v)",
+				locateWireError(data, pd.ProtoReflect().Descriptor(), binErr), err)
+		}
+	case looksJSON(data):
 		if err := jsonToMessage(data, pd.ProtoReflect()); err != nil {
 			return nil, fmt.Errorf("otlp json: %v", err)
 		}
-	} else if err := proto.Unmarshal(data, pd); err != nil {
-		return nil, fmt.Errorf("otlp: %v", locateWireError(data, pd.ProtoReflect().Descriptor(), err))
+	default:
+		if err := proto.Unmarshal(data, pd); err != nil {
+			return nil, fmt.Errorf("otlp: %v", locateWireError(data, pd.ProtoReflect().Descriptor(), err))
+		}
 	}
 	d := &decoder{warnFn: opts.Warn, warned: map[string]bool{}}
 	return d.profilesData(pd)

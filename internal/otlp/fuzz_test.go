@@ -3,8 +3,9 @@ package otlp
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/pprof"
 )
 
 // FuzzDecode feeds the reader binary and JSON inputs, plain and gzipped. It
@@ -19,10 +20,22 @@ func FuzzDecode(f *testing.F) {
 		f.Add(buf.Bytes())
 	}
 	f.Add(mustMarshal(f, validPD()))
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "otlp", "*"))
-	for _, name := range files {
-		if data, err := os.ReadFile(name); err == nil && len(data) < 1<<20 {
-			f.Add(data)
+	// The OTLP encodings of the real pprof fixtures, binary and JSON.
+	for _, name := range pprofFixtures(f) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		m, err := pprof.Decode(data)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, json := range []bool{false, true} {
+			var buf bytes.Buffer
+			if err := Encode(&buf, singleton(m), EncodeOptions{JSON: json}); err != nil {
+				f.Fatal(err)
+			}
+			f.Add(buf.Bytes())
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

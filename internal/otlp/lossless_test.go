@@ -13,11 +13,14 @@ import (
 	"github.com/pprofx/pprofx/internal/pprofcmp"
 )
 
-// pprofFixtures returns the real Go runtime profiles of testdata/go and the
-// hand-built testdata/otlp/rich.pb.gz.
+// pprofFixtures returns the real Go runtime profiles of testdata/go, the
+// pprof tool's outputs of testdata/pprof and the hand-built
+// testdata/otlp/rich.pb.gz.
 func pprofFixtures(t testing.TB) []string {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "go", "*.pb.gz"))
+	tool, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "pprof", "*.pb.gz"))
+	files = append(files, tool...)
 	files = append(files, filepath.Join("..", "..", "testdata", "otlp", "rich.pb.gz"))
 	return files
 }

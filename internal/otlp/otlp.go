@@ -64,9 +64,11 @@ type DecodeOptions struct {
 	Warn func(string) // told once about each thing the model cannot hold; may be nil
 }
 
-// isJSON reports whether data (uncompressed) is JSON rather than binary
-// protobuf: a ProfilesData starts with the tag 0x0a, JSON with '{'.
-func isJSON(data []byte) bool {
+// looksJSON reports whether data (uncompressed) may be JSON: its first
+// byte other than white space is '{'. Binary ProfilesData starts with the
+// tag 0x0a, which is also a newline, so data starting with 0x0a may be
+// either; Decode tries binary first then.
+func looksJSON(data []byte) bool {
 	h := bytes.TrimLeft(data[:min(len(data), 4096)], " \t\r\n")
 	return len(h) > 0 && h[0] == '{'
 }

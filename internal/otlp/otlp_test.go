@@ -304,3 +304,23 @@ func TestEmptyProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryThatLooksLikeJSON: binary ProfilesData starts with 0x0a, a
+// newline; when its length byte is '{' it looks like JSON, and is still
+// read as binary (a bug the fuzzer found).
+func TestBinaryThatLooksLikeJSON(t *testing.T) {
+	for n := 0; n < 200; n++ {
+		p := model.New()
+		p.Resource.Attributes = []model.Attribute{{Key: "k", Value: model.Value{Kind: model.KindString, Str: strings.Repeat("x", n)}}}
+		data := encodeOne(t, p, EncodeOptions{})
+		if data[1] != '{' {
+			continue
+		}
+		got := decodeOne(t, data)
+		if got.Resource.Attributes[0].Value.Str != strings.Repeat("x", n) {
+			t.Errorf("read back %+v", got.Resource)
+		}
+		return
+	}
+	t.Fatal("no encoding with '{' as its second byte")
+}

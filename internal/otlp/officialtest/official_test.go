@@ -35,6 +35,8 @@ var (
 func TestMain(m *testing.M) {
 	root := filepath.Join("..", "..", "..")
 	fixtures, _ = filepath.Glob(filepath.Join(root, "testdata", "go", "*.pb.gz"))
+	tool, _ := filepath.Glob(filepath.Join(root, "testdata", "pprof", "*.pb.gz"))
+	fixtures = append(fixtures, tool...)
 	fixtures = append(fixtures, filepath.Join(root, "testdata", "otlp", "rich.pb.gz"))
 	dir, err := os.MkdirTemp("", "pprofx-officialtest")
 	if err != nil {
