@@ -803,13 +803,19 @@ func (e *encoder) layoutLocations() {
 	for i := range e.lorder {
 		e.lorder[i] = int32(i)
 	}
-	slices.SortStableFunc(e.lorder, func(a, b int32) int {
+	less := func(a, b int32) int {
 		x, y := &locs[a], &locs[b]
 		if x.Mapping != y.Mapping {
 			return int(x.Mapping) - int(y.Mapping)
 		}
-		return cmp.Compare(x.Address, y.Address)
-	})
+		if c := cmp.Compare(x.Address, y.Address); c != 0 {
+			return c
+		}
+		return int(a) - int(b) // a total order: the result is deterministic
+	}
+	if !slices.IsSortedFunc(e.lorder, less) {
+		slices.SortFunc(e.lorder, less)
+	}
 	for k, i := range e.lorder {
 		e.lmap[i] = int32(k)
 	}
