@@ -97,6 +97,9 @@ func benchInputs(b *testing.B) []benchInput {
 	}{
 		{"synthetic-20k", syntheticPprof(20000, 3000, 8, 40, 4000)},
 		{"deep-stacks", syntheticPprof(5000, 800, 100, 180, 1000)},
+		// Every sample its own stack: sharing only where a whole stack is
+		// the caller part of another.
+		{"deep-unique", syntheticPprof(2000, 800, 100, 180, 2000)},
 	} {
 		var buf bytes.Buffer
 		if err := g.p.Write(&buf); err != nil {
