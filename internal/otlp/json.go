@@ -395,6 +395,10 @@ func jsonScalar(fd protoreflect.FieldDescriptor, v any, path *jpath) (protorefle
 		if isHexID(fd) {
 			x, err := hex.DecodeString(s)
 			if err != nil {
+				// protojson writes ids in base64: take that too.
+				if y, err := base64.StdEncoding.DecodeString(s); err == nil && len(s) != 2*len(y) {
+					return protoreflect.ValueOfBytes(y), nil
+				}
 				return protoreflect.Value{}, fmt.Errorf("%s: %q is not hex", path, s)
 			}
 			return protoreflect.ValueOfBytes(x), nil

@@ -184,10 +184,11 @@ func TestJSONShape(t *testing.T) {
 }
 
 // TestJSONReaderLeniency: unknown fields ignored, snake_case keys, numbers
-// as JSON numbers, enums by name, the deprecated fields.
+// as JSON numbers, enums by name, the deprecated fields, a profile id in
+// base64 as protojson writes it.
 func TestJSONReaderLeniency(t *testing.T) {
 	in := `{"resource_profiles":[{"unknownField":{"x":[1,2]},"scopeProfiles":[{"profiles":[{
-	  "profile_id":"000102030405060708090a0b0c0d0e0f","startTimeUnixNano":5,
+	  "profile_id":"AAECAwQFBgcICQoLDA0ODw==","startTimeUnixNano":5,
 	  "profile":{"sampleType":[{"type":1,"unit":"2","aggregation_temporality":"AGGREGATION_TEMPORALITY_CUMULATIVE"}],
 	    "stringTable":["","cpu","ns","main","k","v"],
 	    "function":[{"name":3}],"location":[{"line":[{"functionIndex":0,"line":"7"}]}],
