@@ -261,6 +261,12 @@ func TestRecords(t *testing.T) {
 		half := uint64(math.MaxInt64/1_000_000/2 + 1)
 		b = newFile(le64).header(1000).rec(half, 0x10).rec(1, 0x20).rec(half, 0x10).trailer().buf
 		decodeErr(t, b, Options{}, "record 3 at byte 88", "overflows int64")
+		b = newFile(le64).header(1000).rec(half, 0x10, 0).rec(half, 0x10, 1).trailer().buf
+		decodeErr(t, b, Options{}, "record 2 at byte 72", "overflows int64")
+		r := decode(t, b, Options{Salvage: true})
+		if got := samples(r.p); !reflect.DeepEqual(got, []string{fmt.Sprintf("%d@0x10,0x0", half)}) {
+			t.Errorf("salvaged %v", got)
+		}
 		// The largest count that fits is fine.
 		b = newFile(le64).header(1000).rec(math.MaxInt64/1_000_000, 0x10).trailer().buf
 		if got := decode(t, b, Options{}).p.Samples[0].Values[1]; got != math.MaxInt64/1_000_000*1_000_000 {

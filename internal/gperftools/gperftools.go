@@ -303,15 +303,26 @@ func (d *decoder) recordLoop() error {
 			}
 			return d.recErr(at, "sample count is 0")
 		}
+		// Check the count before a new stack is interned, so that a
+		// salvaged file never holds a stack without its record.
 		idx, ok := d.byRaw[string(raw)]
+		var sum uint64
+		if ok {
+			sum = d.counts[idx]
+		}
+		if count > maxCount-sum {
+			return d.recErr(at, "the summed count of its stack × period %d ns overflows int64", d.periodN)
+		}
 		if !ok {
 			var err error
 			if idx, err = d.newStack(raw, at); err != nil {
 				return err
 			}
-		}
-		if count > maxCount-d.counts[idx] {
-			return d.recErr(at, "the summed count of its stack × period %d ns overflows int64", d.periodN)
+			// A new raw stack can equal a known one once adjusted
+			// (non-leaf PCs 0 and 1 both become 0).
+			if count > maxCount-d.counts[idx] {
+				return d.recErr(at, "the summed count of its stack × period %d ns overflows int64", d.periodN)
+			}
 		}
 		d.counts[idx] += count
 		d.info.Records++
