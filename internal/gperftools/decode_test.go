@@ -432,7 +432,7 @@ func TestMaps(t *testing.T) {
 }
 
 func TestMapsEdges(t *testing.T) {
-	long := strings.Repeat("x", 100<<10)
+	long := strings.Repeat("x", bufSize+100)
 	text := "00001000-00002000 r-xp 00000000 00:00 1 /a/" + long + "\n" +
 		"00002000-00003000 r-xp 00000000 00:00 1 /bin/main\n" +
 		"00003000-00004000 r-xp 00000000 00:00 1 /" + long // cut, no newline
@@ -465,6 +465,37 @@ func TestStreamingAndDeterminism(t *testing.T) {
 		}
 		if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(ia, ib) {
 			t.Errorf("%s: one byte at a time decodes differently", fx.file)
+		}
+	}
+}
+
+// TestMappingIndex checks the segment index against a brute-force search on
+// random, heavily overlapping mappings: each address belongs to the first
+// mapping (in profile order) containing it.
+func TestMappingIndex(t *testing.T) {
+	rng := uint64(1)
+	next := func(n uint64) uint64 {
+		rng = rng*6364136223846793005 + 1442695040888963407
+		return (rng >> 33) % n
+	}
+	for round := 0; round < 200; round++ {
+		var maps []model.Mapping
+		for i := next(12); i > 0; i-- {
+			a, b := next(100), next(100)
+			maps = append(maps, model.Mapping{Start: min(a, b), Limit: max(a, b)})
+		}
+		x := newMappingIndex(maps)
+		for a := uint64(0); a < 101; a++ {
+			want := int32(model.NoMapping)
+			for i, m := range maps {
+				if m.Start <= a && a < m.Limit {
+					want = int32(i)
+					break
+				}
+			}
+			if got := x.find(a); got != want {
+				t.Fatalf("round %d, mappings %v: address %d in mapping %d, want %d", round, maps, a, got, want)
+			}
 		}
 	}
 }

@@ -140,13 +140,16 @@ type decoder struct {
 	info *Info
 	lay  Layout
 
-	b       *model.Builder
-	locs    map[uint64]int32 // adjusted address -> location index
-	addrs   []uint64         // location index -> adjusted address
-	byRaw   map[string]int32 // raw PC bytes of a record -> stack (= sample) index
-	counts  []uint64         // per stack
-	frames  []int32
-	periodN int64
+	stacks     model.Stacks
+	byAdjusted map[string]int32 // adjusted addresses -> stack, for stacks with a non-leaf PC 0 or 1
+	locs       *addrTable       // adjusted address -> location index
+	addrs      []uint64         // location index -> adjusted address
+	byRaw      *rawTable        // raw PC bytes of a record -> stack (= sample) index
+	counts     []uint64         // per stack
+	pre        prefetched
+	frames     []int32
+	pcs        []uint64
+	periodN    int64
 }
 
 func (d *decoder) warn(format string, args ...any) {
@@ -159,9 +162,9 @@ func (d *decoder) decode() (*model.Profile, error) {
 	if err := d.header(); err != nil {
 		return nil, err
 	}
-	d.b = model.NewBuilder()
-	d.locs = make(map[uint64]int32)
-	d.byRaw = make(map[string]int32)
+	d.byAdjusted = make(map[string]int32)
+	d.locs = newAddrTable()
+	d.byRaw = newRawTable()
 	if err := d.records(); err != nil {
 		return nil, err
 	}
@@ -264,6 +267,9 @@ func (d *decoder) recordLoop() error {
 	s := lay.SlotSize
 	maxCount := uint64(math.MaxInt64 / d.periodN)
 	for {
+		if d.pre.i == d.pre.n {
+			d.prefetch()
+		}
 		at := rd.off
 		n := rd.fill(2 * s)
 		if err := rd.readErr(); err != nil {
@@ -276,8 +282,8 @@ func (d *decoder) recordLoop() error {
 		if n < 2*s {
 			return d.recErr(at, "cut after %d of its first %d bytes", n, 2*s)
 		}
-		h := rd.peek(2 * s)
-		count, npcs := lay.slot(h), lay.slot(h[s:])
+		hd := rd.peek(2 * s)
+		count, npcs := lay.slot(hd), lay.slot(hd[s:])
 		if npcs == 0 {
 			return d.recErr(at, "num_pcs is 0")
 		}
@@ -305,7 +311,15 @@ func (d *decoder) recordLoop() error {
 		}
 		// Check the count before a new stack is interned, so that a
 		// salvaged file never holds a stack without its record.
-		idx, ok := d.byRaw[string(raw)]
+		var h uint64
+		if d.pre.i < d.pre.n {
+			h = d.pre.hash[d.pre.i]
+			d.pre.i++
+		} else {
+			h = d.byRaw.hash(raw)
+		}
+		idx := d.byRaw.find(h, raw)
+		ok := idx >= 0
 		var sum uint64
 		if ok {
 			sum = d.counts[idx]
@@ -315,7 +329,7 @@ func (d *decoder) recordLoop() error {
 		}
 		if !ok {
 			var err error
-			if idx, err = d.newStack(raw, at); err != nil {
+			if idx, err = d.newStack(raw, h, at); err != nil {
 				return err
 			}
 			// A new raw stack can equal a known one once adjusted
@@ -336,38 +350,73 @@ func (d *decoder) recErr(at int64, format string, args ...any) error {
 }
 
 // newStack interns the stack of a record not seen before. raw is its PCs.
-func (d *decoder) newStack(raw []byte, at int64) (int32, error) {
+func (d *decoder) newStack(raw []byte, h uint64, at int64) (int32, error) {
 	s := d.lay.SlotSize
 	n := len(raw) / s
-	if len(d.b.P.Stacks.Frames)+n > math.MaxInt32 {
+	if len(d.stacks.Frames)+n > math.MaxInt32 {
 		return 0, d.recErr(at, "more than %d frames in all", math.MaxInt32)
 	}
-	fr := d.frames[:0]
+	// Distinct raw stacks are distinct once adjusted, except that non-leaf
+	// PCs 0 and 1 both become 0: only stacks holding one can collide, and
+	// they are looked up by their adjusted addresses.
+	pcs := d.pcs[:0]
 	for i := 0; i < n; i++ {
 		pc := d.lay.slot(raw[i*s:])
 		if i > 0 && pc > 0 {
 			pc-- // a return address: point into the call instruction
 		}
-		li, ok := d.locs[pc]
-		if !ok {
+		pcs = append(pcs, pc)
+	}
+	d.pcs = pcs
+	d.pre.sink += uint64(d.locs.touch(pcs))
+	fr := d.frames[:0]
+	var adj []byte
+	for i, pc := range pcs {
+		if i > 0 && pc == 0 && adj == nil {
+			adj = make([]byte, 0, 8*n)
+			for _, a := range pcs[:i] {
+				adj = binary.LittleEndian.AppendUint64(adj, a)
+			}
+		}
+		if adj != nil {
+			adj = binary.LittleEndian.AppendUint64(adj, pc)
+		}
+		li := d.locs.get(pc)
+		if li < 0 {
 			li = int32(len(d.addrs))
-			d.addrs = append(d.addrs, pc)
-			d.locs[pc] = li
+			d.addrs = append(grow(d.addrs, 1), pc)
+			d.locs.add(pc, li)
 		}
 		fr = append(fr, li)
 	}
 	d.frames = fr
-	idx := d.b.Stack(fr)
-	if int(idx) == len(d.counts) {
-		d.counts = append(d.counts, 0)
+	idx, ok := int32(0), false
+	if adj != nil {
+		idx, ok = d.byAdjusted[string(adj)]
 	}
-	d.byRaw[string(raw)] = idx
+	if !ok {
+		// Double the table when full: append's smaller steps would copy
+		// the frames several times over on a large profile.
+		st := &d.stacks
+		if cap(st.Frames)-len(st.Frames) < len(fr) || cap(st.Offsets)-len(st.Offsets) < 2 {
+			st.Grow(max(len(st.Offsets), 1024), max(len(st.Frames), len(fr), 16<<10))
+		}
+		idx = st.Add(fr)
+		if adj != nil {
+			d.byAdjusted[string(adj)] = idx
+		}
+	}
+	if int(idx) == len(d.counts) {
+		d.counts = append(grow(d.counts, 1), 0)
+	}
+	d.byRaw.add(h, raw, idx)
 	return idx, nil
 }
 
 func (d *decoder) build(maps []mapping) (*model.Profile, error) {
-	b := d.b
+	b := model.NewBuilder()
 	p := b.P
+	p.Stacks = d.stacks
 	p.SampleTypes = []model.ValueType{
 		{Type: b.String("samples"), Unit: b.String("count")},
 		{Type: b.String("cpu"), Unit: b.String("nanoseconds")},
@@ -422,4 +471,62 @@ func isSharedLibrary(file string) bool {
 		}
 		i = k
 	}
+}
+
+// prefetched holds the hashes of the next records, computed ahead so that
+// their table slots and keys are loaded from memory in parallel rather than
+// one cache miss after another: on a large profile the lookups are
+// memory-bound.
+type prefetched struct {
+	hash [16]uint64
+	i, n int
+	sink uint64
+}
+
+// prefetch hashes the records that are whole in the read buffer (up to 16)
+// and touches their slots and keys. It only reads ahead; the record loop
+// checks every record as usual and takes the hashes in order.
+func (d *decoder) prefetch() {
+	pre := &d.pre
+	pre.i, pre.n = 0, 0
+	rd, lay := d.rd, d.lay
+	s := lay.SlotSize
+	buf := rd.buf[rd.lo:rd.hi]
+	for pre.n < len(pre.hash) && len(buf) >= 2*s {
+		npcs := lay.slot(buf[s:])
+		if npcs == 0 || npcs > uint64(len(buf)/s-2) {
+			break
+		}
+		end := (2 + int(npcs)) * s
+		pre.hash[pre.n] = d.byRaw.hash(buf[2*s : end])
+		pre.n++
+		buf = buf[end:]
+	}
+	t := d.byRaw
+	mask := uint64(len(t.slots) - 1)
+	var sink uint64
+	for _, h := range pre.hash[:pre.n] {
+		sink += uint64(t.slots[h&mask].tag)
+	}
+	for _, h := range pre.hash[:pre.n] {
+		if sl := &t.slots[h&mask]; sl.stack != 0 {
+			// Every cache line of the key, for the comparison to come.
+			key := t.key(sl)
+			for j := 0; j < len(key); j += 64 {
+				sink += uint64(key[j])
+			}
+		}
+	}
+	pre.sink += sink
+}
+
+// grow returns s with room for n more elements, doubling its capacity when
+// it must grow.
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	g := make([]T, len(s), max(2*cap(s), len(s)+n, 256))
+	copy(g, s)
+	return g
 }

@@ -2,6 +2,7 @@ package gperftools
 
 import (
 	"bytes"
+	"container/heap"
 	"io"
 	"sort"
 
@@ -193,37 +194,75 @@ func isDecimal(b []byte) bool {
 	return true
 }
 
-// mappingIndex finds the first mapping (in profile order) containing an address.
+// mappingIndex finds the first mapping (in profile order) containing an
+// address. Mappings may overlap, so it cuts the address space into
+// segments, each owned by the first mapping covering it: building it is
+// O(m log m) and a lookup O(log m), whatever the overlaps.
 type mappingIndex struct {
-	byStart []int32  // mapping indices sorted by start, then index
-	maxLim  []uint64 // maxLim[i]: largest limit among byStart[:i+1]
-	maps    []model.Mapping
+	starts []uint64 // segment starts, increasing
+	owners []int32  // owner of [starts[i], starts[i+1]), or NoMapping
+}
+
+type boundary struct {
+	at    uint64
+	m     int32
+	start bool
 }
 
 func newMappingIndex(maps []model.Mapping) *mappingIndex {
-	x := &mappingIndex{maps: maps, byStart: make([]int32, len(maps)), maxLim: make([]uint64, len(maps))}
-	for i := range maps {
-		x.byStart[i] = int32(i)
+	bs := make([]boundary, 0, 2*len(maps))
+	for i, m := range maps {
+		if m.Start < m.Limit {
+			bs = append(bs, boundary{m.Start, int32(i), true}, boundary{m.Limit, int32(i), false})
+		}
 	}
-	sort.SliceStable(x.byStart, func(a, b int) bool { return maps[x.byStart[a]].Start < maps[x.byStart[b]].Start })
-	var m uint64
-	for i, j := range x.byStart {
-		m = max(m, maps[j].Limit)
-		x.maxLim[i] = m
+	sort.Slice(bs, func(a, b int) bool { return bs[a].at < bs[b].at })
+	x := &mappingIndex{}
+	active := &int32Heap{}
+	ended := make([]bool, len(maps))
+	for i := 0; i < len(bs); {
+		at := bs[i].at
+		for ; i < len(bs) && bs[i].at == at; i++ {
+			if bs[i].start {
+				heap.Push(active, bs[i].m)
+			} else {
+				ended[bs[i].m] = true
+			}
+		}
+		for active.Len() > 0 && ended[(*active)[0]] {
+			heap.Pop(active)
+		}
+		owner := int32(model.NoMapping)
+		if active.Len() > 0 {
+			owner = (*active)[0]
+		}
+		if n := len(x.owners); n > 0 && x.owners[n-1] == owner {
+			continue
+		}
+		x.starts = append(x.starts, at)
+		x.owners = append(x.owners, owner)
 	}
 	return x
 }
 
 func (x *mappingIndex) find(addr uint64) int32 {
-	// The last mapping starting at or below addr, then back while some
-	// earlier mapping may still reach addr.
-	i := sort.Search(len(x.byStart), func(i int) bool { return x.maps[x.byStart[i]].Start > addr }) - 1
-	best := int32(model.NoMapping)
-	for ; i >= 0 && x.maxLim[i] > addr; i-- {
-		j := x.byStart[i]
-		if m := x.maps[j]; addr < m.Limit && (best == model.NoMapping || j < best) {
-			best = j
-		}
+	i := sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > addr }) - 1
+	if i < 0 {
+		return model.NoMapping
 	}
-	return best
+	return x.owners[i]
+}
+
+// int32Heap is a min-heap of mapping indices.
+type int32Heap []int32
+
+func (h int32Heap) Len() int           { return len(h) }
+func (h int32Heap) Less(i, j int) bool { return h[i] < h[j] }
+func (h int32Heap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *int32Heap) Push(x any)        { *h = append(*h, x.(int32)) }
+func (h *int32Heap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
 }

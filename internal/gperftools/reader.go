@@ -9,7 +9,7 @@ import (
 
 // bufSize is the read buffer. Records (at most 64 PCs as gperftools writes
 // them) are read from it without copying; a longer one is copied out.
-const bufSize = 64 << 10
+const bufSize = 256 << 10
 
 // reader reads an io.Reader through a fixed buffer and counts the bytes it
 // has consumed, so errors can name a byte offset.
@@ -24,7 +24,12 @@ type reader struct {
 }
 
 func newReader(r io.Reader) *reader {
-	return &reader{r: r, buf: make([]byte, bufSize), size: sizeOf(r)}
+	size := sizeOf(r)
+	n := bufSize
+	if size >= 0 && size < bufSize {
+		n = max(int(size), 64) // a small input needs no large buffer
+	}
+	return &reader{r: r, buf: make([]byte, n), size: size}
 }
 
 // sizeOf returns how many bytes r has left, when it can tell without reading.
@@ -54,7 +59,7 @@ func (rd *reader) remaining() (int64, bool) {
 	return rd.size - rd.off, true
 }
 
-// fill tries to have n bytes (n <= bufSize) buffered and returns how many
+// fill tries to have n bytes (n <= len(rd.buf)) buffered and returns how many
 // are, which is less than n only at the end of the input or on an error.
 func (rd *reader) fill(n int) int {
 	if rd.hi-rd.lo >= n {
@@ -100,7 +105,7 @@ func (rd *reader) skip(n int) {
 // n only at the end of the input or on an error. The slice is valid until
 // the next call. Memory grows with the bytes actually read, never with n.
 func (rd *reader) read(n int) ([]byte, int) {
-	if n <= bufSize {
+	if n <= len(rd.buf) {
 		got := rd.fill(n)
 		b := rd.buf[rd.lo : rd.lo+got]
 		rd.skip(got)
@@ -108,7 +113,7 @@ func (rd *reader) read(n int) ([]byte, int) {
 	}
 	rd.long = rd.long[:0]
 	for len(rd.long) < n {
-		got := rd.fill(min(n-len(rd.long), bufSize))
+		got := rd.fill(min(n-len(rd.long), len(rd.buf)))
 		if got == 0 {
 			break
 		}
@@ -143,7 +148,7 @@ func (rd *reader) line() ([]byte, error) {
 			rd.skip(scanned)
 			return trimCR(l), nil
 		}
-		if scanned == bufSize {
+		if scanned == len(rd.buf) {
 			// Drop the start of an over-long line, then the rest of it.
 			rd.skip(scanned)
 			for {
