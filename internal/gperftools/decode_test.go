@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -279,14 +278,12 @@ func TestRecords(t *testing.T) {
 			"sized":    bytes.NewReader(b),
 			"streamed": iotest.HalfReader(bytes.NewReader(b)),
 		} {
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
+			before := allocated()
 			_, _, err := Decode(r, Options{})
-			runtime.ReadMemStats(&after)
 			if err == nil || !strings.Contains(err.Error(), "record 2 at byte 64") || !strings.Contains(err.Error(), "num_pcs 1048576") {
 				t.Errorf("%s: error %v", name, err)
 			}
-			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+			if alloc := allocated() - before; alloc > 1<<20 {
 				t.Errorf("%s: allocated %d bytes for a %d-byte file", name, alloc, len(b))
 			}
 		}

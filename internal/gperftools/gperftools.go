@@ -258,7 +258,7 @@ func (d *decoder) records() error {
 		return err
 	}
 	d.info.Salvaged = true
-	d.warn("salvaged %d complete records before: %s", d.info.Records, re.msg)
+	d.warn("salvage: kept the %d complete records before this one: %s", d.info.Records, re.msg)
 	return nil
 }
 
@@ -340,7 +340,9 @@ func (d *decoder) recordLoop() error {
 		}
 		d.counts[idx] += count
 		d.info.Records++
-		d.info.TotalCount += count
+		if d.info.TotalCount += count; d.info.TotalCount < count {
+			d.info.TotalCount = math.MaxUint64 // saturate; only Info shows it
+		}
 		d.info.MaxDepth = max(d.info.MaxDepth, int(npcs))
 	}
 }
