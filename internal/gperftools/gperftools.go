@@ -258,7 +258,11 @@ func (d *decoder) records() error {
 		return err
 	}
 	d.info.Salvaged = true
-	d.warn("salvage: kept the %d complete records before this one: %s", d.info.Records, re.msg)
+	plural := "s"
+	if d.info.Records == 1 {
+		plural = ""
+	}
+	d.warn("salvage: kept the %d complete record%s before this one: %s", d.info.Records, plural, re.msg)
 	return nil
 }
 
