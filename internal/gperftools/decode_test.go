@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -493,6 +494,38 @@ func TestMappingIndex(t *testing.T) {
 			if got := x.find(a); got != want {
 				t.Fatalf("round %d, mappings %v: address %d in mapping %d, want %d", round, maps, a, got, want)
 			}
+		}
+	}
+}
+
+// A small regular file, whose size Decode takes from Stat, with the largest
+// header: the read buffer is sized down but still holds the header.
+func TestSmallFile(t *testing.T) {
+	f := newFile(le64).slots(0, MaxHeaderWords-1, 0, 10000, 0)
+	for i := 5; i < 2+MaxHeaderWords-1; i++ {
+		f.slots(0)
+	}
+	b := f.rec(2, 0x10).trailer().buf
+	path := t.TempDir() + "/small.prof"
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{len(b), 100} {
+		os.WriteFile(path, b[:cut], 0o644)
+		fh, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, info, err := Decode(fh, Options{})
+		fh.Close()
+		if cut == 100 {
+			if err == nil || !strings.Contains(err.Error(), "header cut at byte 100") {
+				t.Errorf("cut header: %v", err)
+			}
+			continue
+		}
+		if err != nil || info.HeaderWords != MaxHeaderWords-1 || len(p.Samples) != 1 {
+			t.Errorf("err %v, info %+v", err, info)
 		}
 	}
 }

@@ -11,6 +11,9 @@ import (
 // them) are read from it without copying; a longer one is copied out.
 const bufSize = 256 << 10
 
+// minBufSize is the smallest read buffer: fill never needs more.
+const minBufSize = 1024
+
 // reader reads an io.Reader through a fixed buffer and counts the bytes it
 // has consumed, so errors can name a byte offset.
 type reader struct {
@@ -27,7 +30,9 @@ func newReader(r io.Reader) *reader {
 	size := sizeOf(r)
 	n := bufSize
 	if size >= 0 && size < bufSize {
-		n = max(int(size), 64) // a small input needs no large buffer
+		// A small input needs no large buffer, but it must still hold
+		// the largest header (2+63 slots of 8 bytes).
+		n = max(int(size), minBufSize)
 	}
 	return &reader{r: r, buf: make([]byte, n), size: size}
 }
@@ -62,6 +67,7 @@ func (rd *reader) remaining() (int64, bool) {
 // fill tries to have n bytes (n <= len(rd.buf)) buffered and returns how many
 // are, which is less than n only at the end of the input or on an error.
 func (rd *reader) fill(n int) int {
+	n = min(n, len(rd.buf))
 	if rd.hi-rd.lo >= n {
 		return n
 	}
