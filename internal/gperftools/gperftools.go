@@ -96,20 +96,20 @@ type Options struct {
 // Info describes the file Decode read, for `pprofx inspect`.
 type Info struct {
 	Layout       Layout
-	HeaderWords  int    // the header-words slot (3 as written by gperftools)
-	PeriodMicros uint64 // sampling period in microseconds
-	Records      int    // records read, the trailer excluded
-	TotalCount   uint64 // sum of the records' sample counts
-	Stacks       int    // distinct stacks after summing identical records
-	Locations    int    // distinct (adjusted) addresses
-	MaxDepth     int    // largest num_pcs of a record
-	Mappings     int    // executable mappings found in the maps text
-	Unmapped     int    // locations outside every mapping
-	Trailer      bool   // the (0, 1, 0) trailer was found
-	Salvaged     bool   // a cut or bad record was dropped (Options.Salvage)
-	DataBytes    int64  // bytes of the binary part: header, records, trailer
-	MapsBytes    int64  // bytes of the maps text after the trailer
-	Deleted      []string
+	HeaderWords  int      // the header-words slot (3 as written by gperftools)
+	PeriodMicros uint64   // sampling period in microseconds
+	Records      int      // records read, the trailer excluded
+	TotalCount   uint64   // sum of the records' sample counts
+	Stacks       int      // distinct stacks after summing identical records
+	Locations    int      // distinct (adjusted) addresses
+	MaxDepth     int      // largest num_pcs of a record
+	Mappings     int      // executable mappings found in the maps text
+	Unmapped     int      // locations outside every mapping
+	Trailer      bool     // the (0, 1, 0) trailer was found
+	Salvaged     bool     // a cut or bad record was dropped (Options.Salvage)
+	DataBytes    int64    // bytes of the binary part: header, records, trailer
+	MapsBytes    int64    // bytes of the maps text after the trailer
+	Deleted      []string // mapped files whose maps line ended in " (deleted)"
 }
 
 // DropFrames is the regexp of the profiler's own frames, as google/pprof
