@@ -106,25 +106,41 @@ func TestConvertOTLPFlagErrors(t *testing.T) {
 	}
 }
 
-// TestKeepOriginal: --keep-original embeds a non-pprof input (here an
-// OTLP file, the only non-pprof reader so far) and never a pprof one.
+// TestKeepOriginal: --keep-original embeds a non-pprof input (gperftools)
+// with its format named, never a pprof one; and gperftools -> OTLP -> pprof
+// is the same profile as gperftools -> pprof.
 func TestKeepOriginal(t *testing.T) {
 	dir := t.TempDir()
-	first := filepath.Join(dir, "a.otlp")
 	s := newStreams(nil)
-	if err := convertRun(&ConvertOptions{IO: s.ios, Input: cpuFixture, Output: first, Index: -1, KeepOriginal: true}); err != nil {
+	fromPprof := filepath.Join(dir, "a.otlp")
+	if err := convertRun(&ConvertOptions{IO: s.ios, Input: cpuFixture, Output: fromPprof, Index: -1, KeepOriginal: true}); err != nil {
 		t.Fatal(err)
 	}
-	ps, err := otlp.Decode(mustRead(t, first), otlp.DecodeOptions{})
+	ps, err := otlp.Decode(mustRead(t, fromPprof), otlp.DecodeOptions{})
 	if err != nil || ps[0].OriginalPayload != nil {
 		t.Fatalf("a pprof source was embedded (%v)", err)
 	}
-	second := filepath.Join(dir, "b.otlp.json")
-	if err := convertRun(&ConvertOptions{IO: s.ios, Input: first, Output: second, Index: -1, KeepOriginal: true}); err != nil {
+	const gperf = "../../testdata/gperftools/le64-100hz.prof"
+	mid := filepath.Join(dir, "b.otlp.json")
+	if err := convertRun(&ConvertOptions{IO: s.ios, Input: gperf, Output: mid, Index: -1, KeepOriginal: true}); err != nil {
 		t.Fatal(err)
 	}
-	ps, err = otlp.Decode(mustRead(t, second), otlp.DecodeOptions{})
-	if err != nil || !bytes.Equal(ps[0].OriginalPayload, mustRead(t, first)) || ps[0].OriginalPayloadFormat != "otlp" {
-		t.Errorf("original payload %d bytes, format %q (%v)", len(ps[0].OriginalPayload), ps[0].OriginalPayloadFormat, err)
+	ps, err = otlp.Decode(mustRead(t, mid), otlp.DecodeOptions{})
+	if err != nil || !bytes.Equal(ps[0].OriginalPayload, mustRead(t, gperf)) || ps[0].OriginalPayloadFormat != "gperftools-cpu" {
+		t.Fatalf("original payload %d bytes, format %q (%v)", len(ps[0].OriginalPayload), ps[0].OriginalPayloadFormat, err)
+	}
+	direct, viaOTLP := filepath.Join(dir, "direct.pb.gz"), filepath.Join(dir, "via.pb.gz")
+	if err := convertRun(&ConvertOptions{IO: s.ios, Input: gperf, Output: direct, Index: -1}); err != nil {
+		t.Fatal(err)
+	}
+	s = newStreams(nil)
+	if err := convertRun(&ConvertOptions{IO: s.ios, Input: mid, Output: viaOTLP, Index: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if d := pprofcmp.Diff(parse(t, mustRead(t, direct)), parse(t, mustRead(t, viaOTLP))); d != "" {
+		t.Errorf("gperftools -> OTLP -> pprof differs from gperftools -> pprof:\n%s", d)
+	}
+	if w := s.err.String(); !strings.Contains(w, "original payload") || !strings.Contains(w, "profile id") || strings.Count(w, "\n") != 2 {
+		t.Errorf("stderr %q, want one warning about the dropped original payload and one about the profile id", w)
 	}
 }
