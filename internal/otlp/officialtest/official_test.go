@@ -36,7 +36,8 @@ func TestMain(m *testing.M) {
 	root := filepath.Join("..", "..", "..")
 	fixtures, _ = filepath.Glob(filepath.Join(root, "testdata", "go", "*.pb.gz"))
 	tool, _ := filepath.Glob(filepath.Join(root, "testdata", "pprof", "*.pb.gz"))
-	fixtures = append(fixtures, tool...)
+	gperf, _ := filepath.Glob(filepath.Join(root, "testdata", "gperftools", "*.prof"))
+	fixtures = append(append(fixtures, tool...), gperf...)
 	fixtures = append(fixtures, filepath.Join(root, "testdata", "otlp", "rich.pb.gz"))
 	dir, err := os.MkdirTemp("", "pprofx-officialtest")
 	if err != nil {
@@ -58,14 +59,18 @@ func TestMain(m *testing.M) {
 
 func outputs(t *testing.T, name string) (src *profile.Profile, bin, js []byte) {
 	t.Helper()
-	data, err := os.ReadFile(name)
+	base := filepath.Join(outDir, strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".pb.gz"), ".prof"))
+	ref := name
+	if strings.HasSuffix(name, ".prof") { // gperftools: compare with pprofx's pprof of it
+		ref = base + ".src.pb.gz"
+	}
+	data, err := os.ReadFile(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if src, err = profile.ParseData(data); err != nil {
 		t.Fatal(err)
 	}
-	base := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(name), ".pb.gz"))
 	if bin, err = os.ReadFile(base + ".otlp"); err != nil {
 		t.Fatal(err)
 	}

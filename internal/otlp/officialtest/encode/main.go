@@ -1,7 +1,7 @@
 // Command encode writes pprofx's OTLP output for the official-bindings
-// test: for each pprof file given, NAME.otlp (binary) and NAME.otlp.json
-// (OTLP JSON) in the -o directory, through pprofx's pprof decoder and OTLP
-// encoder; and descriptors.binpb, the FileDescriptorSet of pprofx's
+// test: for each profile file given, NAME.otlp (binary) and NAME.otlp.json
+// (OTLP JSON) in the -o directory, through pprofx's readers and OTLP
+// encoder (and for a non-pprof input NAME.src.pb.gz, pprofx's pprof of it); and descriptors.binpb, the FileDescriptorSet of pprofx's
 // generated OTLP code.
 package main
 
@@ -18,6 +18,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
@@ -53,15 +55,27 @@ func run(out string, files []string) error {
 		return err
 	}
 	for _, name := range files {
-		src, err := os.ReadFile(name)
+		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
-		p, err := pprof.Decode(src)
+		in, err := formats.Read(f, formats.ReadOptions{})
+		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
 		}
-		base := filepath.Join(out, strings.TrimSuffix(filepath.Base(name), ".pb.gz"))
+		p := in.Items[0].Profile
+		base := filepath.Join(out, strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".pb.gz"), ".prof"))
+		if in.Format != detect.Pprof {
+			// The reference for a non-pprof input: pprofx's pprof of it.
+			var buf bytes.Buffer
+			if err := pprof.Encode(&buf, p, pprof.EncodeOptions{}); err != nil {
+				return err
+			}
+			if err := os.WriteFile(base+".src.pb.gz", buf.Bytes(), 0o644); err != nil {
+				return err
+			}
+		}
 		for _, o := range []struct {
 			ext  string
 			json bool
