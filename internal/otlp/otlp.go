@@ -10,12 +10,20 @@
 //
 // How the model maps to the schema:
 //   - Tables are 0-based in both. The schema has no "none" for
-//     Location.mapping_index or Sample.link: when some location has no
-//     mapping the writer puts an all-zero Mapping at index 0 (same for
-//     links), and the reader takes an all-zero mapping or link as none.
+//     Location.mapping_index, Line.function_index or Sample.link: when some
+//     location has no mapping the writer puts an all-zero Mapping at index 0
+//     (same for functions and links), and the reader takes an all-zero
+//     mapping, function or link as none.
+//   - For gzip's sake the writer orders two tables: the string table holds
+//     only the strings referenced by index, sorted (label keys and values
+//     are inline in attribute_table), and locations are ordered by mapping
+//     and address. Neither order is data.
 //   - Stacks are slices of Profile.location_indices, leaf first. Identical
 //     stacks share one slice and a stack that is the caller part of a longer
 //     one reuses the tail of that one's slice.
+//   - Profile fields with a home in the schema go there; the container's
+//     profile_id is derived from the content (SHA-256 of the Profile
+//     message) unless given, start/end times from time and duration.
 //   - Labels are Profile.attribute_table entries (string or int values);
 //     numeric units go to attribute_units. A sample with a label whose unit
 //     differs from the key's unit in attribute_units is written with the
