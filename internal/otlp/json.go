@@ -237,6 +237,10 @@ func setJSONMessage(m protoreflect.Message, v any, path *jpath) error {
 		if fd == nil {
 			fd = fds.ByName(protoreflect.Name(k))
 		}
+		if fd == nil && k == "timestamps" {
+			// The OTEP's name for Sample.timestamps_unix_nano (same field 13).
+			fd = fds.ByName("timestamps_unix_nano")
+		}
 		if fd == nil || val == nil {
 			continue // unknown fields are ignored; null is unset
 		}

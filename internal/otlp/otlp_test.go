@@ -185,18 +185,18 @@ func TestJSONShape(t *testing.T) {
 
 // TestJSONReaderLeniency: unknown fields ignored, snake_case keys, numbers
 // as JSON numbers, enums by name, the deprecated fields, a profile id in
-// base64 as protojson writes it.
+// base64 as protojson writes it, the OTEP's name "timestamps".
 func TestJSONReaderLeniency(t *testing.T) {
 	in := `{"resource_profiles":[{"unknownField":{"x":[1,2]},"scopeProfiles":[{"profiles":[{
 	  "profile_id":"AAECAwQFBgcICQoLDA0ODw==","startTimeUnixNano":5,
 	  "profile":{"sampleType":[{"type":1,"unit":"2","aggregation_temporality":"AGGREGATION_TEMPORALITY_CUMULATIVE"}],
 	    "stringTable":["","cpu","ns","main","k","v"],
 	    "function":[{"name":3}],"location":[{"line":[{"functionIndex":0,"line":"7"}]}],
-	    "sample":[{"locationIndex":[0],"value":["42"],"label":[{"key":4,"str":5}]}],
+	    "sample":[{"locationIndex":[0],"value":["42"],"label":[{"key":4,"str":5}],"timestamps":["7"]}],
 	    "somethingNew":true}}]}]}]}`
 	got := decodeOne(t, []byte(in))
 	f := flatten(got)
-	if len(f.Samples) != 1 || f.Samples[0] != `[42] {k="v"} <0x0 main|||0:7:0>` {
+	if len(f.Samples) != 1 || f.Samples[0] != `[42] {k="v"} <0x0 main|||0:7:0> ts [7]` {
 		t.Errorf("samples = %q", f.Samples)
 	}
 	if f.SampleTypes[0] != "cpu/ns/2" || f.Start != 5 || f.ProfileID != "000102030405060708090a0b0c0d0e0f" {
