@@ -3,6 +3,7 @@ package otlp
 import (
 	"cmp"
 	"crypto/sha256"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -189,6 +190,12 @@ func (e *encoder) profilesData(ps []*model.Profile) []byte {
 		b = end(b, r)
 	}
 
+	for _, p := range ps {
+		if sc := p.Scope; (sc.Name != "" && sc.Name != ScopeName) || len(sc.Attributes) > 0 || sc.SchemaURL != "" {
+			e.warn(fmt.Sprintf("otlp: the instrumentation scope %q of the input is replaced by %q", sc.Name, ScopeName))
+			break
+		}
+	}
 	b, sp := begin(b, fResourceProfilesScope)
 	b, sc := begin(b, fScopeProfilesScope)
 	b = e.appendStringField(b, 1, ScopeName)

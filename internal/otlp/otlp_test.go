@@ -85,11 +85,16 @@ func richModel2() *model.Profile {
 
 func TestResourceOption(t *testing.T) {
 	p := richModel()
+	p.Scope = model.Scope{Name: "otel-ebpf-profiler", Version: "0.1"}
+	var warns []string
 	data := encodeOne(t, p, EncodeOptions{Resource: []model.Attribute{
 		{Key: "service.name", Value: model.Value{Kind: model.KindString, Str: "other"}},
 		{Key: "deployment.environment", Value: model.Value{Kind: model.KindString, Str: "prod"}},
-	}, ScopeVersion: "v1.2.3"})
+	}, ScopeVersion: "v1.2.3", Warn: func(s string) { warns = append(warns, s) }})
 	got := decodeOne(t, data)
+	if len(warns) != 2 || !strings.Contains(warns[0], `scope "otel-ebpf-profiler" of the input is replaced by "pprofx"`) {
+		t.Errorf("warnings %q", warns)
+	}
 	if a := attrs(got.Resource.Attributes); !strings.HasPrefix(a, "service.name=other(1);host.cpus=8(3);") || !strings.HasSuffix(a, "deployment.environment=prod(1)") {
 		t.Errorf("resource = %s", a)
 	}
