@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
@@ -84,6 +85,9 @@ func Open(r io.ReaderAt, size int64) (*Reader, error) {
 		d.fail("profile count", "%d profiles, footer says %d", n, count)
 	}
 	rd.entries = make([]Entry, n)
+	// Sections lie back to back from the end of the header.
+	off := uint64(headerSize)
+	var prevTime int64
 	for i := range rd.entries {
 		e := &rd.entries[i]
 		e.Name = d.str("name")
@@ -93,20 +97,25 @@ func Open(r io.ReaderAt, size int64) (*Reader, error) {
 			e.SampleTypes[j] = d.str("sample_type")
 		}
 		e.Samples = int(d.u32("samples"))
-		e.TimeNanos = d.varint("time_nanos")
+		prevTime += unzigzag(d.uvarint("time_nanos"))
+		e.TimeNanos = prevTime
 		e.DurationNanos = d.varint("duration_nanos")
-		e.off = d.uvarint("section.offset")
+		e.off = off
 		e.size = d.uvarint("section.size")
 		e.rawSize = d.uvarint("section.raw_size")
-		if d.err == nil && (e.off < headerSize || e.size > rd.tablesOff || e.off > rd.tablesOff-e.size) {
-			d.fail("section", "profile %d: section at %d+%d is outside the sections area [%d, %d)", i, e.off, e.size, headerSize, rd.tablesOff)
+		if d.err == nil && (e.size > rd.tablesOff || e.off > rd.tablesOff-e.size) {
+			d.fail("section", "profile %d: section at %d+%d runs past the sections area [%d, %d)", i, e.off, e.size, headerSize, rd.tablesOff)
 		}
+		off += e.size
 		if d.err != nil {
 			break
 		}
 	}
 	if err := d.done(); err != nil {
 		return nil, err
+	}
+	if off != rd.tablesOff {
+		return nil, errf("corrupt index: sections end at byte %d, tables begin at %d", off, rd.tablesOff)
 	}
 	return rd, nil
 }
@@ -242,24 +251,31 @@ func trimPrefix(err error) error {
 // unpacker builds one profile's tables from the shared ones, adding each
 // entry the first time it is used.
 type unpacker struct {
-	t                                     *tables
-	p                                     *model.Profile
-	strMap, funcMap, locMap, nodeMap, lsM map[uint32]int32
-	mapFirst                              map[uint32]int32 // shared mapping -> first local mapping
-	linkMap                               map[uint32]int32
-	frames                                []int32
+	t                             *tables
+	p                             *model.Profile
+	strIdx                        map[string]int32
+	funcMap, locMap, nodeMap, lsM map[uint32]int32
+	mapFirst                      map[uint32]int32 // shared mapping -> first local mapping
+	linkMap                       map[uint32]int32
+	frames                        []int32
 }
 
-func (u *unpacker) str(i uint32) int32 {
-	if i == 0 {
+// str returns the local index of shared table string i.
+func (u *unpacker) str(i uint32) int32 { return u.strVal(u.t.strings[i]) }
+
+// pstr returns the local index of shared profile string i.
+func (u *unpacker) pstr(i uint32) int32 { return u.strVal(u.t.pstrings[i]) }
+
+func (u *unpacker) strVal(s string) int32 {
+	if s == "" {
 		return 0
 	}
-	if v, ok := u.strMap[i]; ok {
+	if v, ok := u.strIdx[s]; ok {
 		return v
 	}
 	v := int32(len(u.p.Strings))
-	u.p.Strings = append(u.p.Strings, u.t.strings[i])
-	u.strMap[i] = v
+	u.p.Strings = append(u.p.Strings, s)
+	u.strIdx[s] = v
 	return v
 }
 
@@ -358,10 +374,10 @@ func (u *unpacker) link(i uint32) int32 {
 }
 
 func (u *unpacker) valueType(d *dec, what string) model.ValueType {
-	ns := len(u.t.strings)
+	nps := len(u.t.pstrings)
 	return model.ValueType{
-		Type:                   u.str(d.ref(what+".type", ns)),
-		Unit:                   u.str(d.ref(what+".unit", ns)),
+		Type:                   u.pstr(d.ref(what+".type", nps)),
+		Unit:                   u.pstr(d.ref(what+".unit", nps)),
 		AggregationTemporality: int32(d.varint(what + ".aggregation_temporality")),
 	}
 }
@@ -371,7 +387,7 @@ const maxValueDepth = 64
 func (u *unpacker) decode(d *dec) (*model.Profile, error) {
 	t := u.t
 	u.p = model.New()
-	u.strMap = map[uint32]int32{}
+	u.strIdx = map[string]int32{}
 	u.funcMap = map[uint32]int32{}
 	u.locMap = map[uint32]int32{}
 	u.nodeMap = map[uint32]int32{}
@@ -379,62 +395,19 @@ func (u *unpacker) decode(d *dec) (*model.Profile, error) {
 	u.mapFirst = map[uint32]int32{}
 	u.linkMap = map[uint32]int32{}
 	p := u.p
-	ns := len(t.strings)
 
-	p.SampleTypes = make([]model.ValueType, d.count("sample_types", 3))
-	for i := range p.SampleTypes {
-		p.SampleTypes[i] = u.valueType(d, "sample_type")
-	}
-	p.DefaultSampleType = u.str(d.ref("default_sample_type", ns))
-	p.PeriodType = u.valueType(d, "period_type")
-	p.Period = d.varint("period")
+	hi := d.ref("header", len(t.headers))
 	p.TimeNanos = d.varint("time_nanos")
 	p.DurationNanos = d.varint("duration_nanos")
-	if n := d.count("comments", 1); n > 0 {
-		p.Comments = make([]int32, n)
-		for i := range p.Comments {
-			p.Comments[i] = u.str(d.ref("comment", ns))
-		}
-	}
-	p.DropFrames = u.str(d.ref("drop_frames", ns))
-	p.KeepFrames = u.str(d.ref("keep_frames", ns))
-	p.DocURL = u.str(d.ref("doc_url", ns))
-	if n := d.count("mappings", 1); n > 0 {
-		p.Mappings = make([]model.Mapping, n)
-		for i := range p.Mappings {
-			sm := d.ref("mapping", len(t.mappings))
-			if d.err != nil {
-				break
-			}
-			m := t.mappings[sm]
-			p.Mappings[i] = model.Mapping{
-				Start: m.start, Limit: m.limit, Offset: m.offset,
-				File: u.str(m.file), BuildID: u.str(m.buildID), BuildIDKind: m.buildIDKind,
-				HasFunctions: m.flags&1 != 0, HasFilenames: m.flags&2 != 0,
-				HasLineNumbers: m.flags&4 != 0, HasInlineFrames: m.flags&8 != 0,
-			}
-			if _, ok := u.mapFirst[sm]; !ok {
-				u.mapFirst[sm] = int32(i)
-			}
-		}
-	}
 	p.ProfileID = d.bytes("profile_id")
 	p.StartTimeUnixNano = d.uvarint("start_time_unix_nano")
 	p.EndTimeUnixNano = d.uvarint("end_time_unix_nano")
-	p.Attributes = decodeAttrs(d, "attributes", 0)
-	p.DroppedAttributesCount = d.u32("dropped_attributes_count")
-	p.Resource.Attributes = decodeAttrs(d, "resource.attributes", 0)
-	p.Resource.DroppedAttributesCount = d.u32("resource.dropped_attributes_count")
-	p.Resource.SchemaURL = d.str("resource.schema_url")
-	p.Scope.Name = d.str("scope.name")
-	p.Scope.Version = d.str("scope.version")
-	p.Scope.Attributes = decodeAttrs(d, "scope.attributes", 0)
-	p.Scope.DroppedAttributesCount = d.u32("scope.dropped_attributes_count")
-	p.Scope.SchemaURL = d.str("scope.schema_url")
-	p.OriginalPayloadFormat = d.str("original_payload_format")
 	p.OriginalPayload = d.bytes("original_payload")
 	if d.err != nil {
 		return nil, d.err
+	}
+	if err := u.header(&dec{b: t.headers[hi], block: fmt.Sprintf("tables: header %d", hi)}); err != nil {
+		return nil, err
 	}
 
 	// Samples: one byte at least per sample for its row.
@@ -452,9 +425,15 @@ func (u *unpacker) decode(d *dec) (*model.Profile, error) {
 	// read, so memory follows the samples actually decoded.
 	var chunk []int64
 	nrows := len(t.rowNode)
+	fresh := int64(d.u32("first_new_row"))
 	var r int64
 	for i := range p.Samples {
-		r += unzigzag(d.uvarint("sample.row"))
+		if c := d.uvarint("sample.row"); c == 0 {
+			r = fresh
+			fresh++
+		} else {
+			r += unzigzag(c - 1)
+		}
 		if d.err == nil && (r < 0 || r >= int64(nrows)) {
 			d.fail("sample.row", "sample %d: row %d out of range (%d rows)", i, r, nrows)
 		}
@@ -508,6 +487,59 @@ func (u *unpacker) decode(d *dec) (*model.Profile, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// header reads the shared profile-level fields into u.p.
+func (u *unpacker) header(d *dec) error {
+	t, p := u.t, u.p
+	nps := len(t.pstrings)
+	p.SampleTypes = make([]model.ValueType, d.count("sample_types", 3))
+	for i := range p.SampleTypes {
+		p.SampleTypes[i] = u.valueType(d, "sample_type")
+	}
+	p.DefaultSampleType = u.pstr(d.ref("default_sample_type", nps))
+	p.PeriodType = u.valueType(d, "period_type")
+	p.Period = d.varint("period")
+	if n := d.count("comments", 1); n > 0 {
+		p.Comments = make([]int32, n)
+		for i := range p.Comments {
+			p.Comments[i] = u.pstr(d.ref("comment", nps))
+		}
+	}
+	p.DropFrames = u.pstr(d.ref("drop_frames", nps))
+	p.KeepFrames = u.pstr(d.ref("keep_frames", nps))
+	p.DocURL = u.pstr(d.ref("doc_url", nps))
+	if n := d.count("mappings", 1); n > 0 {
+		p.Mappings = make([]model.Mapping, n)
+		for i := range p.Mappings {
+			sm := d.ref("mapping", len(t.mappings))
+			if d.err != nil {
+				break
+			}
+			m := t.mappings[sm]
+			p.Mappings[i] = model.Mapping{
+				Start: m.start, Limit: m.limit, Offset: m.offset,
+				File: u.str(m.file), BuildID: u.str(m.buildID), BuildIDKind: m.buildIDKind,
+				HasFunctions: m.flags&1 != 0, HasFilenames: m.flags&2 != 0,
+				HasLineNumbers: m.flags&4 != 0, HasInlineFrames: m.flags&8 != 0,
+			}
+			if _, ok := u.mapFirst[sm]; !ok {
+				u.mapFirst[sm] = int32(i)
+			}
+		}
+	}
+	p.Attributes = decodeAttrs(d, "attributes", 0)
+	p.DroppedAttributesCount = d.u32("dropped_attributes_count")
+	p.Resource.Attributes = decodeAttrs(d, "resource.attributes", 0)
+	p.Resource.DroppedAttributesCount = d.u32("resource.dropped_attributes_count")
+	p.Resource.SchemaURL = d.str("resource.schema_url")
+	p.Scope.Name = d.str("scope.name")
+	p.Scope.Version = d.str("scope.version")
+	p.Scope.Attributes = decodeAttrs(d, "scope.attributes", 0)
+	p.Scope.DroppedAttributesCount = d.u32("scope.dropped_attributes_count")
+	p.Scope.SchemaURL = d.str("scope.schema_url")
+	p.OriginalPayloadFormat = d.str("original_payload_format")
+	return d.done()
 }
 
 func decodeAttrs(d *dec, what string, depth int) []model.Attribute {

@@ -1,6 +1,9 @@
 package bundle
 
 import (
+	"math"
+	"sort"
+
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -8,7 +11,9 @@ import (
 // them is into another shared table; docs/bundle-format.md describes the
 // encoding.
 type tables struct {
-	strings   []string // strings[0] == ""
+	pstrings  []string // strings sections reference; pstrings[0] == ""
+	strings   []string // strings the tables reference; strings[0] == ""
+	headers   [][]byte // encoded profile headers, see Writer.encodeSection
 	mappings  []mapping
 	functions []function
 	locations []location
@@ -22,6 +27,7 @@ type tables struct {
 	labelSets  []labelSet // labelSets[0] is the empty set
 	labels     []label    // all sets' labels back to back
 	links      []model.Link
+	nodeNew    []uint32 // set by canonical: old node index -> new
 
 	// Sample rows: row i has stack node rowNode[i], label set rowLabels[i],
 	// link rowLink[i] (index+1, 0 for none) and values
@@ -64,6 +70,7 @@ type label struct {
 
 func newTables() *tables {
 	return &tables{
+		pstrings:   []string{""},
 		strings:    []string{""},
 		lineOff:    []uint32{0},
 		nodeParent: []uint32{0},
@@ -72,14 +79,164 @@ func newTables() *tables {
 	}
 }
 
-func (t *tables) encode(e *enc) {
-	// Strings: lengths, then the bytes.
-	e.uvarint(uint64(len(t.strings)))
-	for _, s := range t.strings {
-		e.uvarint(uint64(len(s)))
+// canonical returns the tables renumbered for encoding: strings in order of
+// first use by mappings, functions and labels (so a function's strings
+// mostly follow the previous function's); locations by mapping and address;
+// stack nodes in preorder, each node's children in location order, with
+// nodeNew mapping the old node indices to the new. Mappings, functions,
+// label sets, links and sample rows keep their indices, since sections
+// reference them (and rows are already encoded, except their nodes).
+func (t *tables) canonical() *tables {
+	x := *t
+	strNew := make([]uint32, len(t.strings))
+	for i := range strNew {
+		strNew[i] = math.MaxUint32
 	}
-	for _, s := range t.strings {
-		e.b = append(e.b, s...)
+	strNew[0] = 0
+	x.strings = make([]string, 1, len(t.strings))
+	str := func(i uint32) uint32 {
+		if strNew[i] == math.MaxUint32 {
+			strNew[i] = uint32(len(x.strings))
+			x.strings = append(x.strings, t.strings[i])
+		}
+		return strNew[i]
+	}
+	x.mappings = append([]mapping(nil), t.mappings...)
+	for i := range x.mappings {
+		x.mappings[i].file = str(x.mappings[i].file)
+		x.mappings[i].buildID = str(x.mappings[i].buildID)
+	}
+	x.functions = append([]function(nil), t.functions...)
+	for i := range x.functions {
+		f := &x.functions[i]
+		f.name, f.systemName, f.filename = str(f.name), str(f.systemName), str(f.filename)
+	}
+	x.labels = append([]label(nil), t.labels...)
+	for i := range x.labels {
+		l := &x.labels[i]
+		l.key, l.str, l.unit = str(l.key), str(l.str), str(l.unit)
+	}
+	for i := range strNew {
+		str(uint32(i))
+	}
+
+	// Locations by mapping and address; lines' functions unchanged.
+	nl := len(t.locations)
+	order := make([]uint32, nl)
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		la, lb := &t.locations[order[a]], &t.locations[order[b]]
+		if la.mapping != lb.mapping {
+			return la.mapping < lb.mapping
+		}
+		return la.address < lb.address
+	})
+	locNew := make([]uint32, nl)
+	x.locations = make([]location, nl)
+	x.lines = make([]line, 0, len(t.lines))
+	x.lineOff = make([]uint32, 1, nl+1)
+	for n, o := range order {
+		locNew[o] = uint32(n)
+		x.locations[n] = t.locations[o]
+		x.lines = append(x.lines, t.lines[t.lineOff[o]:t.lineOff[o+1]]...)
+		x.lineOff = append(x.lineOff, uint32(len(x.lines)))
+	}
+
+	// Stack nodes in preorder, children in location order.
+	nn := len(t.nodeParent)
+	first := make([]uint32, nn+1) // children of node i: kids[first[i]:first[i+1]]
+	for i := 1; i < nn; i++ {
+		first[t.nodeParent[i]+1]++
+	}
+	for i := 1; i <= nn; i++ {
+		first[i] += first[i-1]
+	}
+	kids := make([]uint32, nn)
+	fill := append([]uint32(nil), first[:nn]...)
+	for i := 1; i < nn; i++ {
+		p := t.nodeParent[i]
+		kids[fill[p]] = uint32(i)
+		fill[p]++
+	}
+	for i := 0; i < nn; i++ {
+		ks := kids[first[i]:first[i+1]]
+		sort.Slice(ks, func(a, b int) bool { return locNew[t.nodeLoc[ks[a]]] < locNew[t.nodeLoc[ks[b]]] })
+	}
+	x.nodeNew = make([]uint32, nn)
+	x.nodeParent = make([]uint32, nn)
+	x.nodeLoc = make([]uint32, nn)
+	next := uint32(1)
+	stack := []uint32{0}
+	for len(stack) > 0 {
+		o := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if o != 0 {
+			x.nodeNew[o] = next
+			x.nodeParent[next] = x.nodeNew[t.nodeParent[o]]
+			x.nodeLoc[next] = locNew[t.nodeLoc[o]]
+			next++
+		}
+		ks := kids[first[o]:first[o+1]]
+		for j := len(ks) - 1; j >= 0; j-- {
+			stack = append(stack, ks[j])
+		}
+	}
+	return &x
+}
+
+// predictor holds what location addresses and line numbers are coded
+// against: the last address seen for a location's outermost function, or
+// failing that in its mapping, and the last line number seen in a function
+// (its start line at first).
+type predictor struct {
+	fnAddr   []uint64
+	fnSeen   []bool
+	mapAddr  []uint64
+	lastLine []int64
+}
+
+func newPredictor(fns []function, nmappings int) *predictor {
+	p := &predictor{
+		fnAddr:   make([]uint64, len(fns)),
+		fnSeen:   make([]bool, len(fns)),
+		mapAddr:  make([]uint64, nmappings+1),
+		lastLine: make([]int64, len(fns)),
+	}
+	for i, f := range fns {
+		p.lastLine[i] = f.startLine
+	}
+	return p
+}
+
+// addrBase returns the address a location is coded against.
+func (p *predictor) addrBase(lines []line, mapping uint32) uint64 {
+	if len(lines) > 0 {
+		if f := lines[len(lines)-1].function; p.fnSeen[f] {
+			return p.fnAddr[f]
+		}
+	}
+	return p.mapAddr[mapping]
+}
+
+func (p *predictor) sawAddr(lines []line, mapping uint32, addr uint64) {
+	if len(lines) > 0 {
+		f := lines[len(lines)-1].function
+		p.fnAddr[f], p.fnSeen[f] = addr, true
+	}
+	p.mapAddr[mapping] = addr
+}
+
+func (t *tables) encode(e *enc) {
+	encodeStrings(e, t.pstrings)
+	encodeStrings(e, t.strings)
+	e.uvarint(uint64(len(t.headers)))
+	for _, h := range t.headers {
+		e.uvarint(uint64(len(h)))
+	}
+	for _, h := range t.headers {
+		e.b = append(e.b, h...)
 	}
 
 	// Mappings, column by column.
@@ -125,17 +282,13 @@ func (t *tables) encode(e *enc) {
 		e.varint(f.startLine)
 	}
 
-	// Locations: mapping+1; address as a delta from the previous location's;
-	// line count <<1 | is_folded; then all lines, function and line number
-	// as deltas from the previous line's, column as is.
+	// Locations: mapping+1; line count <<1 | is_folded; then all lines:
+	// function as a delta from the previous line's, line number as a delta
+	// from the last one seen in that function, column; then addresses as
+	// deltas from the predictor's base.
 	e.uvarint(uint64(len(t.locations)))
 	for _, l := range t.locations {
 		e.u32(l.mapping)
-	}
-	var prevAddr uint64
-	for _, l := range t.locations {
-		e.uvarint(zigzag(int64(l.address - prevAddr)))
-		prevAddr = l.address
 	}
 	for i, l := range t.locations {
 		n := uint64(t.lineOff[i+1] - t.lineOff[i])
@@ -150,25 +303,45 @@ func (t *tables) encode(e *enc) {
 		e.uvarint(zigzag(int64(ln.function) - int64(prevFn)))
 		prevFn = ln.function
 	}
-	var prevLine int64
+	pr := newPredictor(t.functions, len(t.mappings))
 	for _, ln := range t.lines {
-		e.uvarint(zigzag(ln.line - prevLine))
-		prevLine = ln.line
+		e.uvarint(zigzag(ln.line - pr.lastLine[ln.function]))
+		pr.lastLine[ln.function] = ln.line
 	}
 	for _, ln := range t.lines {
 		e.varint(ln.column)
 	}
-
-	// Stack nodes (the root, node 0, is implicit): node - parent, then the
-	// location as a delta from the previous node's location.
-	e.uvarint(uint64(len(t.nodeParent) - 1))
-	for i := 1; i < len(t.nodeParent); i++ {
-		e.uvarint(uint64(uint32(i) - t.nodeParent[i]))
+	for i, l := range t.locations {
+		lines := t.lines[t.lineOff[i]:t.lineOff[i+1]]
+		e.uvarint(zigzag(int64(l.address - pr.addrBase(lines, l.mapping))))
+		pr.sawAddr(lines, l.mapping, l.address)
 	}
-	var prevLoc uint32
-	for i := 1; i < len(t.nodeLoc); i++ {
-		e.uvarint(zigzag(int64(t.nodeLoc[i]) - int64(prevLoc)))
-		prevLoc = t.nodeLoc[i]
+
+	// Stack nodes, in preorder with each node's children in location
+	// order (canonical guarantees it): the number of children of every
+	// node, root included; then each node's location, as is for a first
+	// child, else as the distance from its previous sibling's minus one.
+	nn := len(t.nodeParent)
+	kids := make([]uint32, nn)
+	for i := 1; i < nn; i++ {
+		kids[t.nodeParent[i]]++
+	}
+	e.uvarint(uint64(nn - 1))
+	for _, k := range kids {
+		e.u32(k)
+	}
+	lastKid := make([]int64, nn)
+	for i := range lastKid {
+		lastKid[i] = -1
+	}
+	for i := 1; i < nn; i++ {
+		p, l := t.nodeParent[i], int64(t.nodeLoc[i])
+		if lastKid[p] < 0 {
+			e.uvarint(uint64(l))
+		} else {
+			e.uvarint(uint64(l - lastKid[p] - 1))
+		}
+		lastKid[p] = l
 	}
 
 	// Label sets (set 0, the empty set, is implicit): sizes, then labels
@@ -202,32 +375,31 @@ func (t *tables) encode(e *enc) {
 // range, and every stack node's parent must come before it.
 func decodeTables(d *dec) (*tables, error) {
 	t := &tables{}
-	n := d.count("strings.count", 1)
-	lens := make([]uint64, n)
-	var total uint64
-	for i := range lens {
-		lens[i] = d.uvarint("strings.length")
-		total += lens[i]
-		if d.err == nil && total > uint64(len(d.b)-d.off) {
-			d.fail("strings.length", "string %d ends past the end of the block", i)
+	t.pstrings = decodeStrings(d, "profile_strings")
+	t.strings = decodeStrings(d, "strings")
+	if d.err != nil {
+		return nil, d.err
+	}
+	ns := len(t.strings)
+
+	n := d.count("headers.count", 2)
+	t.headers = make([][]byte, n)
+	hlens := make([]uint64, n)
+	var htotal uint64
+	for i := range hlens {
+		hlens[i] = d.uvarint("header.length")
+		htotal += hlens[i]
+		if d.err == nil && htotal > uint64(len(d.b)-d.off) {
+			d.fail("header.length", "header %d ends past the end of the block", i)
 		}
 	}
 	if d.err != nil {
 		return nil, d.err
 	}
-	if n == 0 || lens[0] != 0 {
-		d.fail("strings[0]", "must be the empty string")
-		return nil, d.err
+	for i, l := range hlens {
+		t.headers[i] = d.b[d.off : d.off+int(l)]
+		d.off += int(l)
 	}
-	blob := string(d.b[d.off : d.off+int(total)])
-	d.off += int(total)
-	t.strings = make([]string, n)
-	pos := uint64(0)
-	for i, l := range lens {
-		t.strings[i] = blob[pos : pos+l]
-		pos += l
-	}
-	ns := len(t.strings)
 
 	n = d.count("mappings.count", 7)
 	t.mappings = make([]mapping, n)
@@ -283,11 +455,6 @@ func decodeTables(d *dec) (*tables, error) {
 	for i := range t.locations {
 		t.locations[i].mapping = d.ref("location.mapping", len(t.mappings)+1)
 	}
-	var addr uint64
-	for i := range t.locations {
-		addr += uint64(unzigzag(d.uvarint("location.address")))
-		t.locations[i].address = addr
-	}
 	t.lineOff = make([]uint32, n+1)
 	var nlines uint64
 	for i := range t.locations {
@@ -310,35 +477,78 @@ func decodeTables(d *dec) (*tables, error) {
 		if d.err == nil && (fn < 0 || fn >= int64(nf)) {
 			d.fail("line.function", "index %d out of range (%d functions)", fn, nf)
 		}
+		if d.err != nil {
+			return nil, d.err
+		}
 		t.lines[i].function = uint32(fn)
 	}
-	var ln int64
+	pr := newPredictor(t.functions, len(t.mappings))
 	for i := range t.lines {
-		ln += unzigzag(d.uvarint("line.line"))
-		t.lines[i].line = ln
+		f := t.lines[i].function
+		t.lines[i].line = pr.lastLine[f] + unzigzag(d.uvarint("line.line"))
+		pr.lastLine[f] = t.lines[i].line
 	}
 	for i := range t.lines {
 		t.lines[i].column = d.varint("line.column")
 	}
+	for i := range t.locations {
+		l := &t.locations[i]
+		lines := t.lines[t.lineOff[i]:t.lineOff[i+1]]
+		l.address = pr.addrBase(lines, l.mapping) + uint64(unzigzag(d.uvarint("location.address")))
+		pr.sawAddr(lines, l.mapping, l.address)
+	}
 	nl := len(t.locations)
 
 	n = d.count("stack_nodes.count", 2)
+	if d.err != nil {
+		return nil, d.err
+	}
 	t.nodeParent = make([]uint32, n+1)
 	t.nodeLoc = make([]uint32, n+1)
-	for i := 1; i <= n; i++ {
-		delta := d.uvarint("stack_node.parent")
-		if d.err == nil && (delta == 0 || delta > uint64(i)) {
-			d.fail("stack_node.parent", "node %d has parent delta %d", i, delta)
-		}
-		t.nodeParent[i] = uint32(uint64(i) - delta)
+	kids := make([]uint32, n+1)
+	var total uint64
+	for i := range kids {
+		kids[i] = d.u32("stack_node.children")
+		total += uint64(kids[i])
 	}
-	var loc int64
+	if d.err == nil && total != uint64(n) {
+		d.fail("stack_node.children", "%d children for %d nodes", total, n)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	// Rebuild parents from the preorder: a stack of nodes still owed
+	// children.
+	stack := []uint32{0}
 	for i := 1; i <= n; i++ {
-		loc += unzigzag(d.uvarint("stack_node.location"))
-		if d.err == nil && (loc < 0 || loc >= int64(nl)) {
-			d.fail("stack_node.location", "node %d: index %d out of range (%d locations)", i, loc, nl)
+		for len(stack) > 0 && kids[stack[len(stack)-1]] == 0 {
+			stack = stack[:len(stack)-1]
 		}
-		t.nodeLoc[i] = uint32(loc)
+		if len(stack) == 0 {
+			d.fail("stack_node.children", "node %d has no parent left", i)
+			return nil, d.err
+		}
+		p := stack[len(stack)-1]
+		kids[p]--
+		t.nodeParent[i] = p
+		stack = append(stack, uint32(i))
+	}
+	lastKid := make([]int64, n+1)
+	for i := range lastKid {
+		lastKid[i] = -1
+	}
+	for i := 1; i <= n && d.err == nil; i++ {
+		p := t.nodeParent[i]
+		v := d.uvarint("stack_node.location")
+		l := int64(v)
+		if lastKid[p] >= 0 {
+			l = lastKid[p] + 1 + int64(v)
+		}
+		if d.err == nil && (v >= uint64(nl) || l >= int64(nl)) {
+			d.fail("stack_node.location", "node %d: location %d out of range (%d locations)", i, l, nl)
+		}
+		t.nodeLoc[i] = uint32(l)
+		lastKid[p] = l
 	}
 
 	n = d.count("label_sets.count", 1)
@@ -472,4 +682,93 @@ func (t *tables) decodeRows(d *dec) bool {
 		}
 	}
 	return d.err == nil
+}
+
+// encodeStrings writes a string table: the count, each string's length
+// and the length of the prefix it shares with the string before it, then
+// the strings' remaining bytes back to back.
+func encodeStrings(e *enc, ss []string) {
+	e.uvarint(uint64(len(ss)))
+	prev := ""
+	for _, s := range ss {
+		e.uvarint(uint64(commonPrefix(prev, s)))
+		prev = s
+	}
+	prev = ""
+	for _, s := range ss {
+		e.uvarint(uint64(len(s) - commonPrefix(prev, s)))
+		prev = s
+	}
+	prev = ""
+	for _, s := range ss {
+		e.b = append(e.b, s[commonPrefix(prev, s):]...)
+		prev = s
+	}
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func decodeStrings(d *dec, what string) []string {
+	n := d.count(what+".count", 2)
+	if d.err != nil {
+		return nil
+	}
+	if n == 0 {
+		d.fail(what, "no strings; string 0 must be the empty string")
+		return nil
+	}
+	shared := make([]uint64, n)
+	for i := range shared {
+		shared[i] = d.uvarint(what + ".shared_prefix")
+	}
+	suffix := make([]uint64, n)
+	var total uint64
+	for i := range suffix {
+		suffix[i] = d.uvarint(what + ".suffix_length")
+		total += suffix[i]
+		if d.err == nil && total > uint64(len(d.b)-d.off) {
+			d.fail(what+".suffix_length", "string %d ends past the end of the block", i)
+		}
+	}
+	if d.err != nil {
+		return nil
+	}
+	if shared[0] != 0 || suffix[0] != 0 {
+		d.fail(what+"[0]", "must be the empty string")
+		return nil
+	}
+	blob := d.b[d.off : d.off+int(total)]
+	d.off += int(total)
+	out := make([]string, n)
+	// Shared prefixes make strings longer than the blob: bound the total.
+	var size uint64
+	prev := ""
+	pos := uint64(0)
+	for i := range out {
+		if shared[i] > uint64(len(prev)) {
+			d.fail(what, "string %d shares %d bytes with a %d-byte string", i, shared[i], len(prev))
+			return nil
+		}
+		size += shared[i] + suffix[i]
+		if size > 1<<30 {
+			d.fail(what, "strings exceed 1 GiB")
+			return nil
+		}
+		if shared[i] == 0 {
+			out[i] = string(blob[pos : pos+suffix[i]])
+		} else {
+			out[i] = prev[:shared[i]] + string(blob[pos:pos+suffix[i]])
+		}
+		pos += suffix[i]
+		prev = out[i]
+	}
+	return out
 }

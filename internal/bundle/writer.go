@@ -30,6 +30,7 @@ type Writer struct {
 
 	t         *tables
 	strIdx    map[string]uint32
+	pstrIdx   map[string]uint32
 	mapIdx    map[mapping]uint32
 	funcIdx   map[function]uint32
 	locIdx    map[string]uint32
@@ -44,7 +45,8 @@ type Writer struct {
 	// Per-profile scratch, reused: local index -> shared index + 1 (0 = not yet).
 	strMap, funcMap, locMap, stackMap, lsMap, linkMap []uint32
 	key                                               []byte
-	raw                                               enc
+	raw, hdr                                          enc
+	hdrIdx                                            map[string]uint32
 	comp                                              []byte
 }
 
@@ -67,6 +69,8 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		zw:       zw,
 		t:        newTables(),
 		strIdx:   map[string]uint32{"": 0},
+		pstrIdx:  map[string]uint32{"": 0},
+		hdrIdx:   map[string]uint32{},
 		mapIdx:   map[mapping]uint32{},
 		funcIdx:  map[function]uint32{},
 		locIdx:   map[string]uint32{},
@@ -183,6 +187,23 @@ func (w *Writer) str(p *model.Profile, i int32) uint32 {
 		w.strIdx[s] = v
 	}
 	w.strMap[i] = v + 1
+	return v
+}
+
+// pstr returns the index of p's string i in the profile-string table,
+// which holds the strings sections reference.
+func (w *Writer) pstr(p *model.Profile, i int32) uint32 {
+	if i == 0 {
+		return 0
+	}
+	s := p.Strings[i]
+	v, ok := w.pstrIdx[s]
+	if !ok {
+		v = uint32(len(w.t.pstrings))
+		s = strings.Clone(s)
+		w.t.pstrings = append(w.t.pstrings, s)
+		w.pstrIdx[s] = v
+	}
 	return v
 }
 
@@ -347,8 +368,8 @@ const (
 )
 
 func (w *Writer) valueType(e *enc, p *model.Profile, v model.ValueType) {
-	e.u32(w.str(p, v.Type))
-	e.u32(w.str(p, v.Unit))
+	e.u32(w.pstr(p, v.Type))
+	e.u32(w.pstr(p, v.Unit))
 	e.varint(int64(v.AggregationTemporality))
 }
 
@@ -357,43 +378,53 @@ func (w *Writer) valueType(e *enc, p *model.Profile, v model.ValueType) {
 // on the order of p's tables, so a profile read back from a bundle and
 // added again lands on the same shared indices.
 func (w *Writer) encodeSection(p *model.Profile) {
-	e := &w.raw
-	// Profile-level fields.
-	e.uvarint(uint64(len(p.SampleTypes)))
+	// Profile-level fields that profiles of one program share go into a
+	// shared header; the section keeps those that differ every time.
+	h := &w.hdr
+	h.b = h.b[:0]
+	h.uvarint(uint64(len(p.SampleTypes)))
 	for _, st := range p.SampleTypes {
-		w.valueType(e, p, st)
+		w.valueType(h, p, st)
 	}
-	e.u32(w.str(p, p.DefaultSampleType))
-	w.valueType(e, p, p.PeriodType)
-	e.varint(p.Period)
+	h.u32(w.pstr(p, p.DefaultSampleType))
+	w.valueType(h, p, p.PeriodType)
+	h.varint(p.Period)
+	h.uvarint(uint64(len(p.Comments)))
+	for _, c := range p.Comments {
+		h.u32(w.pstr(p, c))
+	}
+	h.u32(w.pstr(p, p.DropFrames))
+	h.u32(w.pstr(p, p.KeepFrames))
+	h.u32(w.pstr(p, p.DocURL))
+	h.uvarint(uint64(len(p.Mappings)))
+	for i := range p.Mappings {
+		h.u32(w.mapping(p, &p.Mappings[i]))
+	}
+	encodeAttrs(h, p.Attributes)
+	h.uvarint(uint64(p.DroppedAttributesCount))
+	encodeAttrs(h, p.Resource.Attributes)
+	h.uvarint(uint64(p.Resource.DroppedAttributesCount))
+	h.str(p.Resource.SchemaURL)
+	h.str(p.Scope.Name)
+	h.str(p.Scope.Version)
+	encodeAttrs(h, p.Scope.Attributes)
+	h.uvarint(uint64(p.Scope.DroppedAttributesCount))
+	h.str(p.Scope.SchemaURL)
+	h.str(p.OriginalPayloadFormat)
+	hi, ok := w.hdrIdx[string(h.b)]
+	if !ok {
+		hi = uint32(len(w.t.headers))
+		w.t.headers = append(w.t.headers, append([]byte(nil), h.b...))
+		w.hdrIdx[string(h.b)] = hi
+	}
+
+	e := &w.raw
+	e.u32(hi)
 	e.varint(p.TimeNanos)
 	e.varint(p.DurationNanos)
-	e.uvarint(uint64(len(p.Comments)))
-	for _, c := range p.Comments {
-		e.u32(w.str(p, c))
-	}
-	e.u32(w.str(p, p.DropFrames))
-	e.u32(w.str(p, p.KeepFrames))
-	e.u32(w.str(p, p.DocURL))
-	e.uvarint(uint64(len(p.Mappings)))
-	for i := range p.Mappings {
-		e.u32(w.mapping(p, &p.Mappings[i]))
-	}
-	// OpenTelemetry fields.
 	e.bytes(p.ProfileID)
 	e.uvarint(p.StartTimeUnixNano)
 	e.uvarint(p.EndTimeUnixNano)
-	encodeAttrs(e, p.Attributes)
-	e.uvarint(uint64(p.DroppedAttributesCount))
-	encodeAttrs(e, p.Resource.Attributes)
-	e.uvarint(uint64(p.Resource.DroppedAttributesCount))
-	e.str(p.Resource.SchemaURL)
-	e.str(p.Scope.Name)
-	e.str(p.Scope.Version)
-	encodeAttrs(e, p.Scope.Attributes)
-	e.uvarint(uint64(p.Scope.DroppedAttributesCount))
-	e.str(p.Scope.SchemaURL)
-	e.str(p.OriginalPayloadFormat)
 	e.bytes(p.OriginalPayload)
 
 	// Samples: a reference to a shared sample row each, then timestamps.
@@ -405,10 +436,20 @@ func (w *Writer) encodeSection(p *model.Profile) {
 		}
 	}
 	e.uvarint(flags)
+	// Rows this section creates are numbered from fresh on, in sample
+	// order: such a row is coded 0; any other as 1 + its zigzagged delta
+	// from the previous sample's row.
+	fresh := w.rows.n
+	e.u32(fresh)
 	var prev uint32
 	for i := range p.Samples {
 		r := w.row(p, &p.Samples[i])
-		e.uvarint(zigzag(int64(r) - int64(prev)))
+		if r == fresh {
+			e.uvarint(0)
+			fresh++
+		} else {
+			e.uvarint(zigzag(int64(r)-int64(prev)) + 1)
+		}
 		prev = r
 	}
 	if flags&colTimestamps != 0 {
@@ -440,13 +481,12 @@ type rowState struct {
 type rows struct {
 	n        uint32
 	latest   map[rowKey]*rowState
-	base     enc   // per row: row - base row, 0 for none
-	node     enc   // rows without a base: node as a delta from the previous such row's
-	labelSet enc   // rows without a base
-	link     enc   // rows without a base: link + 1, 0 for none
-	count    enc   // rows without a base: number of values
-	vals     []enc // vals[j]: value j of each row that has one, as a delta from the base row's
-	prevNode uint32
+	base     enc      // per row: row - base row, 0 for none
+	node     []uint32 // rows without a base: stack node, coded at Close once nodes are renumbered
+	labelSet enc      // rows without a base
+	link     enc      // rows without a base: link + 1, 0 for none
+	count    enc      // rows without a base: number of values
+	vals     []enc    // vals[j]: value j of each row that has one, as a delta from the base row's
 }
 
 // row returns the shared row of sample s: the latest row with the same
@@ -466,8 +506,7 @@ func (w *Writer) row(p *model.Profile, s *model.Sample) uint32 {
 	}
 	if st == nil {
 		rs.base.uvarint(0)
-		rs.node.uvarint(zigzag(int64(k.node) - int64(rs.prevNode)))
-		rs.prevNode = k.node
+		rs.node = append(rs.node, k.node)
 		rs.labelSet.u32(k.labelSet)
 		rs.link.u32(k.link)
 		rs.count.u32(k.n)
@@ -542,8 +581,9 @@ func (w *Writer) Close() error {
 	}
 	w.header()
 	var raw enc
-	w.t.encode(&raw)
-	w.rows.encode(&raw)
+	ct := w.t.canonical()
+	ct.encode(&raw)
+	w.rows.encode(&raw, ct.nodeNew)
 	tablesOff, tablesRaw := w.off, uint64(len(raw.b))
 	w.comp = w.zw.EncodeAll(raw.b, w.comp[:0])
 	tablesLen := uint64(len(w.comp))
@@ -551,6 +591,7 @@ func (w *Writer) Close() error {
 
 	raw.b = raw.b[:0]
 	raw.uvarint(uint64(len(w.entries)))
+	var prevTime int64
 	for _, e := range w.entries {
 		raw.str(e.Name)
 		raw.str(e.SourceFormat)
@@ -559,9 +600,9 @@ func (w *Writer) Close() error {
 			raw.str(s)
 		}
 		raw.uvarint(uint64(e.Samples))
-		raw.varint(e.TimeNanos)
+		raw.uvarint(zigzag(e.TimeNanos - prevTime))
+		prevTime = e.TimeNanos
 		raw.varint(e.DurationNanos)
-		raw.uvarint(e.off)
 		raw.uvarint(e.size)
 		raw.uvarint(e.rawSize)
 	}
@@ -585,9 +626,19 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
-func (rs *rows) encode(e *enc) {
+// encode writes the rows: their count, then column by column: base delta;
+// for rows without a base, the stack node (renumbered by nodeNew) as a delta
+// from the previous such row's, label set, link and value count; then the
+// values, value slot by value slot.
+func (rs *rows) encode(e *enc, nodeNew []uint32) {
 	e.uvarint(uint64(rs.n))
-	for _, c := range []*enc{&rs.base, &rs.node, &rs.labelSet, &rs.link, &rs.count} {
+	e.b = append(e.b, rs.base.b...)
+	var prev uint32
+	for _, n := range rs.node {
+		e.uvarint(zigzag(int64(nodeNew[n]) - int64(prev)))
+		prev = nodeNew[n]
+	}
+	for _, c := range []*enc{&rs.labelSet, &rs.link, &rs.count} {
 		e.b = append(e.b, c.b...)
 	}
 	e.uvarint(uint64(len(rs.vals)))
