@@ -267,3 +267,11 @@ func bundleOf(ps ...*model.Profile) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+func parseFileOrNil(data []byte) *profile.Profile {
+	pp, err := profile.ParseData(data)
+	if err != nil {
+		return nil
+	}
+	return pp
+}
