@@ -234,10 +234,19 @@ func parseFile(t testing.TB, name string) *profile.Profile {
 func TestRoundTripCorpus(t *testing.T) {
 	files := corpusFiles(t)
 	var ps []*model.Profile
+	var orig []*profile.Profile
 	for _, f := range files {
-		ps = append(ps, fromPprof(parseFile(t, f)))
+		pp := parseFile(t, f)
+		orig = append(orig, pp)
+		ps = append(ps, fromPprof(pp))
 	}
-	checkRoundTrip(t, ps)
+	data := checkRoundTrip(t, ps)
+	// And as google/pprof reads it: every field, samples in order.
+	for i, p := range unpackAll(t, data) {
+		if d := diffPprof(orig[i], viaPprof(t, p)); d != "" {
+			t.Errorf("%s: %s", files[i], d)
+		}
+	}
 }
 
 func TestDeterministicAndAssociative(t *testing.T) {
