@@ -18,6 +18,10 @@ const NoMapping = -1
 // NoLink is the Sample.Link value of a sample with no link.
 const NoLink = -1
 
+// NoFunction is the Line.Function value of a line that names no function
+// (pprof allows a line with a line number only).
+const NoFunction = -1
+
 // Profile is one profile: its tables, its samples and its profile-level fields.
 type Profile struct {
 	// Tables. Each is referenced by index from the tables below it.
@@ -97,7 +101,7 @@ type Location struct {
 
 // Line is a source position in a function.
 type Line struct {
-	Function int32 // index into Functions
+	Function int32 // index into Functions, or NoFunction
 	Line     int64
 	Column   int64
 }

@@ -25,22 +25,24 @@ func (p *Profile) Validate() error {
 		}
 		return str(what+".unit", v.Unit)
 	}
+	bad := func(i int32) bool { return i < 0 || int(i) >= ns }
 	for i, m := range p.Mappings {
-		if err := str(fmt.Sprintf("mapping[%d].file", i), m.File); err != nil {
-			return err
+		if bad(m.File) {
+			return str(fmt.Sprintf("mapping[%d].file", i), m.File)
 		}
-		if err := str(fmt.Sprintf("mapping[%d].build_id", i), m.BuildID); err != nil {
-			return err
+		if bad(m.BuildID) {
+			return str(fmt.Sprintf("mapping[%d].build_id", i), m.BuildID)
 		}
 	}
 	for i, f := range p.Functions {
-		for _, e := range []struct {
-			n string
-			v int32
-		}{{"name", f.Name}, {"system_name", f.SystemName}, {"filename", f.Filename}} {
-			if err := str(fmt.Sprintf("function[%d].%s", i, e.n), e.v); err != nil {
-				return err
-			}
+		if bad(f.Name) {
+			return str(fmt.Sprintf("function[%d].name", i), f.Name)
+		}
+		if bad(f.SystemName) {
+			return str(fmt.Sprintf("function[%d].system_name", i), f.SystemName)
+		}
+		if bad(f.Filename) {
+			return str(fmt.Sprintf("function[%d].filename", i), f.Filename)
 		}
 	}
 	nf := len(p.Functions)
@@ -49,7 +51,7 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("location[%d].mapping: index %d out of range (%d mappings)", i, l.Mapping, len(p.Mappings))
 		}
 		for j, ln := range l.Lines {
-			if ln.Function < 0 || int(ln.Function) >= nf {
+			if ln.Function != NoFunction && (ln.Function < 0 || int(ln.Function) >= nf) {
 				return fmt.Errorf("location[%d].line[%d].function: index %d out of range (%d functions)", i, j, ln.Function, nf)
 			}
 		}
@@ -81,15 +83,15 @@ func (p *Profile) Validate() error {
 	}
 	for i, ls := range p.LabelSets {
 		for j, l := range ls.Labels {
-			what := fmt.Sprintf("label_set[%d][%d]", i, j)
-			if err := str(what+".key", l.Key); err != nil {
-				return err
-			}
-			if err := str(what+".str", l.Str); err != nil {
-				return err
-			}
-			if err := str(what+".num_unit", l.NumUnit); err != nil {
-				return err
+			if bad(l.Key) || bad(l.Str) || bad(l.NumUnit) {
+				what := fmt.Sprintf("label_set[%d][%d]", i, j)
+				if err := str(what+".key", l.Key); err != nil {
+					return err
+				}
+				if err := str(what+".str", l.Str); err != nil {
+					return err
+				}
+				return str(what+".num_unit", l.NumUnit)
 			}
 		}
 	}

@@ -1,0 +1,745 @@
+// Package pprof reads and writes pprof's profile.proto (gzipped or raw)
+// straight to and from the normalized model, with no intermediate
+// object graph.
+//
+// Field numbers follow github.com/google/pprof/proto/profile.proto.
+package pprof
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"unsafe"
+
+	"github.com/klauspost/compress/gzip"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// DefaultMaxSize bounds the decompressed size of a gzipped input given to
+// Decode.
+const DefaultMaxSize = 2 << 30
+
+// IsGzip reports whether data starts with the gzip magic bytes.
+func IsGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b }
+
+// Decode reads a pprof profile, gzipped or raw protobuf, into the model.
+// A gzipped input may decompress to at most DefaultMaxSize bytes.
+func Decode(data []byte) (*model.Profile, error) {
+	if IsGzip(data) {
+		raw, err := Gunzip(bytes.NewReader(data), DefaultMaxSize)
+		if err != nil {
+			return nil, err
+		}
+		data = raw
+	}
+	return DecodeRaw(data)
+}
+
+// Gunzip decompresses r, failing once the output would exceed max bytes.
+func Gunzip(r io.Reader, max int64) ([]byte, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %v", err)
+	}
+	defer zr.Close()
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(zr, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %v", err)
+	}
+	if n > max {
+		return nil, fmt.Errorf("gzip: decompressed size exceeds the limit of %d bytes", max)
+	}
+	return buf.Bytes(), nil
+}
+
+// Profile message field numbers.
+const (
+	fSampleType        = 1
+	fSample            = 2
+	fMapping           = 3
+	fLocation          = 4
+	fFunction          = 5
+	fStringTable       = 6
+	fDropFrames        = 7
+	fKeepFrames        = 8
+	fTimeNanos         = 9
+	fDurationNanos     = 10
+	fPeriodType        = 11
+	fPeriod            = 12
+	fComment           = 13
+	fDefaultSampleType = 14
+	fDocURL            = 15
+)
+
+// decodeError is a decoding failure at a byte offset of the raw protobuf.
+type decodeError struct {
+	off  int
+	what string
+}
+
+func (e *decodeError) Error() string {
+	return fmt.Sprintf("pprof: byte offset %d: %s", e.off, e.what)
+}
+
+type decoder struct {
+	data []byte
+	p    *model.Profile
+	err  error
+
+	mapIdx, fnIdx, locIdx idIndex
+	strSpans              []int // start, end pairs into data
+
+	lines  chunks[model.Line]
+	values chunks[int64]
+	frames []int32
+	key    []byte
+}
+
+// idIndex maps the ids of one pprof table to model indices. ids that are
+// exactly 1..n in order need no map.
+type idIndex struct {
+	ids   []uint64
+	dense bool
+	m     map[uint64]int32
+}
+
+func (x *idIndex) build(what string) error {
+	x.dense = true
+	for i, id := range x.ids {
+		if id != uint64(i+1) {
+			x.dense = false
+			break
+		}
+	}
+	if x.dense {
+		return nil
+	}
+	x.m = make(map[uint64]int32, len(x.ids))
+	for i, id := range x.ids {
+		if id == 0 {
+			return fmt.Errorf("pprof: %s[%d] has the reserved id 0", what, i)
+		}
+		if _, dup := x.m[id]; dup {
+			return fmt.Errorf("pprof: %s[%d] repeats id %d", what, i, id)
+		}
+		x.m[id] = int32(i)
+	}
+	return nil
+}
+
+func (x *idIndex) lookup(id uint64) (int32, bool) {
+	if x.dense {
+		if id == 0 || id > uint64(len(x.ids)) {
+			return 0, false
+		}
+		return int32(id - 1), true
+	}
+	i, ok := x.m[id]
+	return i, ok
+}
+
+// chunks hands out sub-slices of large shared arrays, so that decoding
+// allocates per thousand lines or values, not per location or sample.
+type chunks[T any] struct{ buf []T }
+
+func (c *chunks[T]) take(n int) []T {
+	if n > cap(c.buf)-len(c.buf) {
+		size := 4096
+		if n > size {
+			size = n
+		}
+		c.buf = make([]T, 0, size)
+	}
+	s := c.buf[len(c.buf) : len(c.buf)+n : len(c.buf)+n]
+	c.buf = c.buf[:len(c.buf)+n]
+	return s
+}
+
+// field is one protobuf field as read from the wire.
+type field struct {
+	num  protowire.Number
+	typ  protowire.Type
+	v    uint64 // varint/fixed value
+	b    []byte // bytes of a length-delimited field
+	off  int    // offset of the field's tag in d.data
+	next int    // offset after the field
+}
+
+// next reads the field at buf[pos:], buf being a window of d.data starting
+// at base.
+func (d *decoder) field(buf []byte, pos, base int) (field, error) {
+	num, typ, n := protowire.ConsumeTag(buf[pos:])
+	if n < 0 {
+		return field{}, &decodeError{base + pos, "bad field tag"}
+	}
+	f := field{num: num, typ: typ, off: base + pos}
+	pos += n
+	switch typ {
+	case protowire.VarintType:
+		v, m := protowire.ConsumeVarint(buf[pos:])
+		if m < 0 {
+			return f, &decodeError{base + pos, fmt.Sprintf("field %d: bad varint", num)}
+		}
+		f.v, pos = v, pos+m
+	case protowire.Fixed64Type:
+		v, m := protowire.ConsumeFixed64(buf[pos:])
+		if m < 0 {
+			return f, &decodeError{base + pos, fmt.Sprintf("field %d: truncated fixed64", num)}
+		}
+		f.v, pos = v, pos+m
+	case protowire.Fixed32Type:
+		v, m := protowire.ConsumeFixed32(buf[pos:])
+		if m < 0 {
+			return f, &decodeError{base + pos, fmt.Sprintf("field %d: truncated fixed32", num)}
+		}
+		f.v, pos = uint64(v), pos+m
+	case protowire.BytesType:
+		l, m := protowire.ConsumeVarint(buf[pos:])
+		if m < 0 {
+			return f, &decodeError{base + pos, fmt.Sprintf("field %d: bad length", num)}
+		}
+		pos += m
+		if l > uint64(len(buf)-pos) {
+			return f, &decodeError{base + pos, fmt.Sprintf("field %d: length %d beyond the %d bytes that remain", num, l, len(buf)-pos)}
+		}
+		f.b = buf[pos : pos+int(l)]
+		pos += int(l)
+	default:
+		return f, &decodeError{base + pos, fmt.Sprintf("field %d: unsupported wire type %d", num, typ)}
+	}
+	f.next = base + pos
+	return f, nil
+}
+
+// each calls fn for every field of the message at d.data[base:base+len(buf)].
+func (d *decoder) each(buf []byte, base int, fn func(f field) error) error {
+	for pos := 0; pos < len(buf); {
+		f, err := d.field(buf, pos, base)
+		if err != nil {
+			return err
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+		pos = f.next - base
+	}
+	return nil
+}
+
+// offsetOf returns the offset of sub-slice b within d.data.
+func (d *decoder) offsetOf(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	return int(uintptr(unsafe.Pointer(&b[0])) - uintptr(unsafe.Pointer(&d.data[0])))
+}
+
+func (d *decoder) wantVarint(f *field) error {
+	if f.typ != protowire.VarintType {
+		return &decodeError{f.off, fmt.Sprintf("field %d: wire type %d, want varint", f.num, f.typ)}
+	}
+	return nil
+}
+
+func (d *decoder) wantBytes(f *field) error {
+	if f.typ != protowire.BytesType {
+		return &decodeError{f.off, fmt.Sprintf("field %d: wire type %d, want length-delimited", f.num, f.typ)}
+	}
+	return nil
+}
+
+// strIdx converts a string index from the wire; range against the string
+// table is checked by Validate.
+func (d *decoder) strIdx(f *field) (int32, error) {
+	if err := d.wantVarint(f); err != nil {
+		return 0, err
+	}
+	if f.v > math.MaxInt32 {
+		return 0, &decodeError{f.off, fmt.Sprintf("field %d: string index %d out of range", f.num, int64(f.v))}
+	}
+	return int32(f.v), nil
+}
+
+// varints calls fn for each value of a repeated varint field, packed or not.
+func (d *decoder) varints(f *field, fn func(v uint64)) error {
+	switch f.typ {
+	case protowire.VarintType:
+		fn(f.v)
+		return nil
+	case protowire.BytesType:
+		b := f.b
+		for len(b) > 0 {
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return &decodeError{d.offsetOf(b), fmt.Sprintf("field %d: bad packed varint", f.num)}
+			}
+			fn(v)
+			b = b[n:]
+		}
+		return nil
+	}
+	return &decodeError{f.off, fmt.Sprintf("field %d: wire type %d, want varint", f.num, f.typ)}
+}
+
+// DecodeRaw reads an uncompressed profile.proto message into the model.
+func DecodeRaw(data []byte) (*model.Profile, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("pprof: empty profile")
+	}
+	d := &decoder{data: data, p: &model.Profile{}}
+	if err := d.decode(); err != nil {
+		return nil, err
+	}
+	if err := d.p.Validate(); err != nil {
+		return nil, fmt.Errorf("pprof: %v", err)
+	}
+	return d.p, nil
+}
+
+func (d *decoder) decode() error {
+	p := d.p
+	// Pass 0: count the tables so that they are allocated once.
+	var counts [16]int
+	if err := d.each(d.data, 0, func(fv field) error {
+		f := &fv
+		if f.num > 0 && f.num < 16 {
+			counts[f.num]++
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	p.SampleTypes = make([]model.ValueType, 0, counts[fSampleType])
+	p.Mappings = make([]model.Mapping, 0, counts[fMapping])
+	p.Functions = make([]model.Function, 0, counts[fFunction])
+	p.Locations = make([]model.Location, 0, counts[fLocation])
+	p.Samples = make([]model.Sample, 0, counts[fSample])
+	d.strSpans = make([]int, 0, 2*counts[fStringTable])
+	d.mapIdx.ids = make([]uint64, 0, counts[fMapping])
+	d.fnIdx.ids = make([]uint64, 0, counts[fFunction])
+	d.locIdx.ids = make([]uint64, 0, counts[fLocation])
+
+	// Pass 1: everything but locations and samples.
+	if err := d.each(d.data, 0, d.profileField); err != nil {
+		return err
+	}
+	if len(d.strSpans) == 0 {
+		return fmt.Errorf("pprof: no string table")
+	}
+	d.buildStrings()
+	if p.Strings[0] != "" {
+		return fmt.Errorf("pprof: string_table[0] is %q, want \"\"", p.Strings[0])
+	}
+	if err := d.mapIdx.build("mapping"); err != nil {
+		return err
+	}
+	if err := d.fnIdx.build("function"); err != nil {
+		return err
+	}
+	// Pass 2: locations, now that mappings and functions are known.
+	if err := d.each(d.data, 0, func(fv field) error {
+		f := &fv
+		if f.num != fLocation {
+			return nil
+		}
+		if err := d.wantBytes(f); err != nil {
+			return err
+		}
+		return d.location(f)
+	}); err != nil {
+		return err
+	}
+	if err := d.locIdx.build("location"); err != nil {
+		return err
+	}
+	// Pass 3: samples.
+	d.values.buf = make([]int64, 0, counts[fSample]*len(p.SampleTypes))
+	stacks := make(map[string]int32)
+	labelSets := make(map[string]int32)
+	p.LabelSets = []model.LabelSet{{}}
+	return d.each(d.data, 0, func(fv field) error {
+		f := &fv
+		if f.num != fSample {
+			return nil
+		}
+		if err := d.wantBytes(f); err != nil {
+			return err
+		}
+		return d.sample(f, stacks, labelSets)
+	})
+}
+
+func (d *decoder) profileField(fv field) error {
+	f := &fv
+	p := d.p
+	var err error
+	switch f.num {
+	case fSampleType, fPeriodType:
+		if err := d.wantBytes(f); err != nil {
+			return err
+		}
+		vt, err := d.valueType(f)
+		if err != nil {
+			return err
+		}
+		if f.num == fSampleType {
+			p.SampleTypes = append(p.SampleTypes, vt)
+		} else {
+			p.PeriodType = vt
+		}
+	case fMapping:
+		if err := d.wantBytes(f); err != nil {
+			return err
+		}
+		return d.mapping(f)
+	case fFunction:
+		if err := d.wantBytes(f); err != nil {
+			return err
+		}
+		return d.function(f)
+	case fStringTable:
+		if err := d.wantBytes(f); err != nil {
+			return err
+		}
+		start := f.next - len(f.b)
+		d.strSpans = append(d.strSpans, start, f.next)
+	case fDropFrames:
+		p.DropFrames, err = d.strIdx(f)
+	case fKeepFrames:
+		p.KeepFrames, err = d.strIdx(f)
+	case fDocURL:
+		p.DocURL, err = d.strIdx(f)
+	case fDefaultSampleType:
+		p.DefaultSampleType, err = d.strIdx(f)
+	case fTimeNanos:
+		err = d.wantVarint(f)
+		p.TimeNanos = int64(f.v)
+	case fDurationNanos:
+		err = d.wantVarint(f)
+		p.DurationNanos = int64(f.v)
+	case fPeriod:
+		err = d.wantVarint(f)
+		p.Period = int64(f.v)
+	case fComment:
+		err = d.varints(f, func(v uint64) {
+			if v > math.MaxInt32 {
+				v = math.MaxInt32 // out of range either way; Validate names it
+			}
+			p.Comments = append(p.Comments, int32(v))
+		})
+	}
+	return err
+}
+
+func (d *decoder) buildStrings() {
+	total := 0
+	for i := 0; i < len(d.strSpans); i += 2 {
+		total += d.strSpans[i+1] - d.strSpans[i]
+	}
+	all := make([]byte, 0, total)
+	for i := 0; i < len(d.strSpans); i += 2 {
+		all = append(all, d.data[d.strSpans[i]:d.strSpans[i+1]]...)
+	}
+	// One allocation for every string: each is a slice of this one.
+	s := unsafe.String(unsafe.SliceData(all), len(all))
+	d.p.Strings = make([]string, len(d.strSpans)/2)
+	pos := 0
+	for i := range d.p.Strings {
+		n := d.strSpans[2*i+1] - d.strSpans[2*i]
+		d.p.Strings[i] = s[pos : pos+n]
+		pos += n
+	}
+}
+
+func (d *decoder) valueType(f *field) (model.ValueType, error) {
+	var vt model.ValueType
+	err := d.each(f.b, f.next-len(f.b), func(gv field) error {
+		g := &gv
+		var err error
+		switch g.num {
+		case 1:
+			vt.Type, err = d.strIdx(g)
+		case 2:
+			vt.Unit, err = d.strIdx(g)
+		}
+		return err
+	})
+	return vt, err
+}
+
+func (d *decoder) mapping(f *field) error {
+	var m model.Mapping
+	var id uint64
+	err := d.each(f.b, f.next-len(f.b), func(gv field) error {
+		g := &gv
+		var err error
+		switch g.num {
+		case 1:
+			err, id = d.wantVarint(g), g.v
+		case 2:
+			err, m.Start = d.wantVarint(g), g.v
+		case 3:
+			err, m.Limit = d.wantVarint(g), g.v
+		case 4:
+			err, m.Offset = d.wantVarint(g), g.v
+		case 5:
+			m.File, err = d.strIdx(g)
+		case 6:
+			m.BuildID, err = d.strIdx(g)
+		case 7:
+			err, m.HasFunctions = d.wantVarint(g), g.v != 0
+		case 8:
+			err, m.HasFilenames = d.wantVarint(g), g.v != 0
+		case 9:
+			err, m.HasLineNumbers = d.wantVarint(g), g.v != 0
+		case 10:
+			err, m.HasInlineFrames = d.wantVarint(g), g.v != 0
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	d.p.Mappings = append(d.p.Mappings, m)
+	d.mapIdx.ids = append(d.mapIdx.ids, id)
+	return nil
+}
+
+func (d *decoder) function(f *field) error {
+	var fn model.Function
+	var id uint64
+	err := d.each(f.b, f.next-len(f.b), func(gv field) error {
+		g := &gv
+		var err error
+		switch g.num {
+		case 1:
+			err, id = d.wantVarint(g), g.v
+		case 2:
+			fn.Name, err = d.strIdx(g)
+		case 3:
+			fn.SystemName, err = d.strIdx(g)
+		case 4:
+			fn.Filename, err = d.strIdx(g)
+		case 5:
+			err, fn.StartLine = d.wantVarint(g), int64(g.v)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	d.p.Functions = append(d.p.Functions, fn)
+	d.fnIdx.ids = append(d.fnIdx.ids, id)
+	return nil
+}
+
+func (d *decoder) location(f *field) error {
+	loc := model.Location{Mapping: model.NoMapping}
+	var id uint64
+	base := f.next - len(f.b)
+	// Count lines first so that they take one slice of the shared array.
+	nLines := 0
+	if err := d.each(f.b, base, func(gv field) error {
+		g := &gv
+		if g.num == 4 {
+			nLines++
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if nLines > 0 {
+		loc.Lines = d.lines.take(nLines)[:0]
+	}
+	err := d.each(f.b, base, func(gv field) error {
+		g := &gv
+		var err error
+		switch g.num {
+		case 1:
+			err, id = d.wantVarint(g), g.v
+		case 2:
+			if err = d.wantVarint(g); err == nil && g.v != 0 {
+				i, ok := d.mapIdx.lookup(g.v)
+				if !ok {
+					return &decodeError{g.off, fmt.Sprintf("location[%d]: mapping id %d not found", len(d.p.Locations), g.v)}
+				}
+				loc.Mapping = i
+			}
+		case 3:
+			err, loc.Address = d.wantVarint(g), g.v
+		case 4:
+			if err = d.wantBytes(g); err != nil {
+				return err
+			}
+			ln, err := d.line(g)
+			if err != nil {
+				return err
+			}
+			loc.Lines = append(loc.Lines, ln)
+		case 5:
+			err, loc.IsFolded = d.wantVarint(g), g.v != 0
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	d.p.Locations = append(d.p.Locations, loc)
+	d.locIdx.ids = append(d.locIdx.ids, id)
+	return nil
+}
+
+func (d *decoder) line(f *field) (model.Line, error) {
+	ln := model.Line{Function: model.NoFunction}
+	err := d.each(f.b, f.next-len(f.b), func(gv field) error {
+		g := &gv
+		var err error
+		switch g.num {
+		case 1:
+			if err = d.wantVarint(g); err == nil && g.v != 0 {
+				i, ok := d.fnIdx.lookup(g.v)
+				if !ok {
+					return &decodeError{g.off, fmt.Sprintf("location[%d].line: function id %d not found", len(d.p.Locations), g.v)}
+				}
+				ln.Function = i
+			}
+		case 2:
+			err, ln.Line = d.wantVarint(g), int64(g.v)
+		case 3:
+			err, ln.Column = d.wantVarint(g), int64(g.v)
+		}
+		return err
+	})
+	return ln, err
+}
+
+func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
+	p := d.p
+	s := model.Sample{Link: model.NoLink}
+	base := f.next - len(f.b)
+	nTypes := len(p.SampleTypes)
+	// The stack's key is the packed location ids as they are on the wire
+	// when the writer packed them in one field (as every known writer does);
+	// otherwise they are re-encoded into d.key.
+	var stackKey []byte
+	nLocFields, nLabels := 0, 0
+	var labelsStart, labelsEnd int = -1, -1
+	s.Values = d.values.take(nTypes)[:0]
+	err := d.each(f.b, base, func(gv field) error {
+		g := &gv
+		switch g.num {
+		case 1:
+			nLocFields++
+			if g.typ == protowire.BytesType && nLocFields == 1 {
+				stackKey = g.b
+				return nil
+			}
+			if nLocFields == 2 && stackKey != nil {
+				d.key = append(d.key[:0], stackKey...)
+			} else if nLocFields == 1 {
+				d.key = d.key[:0]
+			}
+			stackKey = nil
+			return d.varints(g, func(v uint64) { d.key = protowire.AppendVarint(d.key, v) })
+		case 2:
+			return d.varints(g, func(v uint64) { s.Values = append(s.Values, int64(v)) })
+		case 3:
+			if err := d.wantBytes(g); err != nil {
+				return err
+			}
+			if labelsStart < 0 {
+				labelsStart = g.off - base
+			}
+			labelsEnd = g.next - base
+			nLabels++
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(s.Values) != nTypes {
+		return &decodeError{f.off, fmt.Sprintf("sample[%d]: %d values for %d sample types", len(p.Samples), len(s.Values), nTypes)}
+	}
+	if stackKey == nil && nLocFields > 0 {
+		stackKey = d.key
+	}
+	idx, ok := stacks[string(stackKey)]
+	if !ok {
+		d.frames = d.frames[:0]
+		for b := stackKey; len(b) > 0; {
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return &decodeError{f.off, fmt.Sprintf("sample[%d]: bad location id", len(p.Samples))}
+			}
+			b = b[n:]
+			li, ok := d.locIdx.lookup(v)
+			if !ok {
+				return &decodeError{f.off, fmt.Sprintf("sample[%d]: location id %d not found", len(p.Samples), v)}
+			}
+			d.frames = append(d.frames, li)
+		}
+		if len(p.Stacks.Frames)+len(d.frames) > math.MaxInt32 {
+			return &decodeError{f.off, "too many stack frames"}
+		}
+		idx = p.Stacks.Add(d.frames)
+		stacks[string(stackKey)] = idx
+	}
+	s.Stack = idx
+	if nLabels > 0 {
+		// Labels fields of the sample, in order: when they are contiguous
+		// their raw bytes are the label set's key.
+		raw := f.b[labelsStart:labelsEnd]
+		li, ok := labelSets[string(raw)]
+		if !ok {
+			li, err = d.labelSet(f, base, nLabels)
+			if err != nil {
+				return err
+			}
+			labelSets[string(raw)] = li
+		}
+		s.LabelSet = li
+	}
+	p.Samples = append(p.Samples, s)
+	return nil
+}
+
+// labelSet decodes the labels of a sample into a new label set. Fields of
+// other numbers between labels are skipped, so the set holds exactly the
+// sample's labels whatever the key was built from.
+func (d *decoder) labelSet(f *field, base, n int) (int32, error) {
+	ls := make([]model.Label, 0, n)
+	err := d.each(f.b, base, func(gv field) error {
+		g := &gv
+		if g.num != 3 {
+			return nil
+		}
+		var l model.Label
+		err := d.each(g.b, g.next-len(g.b), func(hv field) error {
+			h := &hv
+			var err error
+			switch h.num {
+			case 1:
+				l.Key, err = d.strIdx(h)
+			case 2:
+				l.Str, err = d.strIdx(h)
+			case 3:
+				err, l.Num = d.wantVarint(h), int64(h.v)
+			case 4:
+				l.NumUnit, err = d.strIdx(h)
+			}
+			return err
+		})
+		ls = append(ls, l)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	d.p.LabelSets = append(d.p.LabelSets, model.LabelSet{Labels: ls})
+	return int32(len(d.p.LabelSets) - 1), nil
+}

@@ -1,0 +1,256 @@
+package pprof
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// EncodeOptions control Encode.
+type EncodeOptions struct {
+	// Raw writes the protobuf uncompressed; the default is gzip, as pprof
+	// writes it.
+	Raw bool
+	// Warn, when not nil, is told once about each kind of thing in the
+	// model that profile.proto cannot hold and that is therefore dropped.
+	Warn func(msg string)
+}
+
+// Encode writes p as a pprof profile.proto, gzipped unless opts.Raw.
+// Ids are the model's indices plus one. Every table entry is written,
+// referenced or not. The output is a function of p alone: the same
+// profile gives the same bytes.
+func Encode(w io.Writer, p *model.Profile, opts EncodeOptions) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("pprof: %v", err)
+	}
+	if opts.Warn != nil {
+		for _, m := range Unrepresentable(p) {
+			opts.Warn(m)
+		}
+	}
+	buf := AppendRaw(make([]byte, 0, estimateSize(p)), p)
+	if opts.Raw {
+		_, err := w.Write(buf)
+		return err
+	}
+	zw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(buf); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// Unrepresentable lists, one message each, what p holds that profile.proto
+// has no field for.
+func Unrepresentable(p *model.Profile) []string {
+	var out []string
+	var links, stamps bool
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		links = links || s.Link != model.NoLink
+		stamps = stamps || len(s.Timestamps) > 0
+	}
+	if links {
+		out = append(out, "pprof has no field for sample links (trace/span ids); dropped")
+	}
+	if stamps {
+		out = append(out, "pprof has no field for sample timestamps; dropped")
+	}
+	var temporality, kind bool
+	for _, t := range p.SampleTypes {
+		temporality = temporality || t.AggregationTemporality != 0
+	}
+	temporality = temporality || p.PeriodType.AggregationTemporality != 0
+	for _, m := range p.Mappings {
+		kind = kind || m.BuildIDKind != 0
+	}
+	if temporality {
+		out = append(out, "pprof has no field for aggregation temporality; dropped")
+	}
+	if kind {
+		out = append(out, "pprof has no field for a mapping's build id kind; dropped")
+	}
+	if len(p.Resource.Attributes) > 0 || p.Resource.SchemaURL != "" {
+		out = append(out, "pprof has no field for resource attributes; dropped")
+	}
+	if p.Scope.Name != "" || p.Scope.Version != "" || len(p.Scope.Attributes) > 0 {
+		out = append(out, "pprof has no field for the instrumentation scope; dropped")
+	}
+	if len(p.Attributes) > 0 {
+		out = append(out, "pprof has no field for profile attributes; dropped")
+	}
+	if len(p.ProfileID) > 0 {
+		out = append(out, "pprof has no field for the profile id; dropped")
+	}
+	if len(p.OriginalPayload) > 0 {
+		out = append(out, "pprof has no field for the original payload; dropped")
+	}
+	return out
+}
+
+func estimateSize(p *model.Profile) int {
+	n := 64 + len(p.Stacks.Frames)*2 + len(p.Samples)*(8+4*len(p.SampleTypes)) +
+		len(p.Locations)*16 + len(p.Functions)*12 + len(p.Mappings)*40
+	for _, s := range p.Strings {
+		n += len(s) + 2
+	}
+	return n
+}
+
+func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+func appendBoolField(b []byte, num protowire.Number, v bool) []byte {
+	if !v {
+		return b
+	}
+	return appendVarintField(b, num, 1)
+}
+
+// appendMessage appends field num holding the message that fn appends.
+// The length prefix is reserved at one byte and moved if it needs more.
+func appendMessage(b []byte, num protowire.Number, fn func(b []byte) []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	at := len(b)
+	b = append(b, 0)
+	b = fn(b)
+	n := len(b) - at - 1
+	if n < 0x80 {
+		b[at] = byte(n)
+		return b
+	}
+	size := protowire.SizeVarint(uint64(n))
+	b = append(b, make([]byte, size-1)...)
+	copy(b[at+size:], b[at+1:at+1+n])
+	protowire.AppendVarint(b[at:at], uint64(n))
+	return b
+}
+
+func appendValueType(b []byte, num protowire.Number, vt model.ValueType) []byte {
+	return appendMessage(b, num, func(b []byte) []byte {
+		b = appendVarintField(b, 1, uint64(vt.Type))
+		return appendVarintField(b, 2, uint64(vt.Unit))
+	})
+}
+
+// AppendRaw appends p, encoded as an uncompressed profile.proto, to b.
+// p must be valid (see model.Profile.Validate).
+func AppendRaw(b []byte, p *model.Profile) []byte {
+	for _, st := range p.SampleTypes {
+		b = appendValueType(b, fSampleType, st)
+	}
+	// Each distinct stack's packed location ids are encoded once.
+	nStacks := p.Stacks.Len()
+	stackOff := make([]int32, nStacks+1)
+	var stackBytes []byte
+	for i := 0; i < nStacks; i++ {
+		for _, l := range p.Stacks.Get(i) {
+			stackBytes = protowire.AppendVarint(stackBytes, uint64(l)+1)
+		}
+		stackOff[i+1] = int32(len(stackBytes))
+	}
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		b = appendMessage(b, fSample, func(b []byte) []byte {
+			if ids := stackBytes[stackOff[s.Stack]:stackOff[s.Stack+1]]; len(ids) > 0 {
+				b = protowire.AppendTag(b, 1, protowire.BytesType)
+				b = protowire.AppendBytes(b, ids)
+			}
+			if len(s.Values) > 0 {
+				b = appendMessage(b, 2, func(b []byte) []byte {
+					for _, v := range s.Values {
+						b = protowire.AppendVarint(b, uint64(v))
+					}
+					return b
+				})
+			}
+			for _, l := range p.LabelSets[s.LabelSet].Labels {
+				b = appendMessage(b, 3, func(b []byte) []byte {
+					b = appendVarintField(b, 1, uint64(l.Key))
+					b = appendVarintField(b, 2, uint64(l.Str))
+					b = appendVarintField(b, 3, uint64(l.Num))
+					return appendVarintField(b, 4, uint64(l.NumUnit))
+				})
+			}
+			return b
+		})
+	}
+	for i, m := range p.Mappings {
+		b = appendMessage(b, fMapping, func(b []byte) []byte {
+			b = appendVarintField(b, 1, uint64(i)+1)
+			b = appendVarintField(b, 2, m.Start)
+			b = appendVarintField(b, 3, m.Limit)
+			b = appendVarintField(b, 4, m.Offset)
+			b = appendVarintField(b, 5, uint64(m.File))
+			b = appendVarintField(b, 6, uint64(m.BuildID))
+			b = appendBoolField(b, 7, m.HasFunctions)
+			b = appendBoolField(b, 8, m.HasFilenames)
+			b = appendBoolField(b, 9, m.HasLineNumbers)
+			return appendBoolField(b, 10, m.HasInlineFrames)
+		})
+	}
+	for i := range p.Locations {
+		l := &p.Locations[i]
+		b = appendMessage(b, fLocation, func(b []byte) []byte {
+			b = appendVarintField(b, 1, uint64(i)+1)
+			if l.Mapping != model.NoMapping {
+				b = appendVarintField(b, 2, uint64(l.Mapping)+1)
+			}
+			b = appendVarintField(b, 3, l.Address)
+			for _, ln := range l.Lines {
+				b = appendMessage(b, 4, func(b []byte) []byte {
+					if ln.Function != model.NoFunction {
+						b = appendVarintField(b, 1, uint64(ln.Function)+1)
+					}
+					b = appendVarintField(b, 2, uint64(ln.Line))
+					return appendVarintField(b, 3, uint64(ln.Column))
+				})
+			}
+			return appendBoolField(b, 5, l.IsFolded)
+		})
+	}
+	for i, f := range p.Functions {
+		b = appendMessage(b, fFunction, func(b []byte) []byte {
+			b = appendVarintField(b, 1, uint64(i)+1)
+			b = appendVarintField(b, 2, uint64(f.Name))
+			b = appendVarintField(b, 3, uint64(f.SystemName))
+			b = appendVarintField(b, 4, uint64(f.Filename))
+			return appendVarintField(b, 5, uint64(f.StartLine))
+		})
+	}
+	for _, s := range p.Strings {
+		b = protowire.AppendTag(b, fStringTable, protowire.BytesType)
+		b = protowire.AppendString(b, s)
+	}
+	b = appendVarintField(b, fDropFrames, uint64(p.DropFrames))
+	b = appendVarintField(b, fKeepFrames, uint64(p.KeepFrames))
+	b = appendVarintField(b, fTimeNanos, uint64(p.TimeNanos))
+	b = appendVarintField(b, fDurationNanos, uint64(p.DurationNanos))
+	if p.PeriodType.Type != 0 || p.PeriodType.Unit != 0 {
+		b = appendValueType(b, fPeriodType, p.PeriodType)
+	}
+	b = appendVarintField(b, fPeriod, uint64(p.Period))
+	if len(p.Comments) > 0 {
+		b = appendMessage(b, fComment, func(b []byte) []byte {
+			for _, c := range p.Comments {
+				b = protowire.AppendVarint(b, uint64(c))
+			}
+			return b
+		})
+	}
+	b = appendVarintField(b, fDefaultSampleType, uint64(p.DefaultSampleType))
+	return appendVarintField(b, fDocURL, uint64(p.DocURL))
+}
