@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/pprof"
 )
 
 // The benchmarks run on the corpus of scripts/bundle-corpus.sh (100 files)
@@ -33,11 +34,11 @@ func loadCorpus(b *testing.B) *corpusData {
 			b.Fatal(err)
 		}
 		c.raw = append(c.raw, data)
-		pp, err := profile.ParseData(data)
+		p, err := pprof.Decode(data)
 		if err != nil {
 			b.Fatal(err)
 		}
-		c.models = append(c.models, fromPprof(pp))
+		c.models = append(c.models, p)
 	}
 	var err error
 	if c.bundle, err = bundleOf(c.models...); err != nil {
@@ -56,6 +57,28 @@ func BenchmarkParseData(b *testing.B) {
 			if _, err := profile.ParseData(data); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkMerge is what `pprofx merge` does with the 100 files once they
+// are read: decode each with pprof.Decode and add it; then close.
+func BenchmarkMerge(b *testing.B) {
+	c := loadCorpus(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := NewWriter(io.Discard, WriterOptions{})
+		for i, data := range c.raw {
+			p, err := pprof.Decode(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Add(Entry{Name: c.files[i], SourceFormat: "pprof"}, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
@@ -104,6 +127,46 @@ func BenchmarkUnpackAll(b *testing.B) {
 		}
 		for i := 0; i < r.Len(); i++ {
 			if _, err := r.Profile(i); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkUnpackOnePprof and BenchmarkUnpackAllPprof also write the
+// profiles out as gzipped pprof, as `pprofx unpack` does.
+func BenchmarkUnpackOnePprof(b *testing.B) {
+	c := loadCorpus(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := Open(bytes.NewReader(c.bundle), int64(len(c.bundle)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := r.Profile(r.Len() / 2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.Encode(io.Discard, p, pprof.EncodeOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUnpackAllPprof(b *testing.B) {
+	c := loadCorpus(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := Open(bytes.NewReader(c.bundle), int64(len(c.bundle)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < r.Len(); i++ {
+			p, err := r.Profile(i)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pprof.Encode(io.Discard, p, pprof.EncodeOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
