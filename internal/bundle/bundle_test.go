@@ -81,6 +81,7 @@ func handBuilt(variant int) *model.Profile {
 		{Stack: st3, Values: []int64{int64(variant), 1 << 40}, LabelSet: other, Link: 1},
 		{Stack: st4, Values: []int64{7, 8}, LabelSet: 0, Link: model.NoLink, Timestamps: []uint64{5}},
 		{Stack: st2, Values: []int64{-3, 0}, LabelSet: 0, Link: model.NoLink},
+		{Stack: b.Stack(nil), Values: []int64{1, 1}, LabelSet: other, Link: model.NoLink}, // empty stack
 	}
 	p.ProfileID = bytes.Repeat([]byte{byte(variant + 9)}, 16)
 	p.StartTimeUnixNano = 1700000000000000000
@@ -155,8 +156,8 @@ func TestUnreferencedDropped(t *testing.T) {
 			t.Error("unreferenced string kept")
 		}
 	}
-	if len(p.Functions) != 4 || len(p.Locations) != 5 || p.Stacks.Len() != 4 || len(p.Mappings) != 4 {
-		t.Errorf("got %d functions, %d locations, %d stacks, %d mappings; want 4, 5 (duplicate merged), 4, 4 (all kept)",
+	if len(p.Functions) != 4 || len(p.Locations) != 5 || p.Stacks.Len() != 5 || len(p.Mappings) != 4 {
+		t.Errorf("got %d functions, %d locations, %d stacks, %d mappings; want 4, 5 (duplicate merged), 5, 4 (all kept)",
 			len(p.Functions), len(p.Locations), p.Stacks.Len(), len(p.Mappings))
 	}
 }
@@ -178,7 +179,7 @@ func TestEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := r.Entry(0)
-	want := "a/heap.pb.gz pprof [alloc_objects/count alloc_space/bytes] 6 1700000000123456789 1000000000"
+	want := "a/heap.pb.gz pprof [alloc_objects/count alloc_space/bytes] 7 1700000000123456789 1000000000"
 	if got := fmt.Sprint(e.Name, " ", e.SourceFormat, " ", e.SampleTypes, " ", e.Samples, " ", e.TimeNanos, " ", e.DurationNanos); got != want {
 		t.Errorf("entry 0 = %s, want %s", got, want)
 	}
