@@ -357,7 +357,13 @@ func (d *decoder) decode() error {
 		return err
 	}
 	// Pass 3: samples.
-	d.values.buf = make([]int64, 0, counts[fSample]*len(p.SampleTypes))
+	// Every value takes at least one byte on the wire: never reserve more
+	// values than there are bytes, whatever the field counts multiply to.
+	nValues := counts[fSample] * len(p.SampleTypes)
+	if nValues > len(d.data) || nValues < 0 {
+		nValues = len(d.data)
+	}
+	d.values.buf = make([]int64, 0, nValues)
 	stacks := make(map[string]int32)
 	labelSets := make(map[string]int32)
 	p.LabelSets = []model.LabelSet{{}}

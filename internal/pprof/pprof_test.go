@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -231,5 +232,29 @@ func TestGunzipLimit(t *testing.T) {
 	}
 	if _, err := Gunzip(bytes.NewReader(buf.Bytes()), 10); err == nil || !strings.Contains(err.Error(), "exceeds the limit of 10 bytes") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Many sample types times many samples must not reserve their product:
+// allocation stays proportional to the input.
+func TestNoQuadraticAllocation(t *testing.T) {
+	var in []byte
+	for i := 0; i < 20000; i++ {
+		in = append(in, 0x0a, 0x00) // empty sample type
+	}
+	for i := 0; i < 20000; i++ {
+		in = append(in, 0x12, 0x00) // empty sample
+	}
+	in = append(in, 0x32, 0x00)
+	allocs := testing.AllocsPerRun(1, func() { DecodeRaw(in) })
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	_, err := DecodeRaw(in)
+	runtime.ReadMemStats(&ms1)
+	if err == nil || !strings.Contains(err.Error(), "0 values for 20000 sample types") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := ms1.TotalAlloc - ms0.TotalAlloc; got > 100*uint64(len(in)) {
+		t.Fatalf("decoding %d bytes allocated %d bytes (%v allocs)", len(in), got, allocs)
 	}
 }

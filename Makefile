@@ -1,0 +1,40 @@
+# pprofx — make test is what CI runs (.ci/run).
+GO ?= go
+
+.PHONY: all build install test vet fmt-check bench fuzz fixtures clean
+
+all: build
+
+build:
+	$(GO) build -o bin/pprofx ./cmd/pprofx
+
+install:
+	$(GO) install ./cmd/pprofx
+
+# The one test command: formatting, vet, and every test.
+test: fmt-check vet
+	$(GO) test ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+# Benchmarks against the references the issues name (see README).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+
+# A short run of every fuzz target.
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/pprof
+	$(GO) test -run '^$$' -fuzz '^FuzzSniff$$' -fuzztime $(FUZZTIME) ./internal/detect
+
+# Regenerate the Go runtime/pprof fixtures (new real samples each time).
+fixtures:
+	$(GO) run ./internal/tools/gengo -o testdata/go
+
+clean:
+	rm -rf bin

@@ -1,0 +1,180 @@
+// Package cli holds pprofx's cobra commands. Each command only parses its
+// flags into an Options value and calls its run function, which does the
+// work through the codec packages; tests call the run functions directly.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// IOStreams carries the standard streams, and whether they are terminals.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// OutIsTerminal: binary output is refused there. ErrIsTerminal:
+	// progress is shown only there.
+	OutIsTerminal bool
+	ErrIsTerminal bool
+}
+
+// System returns the process's streams.
+func System() *IOStreams {
+	return &IOStreams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		OutIsTerminal: isTerminal(os.Stdout), ErrIsTerminal: isTerminal(os.Stderr),
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Exit statuses.
+const (
+	ExitOK    = 0
+	ExitFail  = 1
+	ExitUsage = 2
+)
+
+// FileError is a failure about one input or output file; it prints as
+// "pprofx: FILE: what is wrong".
+type FileError struct {
+	File string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	return fmt.Sprintf("%s: %s", displayName(e.File), oneLine(e.Err.Error()))
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// UsageError is a mistake in how a command was called (exit status 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// errReported says that the run function already printed its errors (one
+// line per failed file) and only the exit status is left to set.
+var errReported = errors.New("reported")
+
+func displayName(file string) string {
+	if file == "-" {
+		return "<stdin>"
+	}
+	return file
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// warner prints each distinct warning about a file once, to stderr.
+func warner(ios *IOStreams, file string) func(string) {
+	seen := map[string]bool{}
+	return func(msg string) {
+		if seen[msg] {
+			return
+		}
+		seen[msg] = true
+		fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(file), oneLine(msg))
+	}
+}
+
+// NewRootCmd builds the pprofx command tree over ios.
+func NewRootCmd(ios *IOStreams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "pprofx",
+		Short: "Convert, inspect, merge and unpack profiles",
+		Long: `pprofx converts profiles between formats without losing anything the target
+can hold, and inspects them. Formats are detected from content, never names:
+pprof (gzip or raw), with more codecs arriving (gperftools, OTLP, bundles).
+"-" stands for standard input or output wherever a file is named.
+
+Exit status: 0 success, 1 failure (one line per failure on stderr, as
+"pprofx: FILE: what is wrong"), 2 usage error.`,
+		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
+  curl -s http://localhost:6060/debug/pprof/heap | pprofx inspect -`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{err.Error()} })
+	root.AddCommand(NewCmdConvert(ios, nil), NewCmdInspect(ios, nil), NewCmdVersion(ios))
+	return root
+}
+
+// Main runs pprofx with args (without the program name) and returns the
+// exit status.
+func Main(args []string, ios *IOStreams) int {
+	root := NewRootCmd(ios)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return ExitOK
+	}
+	if errors.Is(err, errReported) {
+		return ExitFail
+	}
+	var fe *FileError
+	if errors.As(err, &fe) {
+		fmt.Fprintf(ios.ErrOut, "pprofx: %s\n", fe.Error())
+		return ExitFail
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintf(ios.ErrOut, "pprofx: %s\nRun '%s --help' for usage.\n", oneLine(err.Error()), cmd.CommandPath())
+		return ExitUsage
+	}
+	fmt.Fprintf(ios.ErrOut, "pprofx: %s\n", oneLine(err.Error()))
+	return ExitFail
+}
+
+// isCobraUsage recognises the errors cobra itself returns for a command
+// line it cannot take (unknown command, wrong number of arguments).
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand", "flag needs", "invalid argument"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Execute runs pprofx on the process's arguments and streams.
+func Execute() int { return Main(os.Args[1:], System()) }
+
+// openInput opens a named input, "-" being ios.In.
+func openInput(ios *IOStreams, name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(ios.In), nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, errors.New("is a directory")
+	}
+	return f, nil
+}

@@ -1,0 +1,44 @@
+package formats
+
+import (
+	"bufio"
+	"io"
+
+	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/pprof"
+)
+
+// Output formats of pprof.
+const (
+	OutPprof    OutFormat = "pprof"
+	OutPprofRaw OutFormat = "pprof-raw"
+)
+
+func init() {
+	registerReader(detect.Pprof, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
+		data, err := readAll(r)
+		if err != nil {
+			return err
+		}
+		p, err := pprof.DecodeRaw(data)
+		if err != nil {
+			return err
+		}
+		in.Items = []Item{{Profile: p}}
+		return nil
+	})
+	for _, f := range []OutFormat{OutPprof, OutPprofRaw} {
+		raw := f == OutPprofRaw
+		w := writer{
+			desc:     "pprof profile.proto, gzipped (.pb.gz, .pprof)",
+			suffixes: []string{".pb.gz", ".pprof", ".pprof.gz"},
+			write: func(w io.Writer, items []Item, opts WriteOptions) error {
+				return pprof.Encode(w, items[0].Profile, pprof.EncodeOptions{Raw: raw, Warn: opts.Warn})
+			},
+		}
+		if raw {
+			w.desc, w.suffixes = "pprof profile.proto, uncompressed (.pb)", []string{".pb"}
+		}
+		registerWriter(f, w)
+	}
+}
