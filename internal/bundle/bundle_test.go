@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -219,41 +218,10 @@ func corpusFiles(t testing.TB) []string {
 	return files
 }
 
-func parseFile(t testing.TB, name string) *profile.Profile {
-	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pp, err := profile.ParseData(data)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return pp
-}
-
-func TestRoundTripCorpus(t *testing.T) {
-	files := corpusFiles(t)
-	var ps []*model.Profile
-	var orig []*profile.Profile
-	for _, f := range files {
-		pp := parseFile(t, f)
-		orig = append(orig, pp)
-		ps = append(ps, fromPprof(pp))
-	}
-	data := checkRoundTrip(t, ps)
-	// And as google/pprof reads it: every field, samples in order.
-	for i, p := range unpackAll(t, data) {
-		if d := diffPprof(orig[i], viaPprof(t, p)); d != "" {
-			t.Errorf("%s: %s", files[i], d)
-		}
-	}
-}
-
 func TestDeterministicAndAssociative(t *testing.T) {
 	a, b, c := handBuilt(0), handBuilt(1), handBuilt(2)
 	if files, _ := filepath.Glob("../../corpus/*.pb.gz"); len(files) >= 3 {
-		a, b, c = fromPprof(parseFile(t, files[0])), fromPprof(parseFile(t, files[len(files)-1])), handBuilt(1)
+		a, b, c = decodeFile(t, files[0]), decodeFile(t, files[len(files)-1]), handBuilt(1)
 	}
 	abc, err := bundleOf(a, b, c)
 	if err != nil {

@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -23,11 +22,7 @@ func FuzzReader(f *testing.F) {
 	if files, _ := filepath.Glob("../../testdata/go/*.pb.gz"); len(files) > 0 {
 		var ps []*model.Profile
 		for _, name := range files {
-			if data, err := os.ReadFile(name); err == nil {
-				if pp := parseFileOrNil(data); pp != nil {
-					ps = append(ps, fromPprof(pp))
-				}
-			}
+			ps = append(ps, decodeFile(f, name))
 		}
 		if data, err := bundleOf(ps...); err == nil {
 			f.Add(data)

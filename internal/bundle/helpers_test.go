@@ -3,100 +3,27 @@ package bundle
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
-	"sort"
+	"testing"
 
-	"github.com/google/pprof/profile"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/pprof"
 )
 
-// fromPprof converts a google/pprof profile into the model, for tests that
-// need model profiles before (or besides) pprofx's own pprof codec. Labels
-// come in sorted key order, as google/pprof keeps them in maps.
-func fromPprof(pp *profile.Profile) *model.Profile {
-	b := model.NewBuilder()
-	p := b.P
-	vt := func(v *profile.ValueType) model.ValueType {
-		if v == nil {
-			return model.ValueType{}
-		}
-		return model.ValueType{Type: b.String(v.Type), Unit: b.String(v.Unit)}
+// decodeFile reads a pprof file with pprofx's own codec.
+func decodeFile(t testing.TB, name string) *model.Profile {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, st := range pp.SampleType {
-		p.SampleTypes = append(p.SampleTypes, vt(st))
-	}
-	p.DefaultSampleType = b.String(pp.DefaultSampleType)
-	p.PeriodType = vt(pp.PeriodType)
-	p.Period = pp.Period
-	p.TimeNanos = pp.TimeNanos
-	p.DurationNanos = pp.DurationNanos
-	for _, c := range pp.Comments {
-		p.Comments = append(p.Comments, b.String(c))
-	}
-	p.DropFrames = b.String(pp.DropFrames)
-	p.KeepFrames = b.String(pp.KeepFrames)
-	p.DocURL = b.String(pp.DocURL)
-	mi := map[*profile.Mapping]int32{}
-	for _, m := range pp.Mapping {
-		mi[m] = int32(len(p.Mappings))
-		p.Mappings = append(p.Mappings, model.Mapping{
-			Start: m.Start, Limit: m.Limit, Offset: m.Offset, File: b.String(m.File), BuildID: b.String(m.BuildID),
-			HasFunctions: m.HasFunctions, HasFilenames: m.HasFilenames, HasLineNumbers: m.HasLineNumbers, HasInlineFrames: m.HasInlineFrames,
-		})
-	}
-	fi := map[*profile.Function]int32{}
-	for _, f := range pp.Function {
-		fi[f] = int32(len(p.Functions))
-		p.Functions = append(p.Functions, model.Function{Name: b.String(f.Name), SystemName: b.String(f.SystemName), Filename: b.String(f.Filename), StartLine: f.StartLine})
-	}
-	li := map[*profile.Location]int32{}
-	for _, l := range pp.Location {
-		li[l] = int32(len(p.Locations))
-		loc := model.Location{Address: l.Address, Mapping: model.NoMapping, IsFolded: l.IsFolded}
-		if l.Mapping != nil {
-			loc.Mapping = mi[l.Mapping]
-		}
-		for _, ln := range l.Line {
-			loc.Lines = append(loc.Lines, model.Line{Function: fi[ln.Function], Line: ln.Line, Column: ln.Column})
-		}
-		p.Locations = append(p.Locations, loc)
-	}
-	for _, s := range pp.Sample {
-		var frames []int32
-		for _, l := range s.Location {
-			frames = append(frames, li[l])
-		}
-		var ls []model.Label
-		for _, k := range sortedKeys(s.Label) {
-			for _, v := range s.Label[k] {
-				ls = append(ls, model.Label{Key: b.String(k), Str: b.String(v)})
-			}
-		}
-		for _, k := range sortedKeys(s.NumLabel) {
-			for j, v := range s.NumLabel[k] {
-				l := model.Label{Key: b.String(k), Num: v}
-				if j < len(s.NumUnit[k]) {
-					l.NumUnit = b.String(s.NumUnit[k][j])
-				}
-				ls = append(ls, l)
-			}
-		}
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(frames), Values: slices.Clone(s.Value), LabelSet: b.LabelSet(ls), Link: model.NoLink})
-	}
-	if err := p.Validate(); err != nil {
-		panic(err)
+	p, err := pprof.Decode(data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	return p
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // diffProfiles compares two model profiles with every index resolved to
@@ -266,12 +193,4 @@ func bundleOf(ps ...*model.Profile) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-func parseFileOrNil(data []byte) *profile.Profile {
-	pp, err := profile.ParseData(data)
-	if err != nil {
-		return nil
-	}
-	return pp
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -61,71 +62,6 @@ func handPprof(t testing.TB, variant int) (*profile.Profile, []byte) {
 		t.Fatal(err)
 	}
 	return back, buf.Bytes()
-}
-
-// viaPprof writes a model profile with google/pprof and reads it back.
-func viaPprof(t testing.TB, p *model.Profile) *profile.Profile {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := toPprof(p).Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	pp, err := profile.ParseData(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pp
-}
-
-// TestHandBuiltPprofThroughBundle: google/pprof profiles → model → bundle →
-// model → google/pprof, compared field by field with the originals.
-func TestHandBuiltPprofThroughBundle(t *testing.T) {
-	var orig []*profile.Profile
-	var ps []*model.Profile
-	for v := 0; v < 2; v++ {
-		pp, _ := handPprof(t, v)
-		orig = append(orig, pp)
-		ps = append(ps, fromPprof(pp))
-	}
-	data, err := bundleOf(ps...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := unpackAll(t, data)
-	for i := range orig {
-		if d := diffPprof(orig[i], viaPprof(t, got[i])); d != "" {
-			t.Errorf("profile %d: %s", i, d)
-		}
-	}
-	// The two variants share /usr/bin/server but not its build id or flags.
-	if a, b := got[0].Mappings[0], got[1].Mappings[0]; got[0].String(a.BuildID) != "aaaa" || got[1].String(b.BuildID) != "bbbb" ||
-		a.HasFilenames == b.HasFilenames || a.HasLineNumbers == b.HasLineNumbers {
-		t.Errorf("mappings of the same file merged: %+v / %+v", a, b)
-	}
-}
-
-// TestDiffPprofNotices checks that the comparison sees what it must.
-func TestDiffPprofNotices(t *testing.T) {
-	for name, change := range map[string]func(p *profile.Profile){
-		"label order":  func(p *profile.Profile) { p.Sample[0].Label["route"] = []string{"/b", "/a"} },
-		"num unit":     func(p *profile.Profile) { p.Sample[0].NumUnit["bytes"][1] = "bytes" },
-		"sample order": func(p *profile.Profile) { p.Sample[0], p.Sample[1] = p.Sample[1], p.Sample[0] },
-		"build id":     func(p *profile.Profile) { p.Mapping[0].BuildID = "x" },
-		"has flag":     func(p *profile.Profile) { p.Mapping[1].HasFunctions = !p.Mapping[1].HasFunctions },
-		"column":       func(p *profile.Profile) { p.Location[0].Line[0].Column++ },
-		"folded":       func(p *profile.Profile) { p.Location[1].IsFolded = false },
-		"address":      func(p *profile.Profile) { p.Location[2].Address++ },
-		"comment":      func(p *profile.Profile) { p.Comments = p.Comments[:1] },
-		"doc url":      func(p *profile.Profile) { p.DocURL = "" },
-		"duplicate":    func(p *profile.Profile) { p.Sample = p.Sample[1:] },
-	} {
-		a, _ := handPprof(t, 0)
-		b, _ := handPprof(t, 0)
-		change(b)
-		if diffPprof(a, b) == "" {
-			t.Errorf("%s: change not noticed", name)
-		}
-	}
 }
 
 // TestDiffProfilesNotices checks the model comparison likewise.

@@ -30,9 +30,16 @@ func TestCorpusSizes(t *testing.T) {
 				t.Fatal(err)
 			}
 			sum += st.Size()
-			pp := parseFile(t, f)
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pp, err := profile.ParseData(data)
+			if err != nil {
+				t.Fatal(err)
+			}
 			pps = append(pps, pp)
-			ps = append(ps, fromPprof(pp))
+			ps = append(ps, decodeFile(t, f))
 		}
 		data, err := bundleOf(ps...)
 		if err != nil {
