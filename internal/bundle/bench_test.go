@@ -172,3 +172,16 @@ func BenchmarkUnpackAllPprof(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecode is the decoding share of BenchmarkMerge: pprof.Decode of
+// the 100 files.
+func BenchmarkDecode(b *testing.B) {
+	c := loadCorpus(b)
+	for b.Loop() {
+		for _, data := range c.raw {
+			if _, err := pprof.Decode(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -79,15 +79,15 @@ func FuzzBlocks(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(tab, sec)
+		f.Add(tab, sec, e.Samples, e.TimeNanos)
 	}
-	f.Fuzz(func(t *testing.T, tab, sec []byte) {
+	f.Fuzz(func(t *testing.T, tab, sec []byte, samples int, timeNanos int64) {
 		tt, err := decodeTables(&dec{b: tab, block: "tables"})
 		if err != nil {
 			return
 		}
 		u := &unpacker{t: tt}
-		p, err := u.decode(&dec{b: sec, block: "section"})
+		p, err := u.decode(&dec{b: sec, block: "section"}, &Entry{Samples: samples, TimeNanos: timeNanos})
 		if err != nil {
 			return
 		}

@@ -227,15 +227,12 @@ func (r *Reader) Profile(i int) (*model.Profile, error) {
 		return nil, errf("profile %d: %v", i, trimPrefix(err))
 	}
 	b := &unpacker{t: t}
-	p, err := b.decode(&dec{b: raw, block: "section"})
+	p, err := b.decode(&dec{b: raw, block: "section"}, e)
 	if err != nil {
 		return nil, errf("profile %d: %v", i, trimPrefix(err))
 	}
 	if err := p.Validate(); err != nil {
 		return nil, errf("profile %d: %v", i, err)
-	}
-	if len(p.Samples) != e.Samples {
-		return nil, errf("profile %d: %d samples, index says %d", i, len(p.Samples), e.Samples)
 	}
 	return p, nil
 }
@@ -384,7 +381,9 @@ func (u *unpacker) valueType(d *dec, what string) model.ValueType {
 
 const maxValueDepth = 64
 
-func (u *unpacker) decode(d *dec) (*model.Profile, error) {
+// decode reads a section; e, its index entry, gives the number of samples,
+// the time and the duration.
+func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 	t := u.t
 	u.p = model.New()
 	u.strIdx = map[string]int32{}
@@ -397,8 +396,7 @@ func (u *unpacker) decode(d *dec) (*model.Profile, error) {
 	p := u.p
 
 	hi := d.ref("header", len(t.headers))
-	p.TimeNanos = d.varint("time_nanos")
-	p.DurationNanos = d.varint("duration_nanos")
+	p.TimeNanos, p.DurationNanos = e.TimeNanos, e.DurationNanos
 	p.ProfileID = d.bytes("profile_id")
 	p.StartTimeUnixNano = d.uvarint("start_time_unix_nano")
 	p.EndTimeUnixNano = d.uvarint("end_time_unix_nano")
@@ -411,7 +409,11 @@ func (u *unpacker) decode(d *dec) (*model.Profile, error) {
 	}
 
 	// Samples: one byte at least per sample for its row.
-	n := d.count("samples", 1)
+	n := e.Samples
+	if n < 0 || n > len(d.b)-d.off {
+		d.fail("samples", "%d samples (from the index) exceed the %d bytes left", n, len(d.b)-d.off)
+		return nil, d.err
+	}
 	flags := d.uvarint("columns")
 	if d.err == nil && flags >= 1<<1 {
 		d.fail("columns", "unknown column flags %#x", flags)

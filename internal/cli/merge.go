@@ -12,6 +12,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/bundle"
 	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // MergeOptions are the inputs of `pprofx merge`.
@@ -97,9 +98,38 @@ func mergeRun(o *MergeOptions) error {
 	}
 	return writeOutput(ios, o.Output, func(w io.Writer) error {
 		bw := bundle.NewWriter(w, bundle.WriterOptions{})
-		for _, name := range names {
-			if err := mergeInput(o, bw, name); err != nil {
-				return &FileError{name, err}
+		// Inputs are read and decoded one ahead of the writer, on another
+		// goroutine, so decoding and compressing overlap; the order, and so
+		// the bytes, stay the same.
+		profiles := make(chan mergeItem, 1)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			defer close(profiles)
+			for _, name := range names {
+				err := mergeInput(o, name, func(e bundle.Entry, p *model.Profile) bool {
+					select {
+					case profiles <- mergeItem{name: name, entry: e, p: p}:
+						return true
+					case <-stop:
+						return false
+					}
+				})
+				if err != nil {
+					select {
+					case profiles <- mergeItem{name: name, err: err}:
+					case <-stop:
+					}
+					return
+				}
+			}
+		}()
+		for it := range profiles {
+			if it.err != nil {
+				return &FileError{it.name, it.err}
+			}
+			if err := bw.Add(it.entry, it.p); err != nil {
+				return &FileError{it.name, trimBundleErr(err)}
 			}
 		}
 		if err := bw.Close(); err != nil {
@@ -107,6 +137,15 @@ func mergeRun(o *MergeOptions) error {
 		}
 		return nil
 	})
+}
+
+// mergeItem is one decoded profile on its way to the bundle writer, or
+// the error that ends the inputs.
+type mergeItem struct {
+	name  string
+	entry bundle.Entry
+	p     *model.Profile
+	err   error
 }
 
 // readNames reads input names, one per line; blank lines are skipped.
@@ -127,10 +166,23 @@ func readNames(ios *IOStreams, from string) ([]string, error) {
 	return names, sc.Err()
 }
 
-// mergeInput adds one input's profiles to bw. A bundle file is read
-// profile by profile, keeping each one's name and source format; any other
-// input goes through format detection.
-func mergeInput(o *MergeOptions, bw *bundle.Writer, name string) error {
+// mergeInput reads one input and passes its profiles to add, in order,
+// until add returns false. A bundle file is read profile by profile,
+// keeping each one's name and source format (so merging bundles is
+// associative); any other input goes through format detection.
+func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Profile) bool) error {
+	fromBundle := func(r *bundle.Reader) error {
+		for i := 0; i < r.Len(); i++ {
+			p, err := r.Profile(i)
+			if err != nil {
+				return trimBundleErr(err)
+			}
+			if !add(r.Entry(i), p) {
+				return nil
+			}
+		}
+		return nil
+	}
 	if name != "-" {
 		if f, size, ok := openBundleFile(name); ok {
 			defer f.Close()
@@ -138,7 +190,7 @@ func mergeInput(o *MergeOptions, bw *bundle.Writer, name string) error {
 			if err != nil {
 				return trimBundleErr(err)
 			}
-			return trimBundleErr(bw.AddBundle(r))
+			return fromBundle(r)
 		}
 	}
 	in, err := openInput(o.IO, name)
@@ -162,7 +214,7 @@ func mergeInput(o *MergeOptions, bw *bundle.Writer, name string) error {
 			if err != nil {
 				return trimBundleErr(err)
 			}
-			return trimBundleErr(bw.AddBundle(r))
+			return fromBundle(r)
 		}
 		src = bytes.NewReader(data)
 	}
@@ -179,8 +231,8 @@ func mergeInput(o *MergeOptions, bw *bundle.Writer, name string) error {
 		case len(got.Items) > 1:
 			e.Name = fmt.Sprintf("%s#%d", name, i)
 		}
-		if err := bw.Add(e, it.Profile); err != nil {
-			return trimBundleErr(err)
+		if !add(e, it.Profile) {
+			return nil
 		}
 	}
 	return nil
