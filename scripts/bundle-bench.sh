@@ -30,13 +30,17 @@ else
 	echo "  (zstd CLI not installed: apt-get install zstd)"
 fi
 
-echo "== time (ns/op; Merge = pprof.Decode + bundle of the 100 files; ParseData = google/pprof reading them)"
-go test ./internal/bundle -run '^$' -bench 'ParseData|Merge$|UnpackOne|UnpackAll' -benchtime 20x -count 5 |
-	awk '/^Benchmark/ {n=$1; sub(/-[0-9]+$/, "", n); if (!(n in best) || $3 < best[n]) best[n]=$3}
-	END {for (n in best) printf "  %-28s %12d ns/op (best of 5)\n", n, best[n];
-	     if (best["BenchmarkParseData"]) printf "  merge / ParseData = %.2f\n", best["BenchmarkMerge"]/best["BenchmarkParseData"];
-	     if (best["BenchmarkUnpackAll"]) printf "  unpack one / all = 1/%.0f\n", best["BenchmarkUnpackAll"]/best["BenchmarkUnpackOne"];
-	     if (best["BenchmarkUnpackAllPprof"]) printf "  unpack one / all, writing pprof = 1/%.0f\n", best["BenchmarkUnpackAllPprof"]/best["BenchmarkUnpackOnePprof"]}' | sort
+echo "== time (best of 5; Merge = pprof.Decode + bundle of the 100 files in one goroutine;"
+echo "   MergeCommand = the merge command, reading files, decoding one ahead; ParseData = google/pprof reading them)"
+{
+	go test ./internal/bundle -run '^$' -bench 'ParseData|Merge$|Decode$|UnpackOne|UnpackAll' -benchtime 20x -count 5
+	go test ./internal/cli -run '^$' -bench 'MergeCommand' -benchtime 20x -count 5
+} | awk '/^Benchmark/ {n=$1; sub(/-[0-9]+$/, "", n); if (!(n in best) || $3 < best[n]) best[n]=$3}
+	END {for (n in best) printf "  %-28s %12d ns/op\n", n, best[n];
+	     p = best["BenchmarkParseData"];
+	     printf "  merge / ParseData = %.2f (in one goroutine), %.2f (command)\n", best["BenchmarkMerge"]/p, best["BenchmarkMergeCommand"]/p;
+	     printf "  decode alone / ParseData = %.2f\n", best["BenchmarkDecode"]/p;
+	     printf "  unpack one / all = 1/%.0f (to the model), 1/%.0f (writing pprof)\n", best["BenchmarkUnpackAll"]/best["BenchmarkUnpackOne"], best["BenchmarkUnpackAllPprof"]/best["BenchmarkUnpackOnePprof"]}' | sort
 
 echo "== peak memory"
 go test ./internal/bundle -run '^$' -bench 'MergePeakRSS' -benchtime 3x | grep '^Benchmark' | sed 's/^/  /'

@@ -165,10 +165,26 @@ func (r *Reader) block(what string, off, n, rawLen uint64) ([]byte, error) {
 	}
 	zd := decoders.Get().(*zstd.Decoder)
 	defer decoders.Put(zd)
+	// Fast path: a frame that states its size, and a size no larger than
+	// 16 times the compressed bytes actually read, is decompressed in one
+	// go into a buffer of exactly that size.
+	var h zstd.Header
+	if err := h.Decode(comp); err == nil && h.HasFCS && h.FrameContentSize == rawLen && rawLen <= 16*n+64 {
+		buf, err := zd.DecodeAll(comp, make([]byte, 0, rawLen))
+		if err != nil {
+			return nil, errf("%s block at byte %d: %v", what, off, err)
+		}
+		if uint64(len(buf)) != rawLen {
+			return nil, errf("%s block at byte %d: decompresses to %d bytes, want %d", what, off, len(buf), rawLen)
+		}
+		return buf, nil
+	}
+	// Otherwise stream, growing the buffer with the data actually
+	// decompressed, never by rawLen itself.
 	if err := zd.Reset(bytes.NewReader(comp)); err != nil {
 		return nil, errf("%s block at byte %d: %v", what, off, err)
 	}
-	buf := make([]byte, 0, min(rawLen, 1<<16, 16*n+64))
+	buf := make([]byte, 0, min(rawLen, 16*n+64))
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

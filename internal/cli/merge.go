@@ -23,6 +23,7 @@ type MergeOptions struct {
 	Output       string
 	MaxInputSize int64
 	Salvage      bool
+	Level        int // zstd level of the shared tables, 1..4; 0 = the default (3)
 }
 
 // NewCmdMerge builds `pprofx merge`. runF replaces mergeRun in tests.
@@ -54,6 +55,9 @@ existing output untouched.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args
 			o.MaxInputSize = int64(size)
+			if o.Level < 0 || o.Level > 4 {
+				return &UsageError{fmt.Sprintf("--level %d: want 1 (fastest) to 4 (smallest)", o.Level)}
+			}
 			if !cmd.Flags().Changed("output") {
 				return &UsageError{"merge needs an output: -o BUNDLE (\"-\": standard output)"}
 			}
@@ -66,6 +70,7 @@ existing output untouched.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", `bundle to write ("-": standard output)`)
 	f.StringVar(&o.FilesFrom, "files-from", "", `read input names from this file, one per line ("-": standard input)`)
+	f.IntVar(&o.Level, "level", 0, "zstd level of the shared tables: 1 fastest ... 4 smallest (default 3)")
 	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
 	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
 	return cmd
@@ -97,7 +102,7 @@ func mergeRun(o *MergeOptions) error {
 		return &UsageError{"refusing to write a binary bundle to a terminal: name an output with -o, or pipe it"}
 	}
 	return writeOutput(ios, o.Output, func(w io.Writer) error {
-		bw := bundle.NewWriter(w, bundle.WriterOptions{})
+		bw := bundle.NewWriter(w, bundle.WriterOptions{Level: o.Level})
 		// Inputs are read and decoded one ahead of the writer, on another
 		// goroutine, so decoding and compressing overlap; the order, and so
 		// the bytes, stay the same.
