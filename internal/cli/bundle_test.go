@@ -163,6 +163,23 @@ func TestBundleBadInputs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "out.ppxb")); err == nil {
 		t.Error("a failed merge left its output behind")
 	}
+	// A bundle whose second profile is corrupt: unpack --all writes nothing.
+	// Sections are zstd frames back to back from byte 12: the second
+	// frame's magic marks profile 1's section.
+	bad := bytes.Clone(good)
+	sec1 := 13 + bytes.Index(good[13:], []byte{0x28, 0xb5, 0x2f, 0xfd})
+	bad[sec1+8] ^= 0x55
+	outDir := filepath.Join(dir, "unpacked")
+	s := newStreams(nil)
+	if code := Main([]string{"unpack", write("bad.ppxb", bad), "--all", "-o", outDir}, s.ios); code != ExitFail {
+		t.Errorf("unpack --all of a corrupt bundle: exit %d, stderr %q", code, s.err)
+	}
+	if !strings.Contains(s.err.String(), "profile 1: section block") {
+		t.Errorf("unpack --all of a corrupt bundle: stderr %q, want profile 1's section named", s.err)
+	}
+	if left, _ := os.ReadDir(outDir); len(left) != 0 {
+		t.Errorf("unpack --all of a corrupt bundle left %d files", len(left))
+	}
 	for _, args := range [][]string{
 		{"merge", files[0]},
 		{"merge", "-o", b},

@@ -134,7 +134,7 @@ func mergeRun(o *MergeOptions) error {
 				return &FileError{it.name, it.err}
 			}
 			if err := bw.Add(it.entry, it.p); err != nil {
-				return &FileError{it.name, trimBundleErr(err)}
+				return &FileError{it.name, err}
 			}
 		}
 		if err := bw.Close(); err != nil {
@@ -180,7 +180,7 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 		for i := 0; i < r.Len(); i++ {
 			p, err := r.Profile(i)
 			if err != nil {
-				return trimBundleErr(err)
+				return err
 			}
 			if !add(r.Entry(i), p) {
 				return nil
@@ -193,7 +193,7 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 			defer f.Close()
 			r, err := bundle.Open(f, size)
 			if err != nil {
-				return trimBundleErr(err)
+				return err
 			}
 			return fromBundle(r)
 		}
@@ -217,7 +217,7 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 		if bundle.IsBundle(data) {
 			r, err := bundle.Open(bytes.NewReader(data), int64(len(data)))
 			if err != nil {
-				return trimBundleErr(err)
+				return err
 			}
 			return fromBundle(r)
 		}
@@ -261,16 +261,4 @@ func openBundleFile(name string) (*os.File, int64, bool) {
 		return nil, 0, false
 	}
 	return f, st.Size(), true
-}
-
-// trimBundleErr drops the package prefix of bundle errors: the caller
-// names the file.
-func trimBundleErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if s := err.Error(); strings.HasPrefix(s, "bundle: ") {
-		return fmt.Errorf("%s", s[len("bundle: "):])
-	}
-	return err
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -114,7 +115,7 @@ func openBundleReader(ra io.ReaderAt, size int64) (*bundle.Reader, error) {
 		}
 		return nil, fmt.Errorf("not a pprofx bundle")
 	}
-	return r, trimBundleErr(err)
+	return r, err
 }
 
 func unpackRun(o *UnpackOptions) error {
@@ -147,31 +148,60 @@ func unpackRun(o *UnpackOptions) error {
 	if err := os.MkdirAll(o.Output, 0o755); err != nil {
 		return &FileError{o.Output, err}
 	}
+	// Every profile is written to a temporary file first; only when all of
+	// them are written are they renamed into place, so a bundle that fails
+	// halfway leaves no unpacked files behind.
 	width := len(fmt.Sprint(max(r.Len()-1, 0)))
-	seen := map[string]bool{}
-	for i := 0; i < r.Len(); i++ {
-		name := outName(r.Entry(i).Name, i, width, to)
-		for seen[name] {
-			name = "_" + name
+	type done struct{ tmp, final string }
+	var written []done
+	ok := false
+	defer func() {
+		if !ok {
+			for _, d := range written {
+				os.Remove(d.tmp)
+			}
 		}
-		seen[name] = true
-		if err := unpackOne(o, r, i, filepath.Join(o.Output, name), to); err != nil {
+	}()
+	for i := 0; i < r.Len(); i++ {
+		final := filepath.Join(o.Output, outName(r.Entry(i).Name, i, width, to))
+		tmp, err := os.CreateTemp(o.Output, "."+filepath.Base(final)+".*.tmp")
+		if err != nil {
+			return &FileError{o.Output, err}
+		}
+		written = append(written, done{tmp.Name(), final})
+		bw := bufio.NewWriterSize(tmp, 1<<16)
+		err = unpackTo(o, r, i, bw, to, final)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := tmp.Close(); err == nil && cerr != nil {
+			err = &FileError{final, cerr}
+		}
+		if err != nil {
 			return err
 		}
 	}
+	for _, d := range written {
+		if err := os.Rename(d.tmp, d.final); err != nil {
+			return &FileError{d.final, err}
+		}
+	}
+	ok = true
 	return nil
 }
 
 func unpackOne(o *UnpackOptions, r *bundle.Reader, i int, out string, to formats.OutFormat) error {
+	return writeOutput(o.IO, out, func(w io.Writer) error { return unpackTo(o, r, i, w, to, out) })
+}
+
+// unpackTo writes profile i of r to w in format to; out names w in errors.
+func unpackTo(o *UnpackOptions, r *bundle.Reader, i int, w io.Writer, to formats.OutFormat, out string) error {
 	p, err := r.Profile(i)
 	if err != nil {
-		return &FileError{o.Input, trimBundleErr(err)}
+		return &FileError{o.Input, err}
 	}
 	item := formats.Item{Name: r.Entry(i).Name, Profile: p}
-	err = writeOutput(o.IO, out, func(w io.Writer) error {
-		return formats.Write(w, to, []formats.Item{item}, formats.WriteOptions{Warn: warner(o.IO, out)})
-	})
-	if err != nil {
+	if err := formats.Write(w, to, []formats.Item{item}, formats.WriteOptions{Warn: warner(o.IO, out)}); err != nil {
 		return &FileError{out, err}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/pprofx/pprofx/internal/bundle"
 	"github.com/pprofx/pprofx/internal/detect"
@@ -21,25 +20,16 @@ func init() {
 		}
 		br, err := bundle.Open(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
-			return trimBundle(err)
+			return err
 		}
 		in.Facts = append(in.Facts, [2]string{"bundle version", fmt.Sprint(bundle.Version)}, [2]string{"profiles", fmt.Sprint(br.Len())})
 		for i := 0; i < br.Len(); i++ {
 			p, err := br.Profile(i)
 			if err != nil {
-				return trimBundle(err)
+				return err
 			}
 			in.Items = append(in.Items, Item{Name: br.Entry(i).Name, Profile: p})
 		}
 		return nil
 	})
-}
-
-// trimBundle drops the package prefix of bundle errors: the caller names
-// the file.
-func trimBundle(err error) error {
-	if s := err.Error(); strings.HasPrefix(s, "bundle: ") {
-		return fmt.Errorf("%s", s[len("bundle: "):])
-	}
-	return err
 }
