@@ -130,7 +130,7 @@ func TestBadInputs(t *testing.T) {
 		{"empty", nil, nil, "empty input"},
 		{"truncated gzip", orig[:len(orig)-20], nil, "gzip: unexpected EOF"},
 		{"truncated raw", rawBuf.Bytes()[:rawBuf.Len()-7], nil, "byte offset"},
-		{"gperftools", append(make([]byte, 8), []byte{3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x27, 0, 0, 0, 0, 0, 0}...), nil, "detected gperftools CPU profile (64-bit little-endian)"},
+		{"gperftools header cut", append(make([]byte, 8), []byte{3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x27, 0, 0, 0, 0, 0, 0}...), nil, "header cut at byte 32"},
 		{"too big", orig, []string{"--max-input-size", "1KiB"}, "larger than the limit of 1024 bytes"},
 	}
 	for _, c := range cases {

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/pprofx/pprofx/internal/gperftools"
 )
 
 // Format names a kind of input.
@@ -70,7 +72,7 @@ func Sniff(head []byte) (Result, error) {
 	if len(head) == 0 {
 		return Result{}, fmt.Errorf("empty input")
 	}
-	if l, ok := GperftoolsLayout(head); ok {
+	if l, ok := gperftools.DetectLayout(head); ok {
 		return Result{Format: Gperftools, Layout: l.String()}, nil
 	}
 	switch {
@@ -99,50 +101,6 @@ func first(b []byte, n int) []byte {
 		return b[:n]
 	}
 	return b
-}
-
-// Layout is a gperftools CPU profile's slot size and byte order.
-type Layout struct {
-	SlotSize  int // 4 or 8
-	BigEndian bool
-}
-
-func (l Layout) String() string {
-	order := "little-endian"
-	if l.BigEndian {
-		order = "big-endian"
-	}
-	return fmt.Sprintf("%d-bit %s", l.SlotSize*8, order)
-}
-
-// MaxHeaderWords bounds a gperftools header's "header words" slot, so the
-// four layouts can never be confused (a 64-bit big-endian header read as
-// little-endian has header words 0x0300000000000000).
-const MaxHeaderWords = 64
-
-// GperftoolsLayout recognises a gperftools CPU profile header from slots
-// 0-2: header count 0, header words in [3, MaxHeaderWords), version 0.
-func GperftoolsLayout(head []byte) (Layout, bool) {
-	for _, l := range []Layout{{8, false}, {8, true}, {4, false}, {4, true}} {
-		if len(head) < 3*l.SlotSize {
-			continue
-		}
-		slot := func(i int) uint64 {
-			b := head[i*l.SlotSize : (i+1)*l.SlotSize]
-			var order binary.ByteOrder = binary.LittleEndian
-			if l.BigEndian {
-				order = binary.BigEndian
-			}
-			if l.SlotSize == 8 {
-				return order.Uint64(b)
-			}
-			return uint64(order.Uint32(b))
-		}
-		if slot(0) == 0 && slot(1) >= 3 && slot(1) < MaxHeaderWords && slot(2) == 0 {
-			return l, true
-		}
-	}
-	return Layout{}, false
 }
 
 func sniffJSON(head []byte) (Format, bool) {

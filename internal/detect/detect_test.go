@@ -40,6 +40,9 @@ func TestSniffTable(t *testing.T) {
 		{"gperftools 32 LE", gperfHeader(4, binary.LittleEndian, 3), Gperftools, "32-bit little-endian"},
 		{"gperftools 32 BE", gperfHeader(4, binary.BigEndian, 3), Gperftools, "32-bit big-endian"},
 		{"gperftools 64 LE, 5 header words", gperfHeader(8, binary.LittleEndian, 5), Gperftools, "64-bit little-endian"},
+		// A version the decoder refuses is still recognised, so that the
+		// decoder's error says why (a Java profile is version 1).
+		{"gperftools version 1", func() []byte { b := gperfHeader(8, binary.LittleEndian, 3); b[16] = 1; return b }(), Gperftools, "64-bit little-endian"},
 		{"bundle", []byte(BundleMagic + "\x01\x00\x00\x00"), Bundle, ""},
 		{"otlp json", []byte(` {"resourceProfiles":[{"resource":{}}]}`), OTLPJSON, ""},
 		{"otlp proto", []byte{0x0a, 0x05, 0x0a, 0x03, 0x0a, 0x01, 0x78}, OTLP, ""},
@@ -63,7 +66,6 @@ func TestSniffRejects(t *testing.T) {
 	cases := map[string][]byte{
 		"text":                     []byte("hello, this is not a profile"),
 		"other json":               []byte(`{"traceEvents": []}`),
-		"gperftools version 1":     func() []byte { b := gperfHeader(8, binary.LittleEndian, 3); b[16] = 1; return b }(),
 		"header words 64":          gperfHeader(8, binary.LittleEndian, 64),
 		"header words 2":           gperfHeader(8, binary.LittleEndian, 2),
 		"zeros":                    make([]byte, 40),

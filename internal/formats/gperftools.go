@@ -1,0 +1,49 @@
+package formats
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+
+	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/gperftools"
+)
+
+func init() {
+	registerReader(detect.Gperftools, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
+		p, info, err := gperftools.Decode(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn})
+		if err != nil {
+			return err
+		}
+		in.Items = []Item{{Profile: p}}
+		in.Layout = info.Layout.String()
+		in.Facts = gperftoolsFacts(info)
+		return nil
+	})
+}
+
+// gperftoolsFacts is what inspect shows of a gperftools file beyond its profile.
+func gperftoolsFacts(info *gperftools.Info) [][2]string {
+	period := fmt.Sprintf("%d µs", info.PeriodMicros)
+	if hz := 1e6 / float64(info.PeriodMicros); hz >= 1 {
+		period += fmt.Sprintf(" (%.4g Hz)", hz)
+	}
+	trailer := "yes"
+	if !info.Trailer {
+		trailer = "no (the profile was not stopped; no mappings)"
+	}
+	facts := [][2]string{
+		{"sampling period", period},
+		{"records", fmt.Sprintf("%d (total count %d, deepest %d frames)", info.Records, info.TotalCount, info.MaxDepth)},
+		{"header words", fmt.Sprint(info.HeaderWords)},
+		{"trailer", trailer},
+		{"unmapped locations", fmt.Sprint(info.Unmapped)},
+	}
+	if info.Salvaged {
+		facts = append(facts, [2]string{"salvaged", "yes: a cut or bad record and what followed were dropped"})
+	}
+	if len(info.Deleted) > 0 {
+		facts = append(facts, [2]string{"deleted files", strings.Join(info.Deleted, ", ")})
+	}
+	return facts
+}

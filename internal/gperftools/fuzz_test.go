@@ -1,0 +1,68 @@
+package gperftools
+
+import (
+	"bytes"
+	"runtime/metrics"
+	"testing"
+)
+
+// allocBound is what Decode may allocate for an input of n bytes: a fixed
+// part (the read buffer, the builder's tables) and a part proportional to
+// the input, never more.
+func allocBound(n int) uint64 { return 1<<20 + 64*uint64(n) }
+
+// allocated returns the bytes the process has allocated so far. Unlike
+// runtime.ReadMemStats it does not stop the world, which keeps fuzzing fast.
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, fx := range fixtures {
+		f.Add(readFixture(f, fx.file))
+	}
+	for _, l := range []Layout{{8, false}, {8, true}, {4, false}, {4, true}} {
+		f.Add(newFile(l).header(10000).rec(2, 0x10, 0x21).rec(1, 0x10, 0x21).rec(1, 0).trailer().text(mapsText).buf)
+		f.Add(newFile(l).slots(0, 5, 0, 1, 0, 9, 9).rec(1, 1<<20).buf)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		DetectLayout(data)
+		for _, salvage := range []bool{false, true} {
+			before := allocated()
+			p, info, err := Decode(bytes.NewReader(data), Options{Salvage: salvage, Warn: func(string) {}})
+			if alloc := allocated() - before; alloc > allocBound(len(data)) {
+				t.Fatalf("allocated %d bytes for a %d-byte input (bound %d)", alloc, len(data), allocBound(len(data)))
+			}
+			if err != nil {
+				continue
+			}
+			if err := p.Validate(); err != nil {
+				t.Fatalf("invalid profile: %v", err)
+			}
+			if info.Stacks != len(p.Samples) || info.Records < len(p.Samples) {
+				t.Fatalf("info %+v for %d samples", info, len(p.Samples))
+			}
+		}
+	})
+}
+
+// TestAllocWorstCase checks the bound on the input shape that allocates the
+// most per byte: 32-bit records of one distinct PC each.
+func TestAllocWorstCase(t *testing.T) {
+	f := newFile(Layout{4, false}).header(1)
+	for i := uint64(0); i < 100000; i++ {
+		f.rec(1, 0x1000+i)
+	}
+	b := f.trailer().buf
+	before := allocated()
+	if _, _, err := Decode(bytes.NewReader(b), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	alloc := allocated() - before
+	t.Logf("%d bytes allocated for %d input bytes (%.1f per byte)", alloc, len(b), float64(alloc)/float64(len(b)))
+	if alloc > allocBound(len(b)) {
+		t.Errorf("allocated %d bytes for %d input bytes, bound %d", alloc, len(b), allocBound(len(b)))
+	}
+}

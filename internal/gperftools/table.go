@@ -1,0 +1,182 @@
+package gperftools
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+)
+
+// rawTable maps the raw PC bytes of a record to its stack index. It is an
+// open-addressing table over one arena of keys, so that a lookup touches
+// one slot and one key, both without pointers for the GC to scan.
+type rawTable struct {
+	seed   maphash.Seed
+	slots  []rawSlot // len is a power of two, at most half full
+	chunks [][]byte  // keys back to back, each after its 4-byte length
+	n      int
+}
+
+// maxChunk bounds the arena's chunks, which start small and double; a
+// chunk is never copied to grow.
+const maxChunk = 1 << 20
+
+type rawSlot struct {
+	chunk int32  // index in chunks
+	off   int32  // offset of the key's length prefix in its chunk
+	tag   uint32 // the hash's high 32 bits
+	stack int32  // stack index + 1; 0 marks an empty slot
+}
+
+func newRawTable() *rawTable {
+	return &rawTable{seed: maphash.MakeSeed(), slots: make([]rawSlot, 1024)}
+}
+
+func (t *rawTable) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) }
+
+// find returns the stack of key, whose hash is h, or -1.
+func (t *rawTable) find(h uint64, key []byte) int32 {
+	mask := uint64(len(t.slots) - 1)
+	tag := uint32(h >> 32)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.stack == 0 {
+			return -1
+		}
+		if s.tag == tag && t.equal(s, key) {
+			return s.stack - 1
+		}
+	}
+}
+
+func (t *rawTable) key(s *rawSlot) []byte {
+	c := t.chunks[s.chunk]
+	n := binary.LittleEndian.Uint32(c[s.off:])
+	return c[s.off+4 : s.off+4+int32(n)]
+}
+
+func (t *rawTable) equal(s *rawSlot, key []byte) bool {
+	return bytes.Equal(t.key(s), key)
+}
+
+// add records key (hash h, not in the table) as stack.
+func (t *rawTable) add(h uint64, key []byte, stack int32) {
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	need := 4 + len(key)
+	last := len(t.chunks) - 1
+	if last < 0 || cap(t.chunks[last])-len(t.chunks[last]) < need {
+		size := 4096
+		if last >= 0 {
+			size = min(2*cap(t.chunks[last]), maxChunk)
+		}
+		t.chunks = append(t.chunks, make([]byte, 0, max(size, need)))
+		last++
+	}
+	c := t.chunks[last]
+	off := int32(len(c))
+	c = binary.LittleEndian.AppendUint32(c, uint32(len(key)))
+	t.chunks[last] = append(c, key...)
+	t.put(rawSlot{chunk: int32(last), off: off, tag: uint32(h >> 32), stack: stack + 1}, h)
+	t.n++
+}
+
+func (t *rawTable) put(s rawSlot, h uint64) {
+	mask := uint64(len(t.slots) - 1)
+	i := h & mask
+	for t.slots[i].stack != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = s
+}
+
+func (t *rawTable) grow() {
+	old := t.slots
+	t.slots = make([]rawSlot, 2*len(old))
+	for _, s := range old {
+		if s.stack != 0 {
+			t.put(s, t.hash(t.key(&s)))
+		}
+	}
+}
+
+// addrTable maps an address to its location index: open addressing over one
+// slice of pointer-free slots, so that the lookups of a new stack's PCs can
+// be issued together (see touch) instead of one cache miss after another.
+type addrTable struct {
+	slots []addrSlot // len is a power of two, at most half full
+	shift uint       // 64 - log2(len(slots))
+	seed  uint64     // random per table
+	n     int
+}
+
+type addrSlot struct {
+	addr uint64
+	loc  int32 // location index + 1; 0 marks an empty slot
+}
+
+func newAddrTable() *addrTable {
+	seed := maphash.Comparable(maphash.MakeSeed(), 0)
+	return &addrTable{slots: make([]addrSlot, 1024), shift: 64 - 10, seed: seed}
+}
+
+// pos is the home slot of a: a seeded murmur3 finalizer, so that every bit
+// of the address reaches the top bits used (a bare multiply would leave
+// addresses that differ only in their high bits all in one slot).
+func (t *addrTable) pos(a uint64) uint64 {
+	a ^= t.seed
+	a ^= a >> 33
+	a *= 0xff51afd7ed558ccd
+	a ^= a >> 33
+	a *= 0xc4ceb9fe1a85ec53
+	a ^= a >> 33
+	return a >> t.shift
+}
+
+// touch loads the slots of these addresses, so that their cache misses
+// overlap; it returns a value only so the loads are not optimised away.
+func (t *addrTable) touch(addrs []uint64) (sink int32) {
+	for _, a := range addrs {
+		sink += t.slots[t.pos(a)].loc
+	}
+	return sink
+}
+
+// get returns the location of a, or -1.
+func (t *addrTable) get(a uint64) int32 {
+	mask := uint64(len(t.slots) - 1)
+	for i := t.pos(a); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.loc == 0 {
+			return -1
+		}
+		if s.addr == a {
+			return s.loc - 1
+		}
+	}
+}
+
+// add records a (not in the table) as location loc.
+func (t *addrTable) add(a uint64, loc int32) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots = make([]addrSlot, 2*len(old))
+		t.shift--
+		for _, s := range old {
+			if s.loc != 0 {
+				t.put(s)
+			}
+		}
+	}
+	t.put(addrSlot{addr: a, loc: loc + 1})
+	t.n++
+}
+
+func (t *addrTable) put(s addrSlot) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.pos(s.addr)
+	for t.slots[i].loc != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = s
+}
