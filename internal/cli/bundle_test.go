@@ -194,3 +194,23 @@ func TestBundleBadInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeMixedFormats merges gperftools CPU profiles with Go pprof
+// profiles of other sample types: each comes back as `convert` gives it.
+func TestMergeMixedFormats(t *testing.T) {
+	inputs := []string{"../../testdata/gperftools/le64-100hz.prof", "../../testdata/go/heap.pb.gz", "../../testdata/gperftools/be32-100hz.prof", "../../testdata/go/goroutine.pb.gz"}
+	dir := t.TempDir()
+	b := filepath.Join(dir, "mixed.ppxb")
+	run(t, nil, ExitOK, append([]string{"merge", "-o", b}, inputs...)...)
+	s := run(t, nil, ExitOK, "list", "--json", b)
+	for i, in := range inputs {
+		want := run(t, nil, ExitOK, "convert", in, "-o", "-")
+		got := run(t, nil, ExitOK, "unpack", b, "--index", string(rune('0'+i)))
+		if d := pprofcmp.Diff(parse(t, want.out.Bytes()), parse(t, got.out.Bytes())); d != "" {
+			t.Errorf("%s: unpacked differs from converted:\n%s", in, d)
+		}
+	}
+	if !strings.Contains(s.out.String(), `"source_format":"gperftools"`) || !strings.Contains(s.out.String(), `"source_format":"pprof"`) {
+		t.Errorf("list: %s", s.out)
+	}
+}
