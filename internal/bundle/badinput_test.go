@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -117,5 +118,16 @@ func TestAddInvalid(t *testing.T) {
 	err := w.Add(Entry{Name: "bad.pb.gz"}, p)
 	if err == nil || !strings.Contains(err.Error(), "profile 0 (bad.pb.gz): sample[1].stack: index 99 out of range") {
 		t.Errorf("Add = %v", err)
+	}
+}
+
+// TestMagicMatchesDetect: format detection keys on the same 8 bytes.
+func TestMagicMatchesDetect(t *testing.T) {
+	if Magic != detect.BundleMagic {
+		t.Fatalf("bundle.Magic %q, detect.BundleMagic %q", Magic, detect.BundleMagic)
+	}
+	data := small(t)
+	if res, err := detect.Sniff(data[:min(len(data), detect.HeadSize)]); err != nil || res.Format != detect.Bundle {
+		t.Fatalf("detect.Sniff = %v, %v", res, err)
 	}
 }
