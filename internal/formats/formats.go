@@ -11,12 +11,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
-	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/pprof"
 )
 
 // DefaultMaxInputSize is the default bound on how many (decompressed)
@@ -119,17 +120,18 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	if opts.KeepOriginal {
 		r = io.TeeReader(&limitedReader{r: r, left: max, max: max}, &orig)
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
+	br := getBufio(r)
+	defer bufioPool.Put(br)
 	head, _ := br.Peek(detect.HeadSize)
 	in := &Input{Compression: detect.CompressionOf(head)}
 	var body io.Reader = br
 	switch in.Compression {
 	case detect.Gzip:
-		zr, err := gzip.NewReader(br)
+		zr, err := pprof.NewGzipReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %v", err)
 		}
-		defer zr.Close()
+		defer pprof.PutGzipReader(zr)
 		body = zr
 	case detect.Zstd:
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(max)))
@@ -140,7 +142,8 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		body = zr
 	}
 	lr := &limitedReader{r: body, left: max, max: max}
-	inner := bufio.NewReaderSize(lr, 1<<16)
+	inner := getBufio(lr)
+	defer bufioPool.Put(inner)
 	head, err := inner.Peek(detect.HeadSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, compressionErr(in.Compression, err)
@@ -191,6 +194,40 @@ func registerReader(f detect.Format, r reader) { readers[f] = r }
 
 // readAll reads the rest of r, which is bounded by --max-input-size.
 func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
+
+// Readers and buffers are reused across the inputs of one run (merge
+// reads hundreds).
+var (
+	bufioPool  sync.Pool
+	bufferPool sync.Pool
+)
+
+func getBufio(r io.Reader) *bufio.Reader {
+	if br, ok := bufioPool.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return br
+	}
+	return bufio.NewReaderSize(r, 1<<16)
+}
+
+// withBuffer reads the rest of r into a pooled buffer and calls fn with
+// its bytes, which fn must not keep.
+func withBuffer(r io.Reader, fn func(data []byte) error) error {
+	buf, _ := bufferPool.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 64<<20 {
+			bufferPool.Put(buf)
+		}
+	}()
+	if _, err := buf.ReadFrom(r); err != nil {
+		return err
+	}
+	return fn(buf.Bytes())
+}
 
 func titled(res detect.Result) string {
 	t := formatTitles[res.Format]

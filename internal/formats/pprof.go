@@ -16,16 +16,15 @@ const (
 
 func init() {
 	registerReader(detect.Pprof, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
-		data, err := readAll(r)
-		if err != nil {
-			return err
-		}
-		p, err := pprof.DecodeRaw(data)
-		if err != nil {
-			return err
-		}
-		in.Items = []Item{{Profile: p}}
-		return nil
+		// DecodeRaw keeps nothing of its input, so the buffer is reused.
+		return withBuffer(r, func(data []byte) error {
+			p, err := pprof.DecodeRaw(data)
+			if err != nil {
+				return err
+			}
+			in.Items = []Item{{Profile: p}}
+			return nil
+		})
 	})
 	for _, f := range []OutFormat{OutPprof, OutPprofRaw} {
 		raw := f == OutPprofRaw

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 	"unsafe"
 
 	"github.com/klauspost/compress/gzip"
@@ -29,7 +30,7 @@ func IsGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data
 // A gzipped input may decompress to at most DefaultMaxSize bytes.
 func Decode(data []byte) (*model.Profile, error) {
 	if IsGzip(data) {
-		raw, err := Gunzip(bytes.NewReader(data), DefaultMaxSize)
+		raw, err := gunzipHint(bytes.NewReader(data), DefaultMaxSize, isize(data))
 		if err != nil {
 			return nil, err
 		}
@@ -38,14 +39,50 @@ func Decode(data []byte) (*model.Profile, error) {
 	return DecodeRaw(data)
 }
 
+// isize is gzip's trailer: the decompressed size modulo 2^32, a hint.
+func isize(data []byte) int64 {
+	if len(data) < 18 {
+		return 0
+	}
+	t := data[len(data)-4:]
+	return int64(t[0]) | int64(t[1])<<8 | int64(t[2])<<16 | int64(t[3])<<24
+}
+
 // Gunzip decompresses r, failing once the output would exceed max bytes.
-func Gunzip(r io.Reader, max int64) ([]byte, error) {
-	zr, err := gzip.NewReader(r)
+func Gunzip(r io.Reader, max int64) ([]byte, error) { return gunzipHint(r, max, 0) }
+
+// gzipReaders keeps decompressors (and their 32 KiB windows) for reuse.
+var gzipReaders sync.Pool
+
+// NewGzipReader returns a gzip reader over r from a pool; give it back
+// with PutGzipReader.
+func NewGzipReader(r io.Reader) (*gzip.Reader, error) {
+	if zr, ok := gzipReaders.Get().(*gzip.Reader); ok {
+		if err := zr.Reset(r); err != nil {
+			gzipReaders.Put(zr)
+			return nil, err
+		}
+		return zr, nil
+	}
+	return gzip.NewReader(r)
+}
+
+// PutGzipReader returns zr to the pool.
+func PutGzipReader(zr *gzip.Reader) {
+	zr.Close()
+	gzipReaders.Put(zr)
+}
+
+func gunzipHint(r io.Reader, max, hint int64) ([]byte, error) {
+	zr, err := NewGzipReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("gzip: %v", err)
 	}
-	defer zr.Close()
+	defer PutGzipReader(zr)
 	var buf bytes.Buffer
+	if hint > 0 && hint <= max && hint < 1<<30 {
+		buf.Grow(int(hint) + bytes.MinRead)
+	}
 	n, err := io.Copy(&buf, io.LimitReader(zr, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("gzip: %v", err)
@@ -144,11 +181,18 @@ func (x *idIndex) lookup(id uint64) (int32, bool) {
 
 // chunks hands out sub-slices of large shared arrays, so that decoding
 // allocates per thousand lines or values, not per location or sample.
-type chunks[T any] struct{ buf []T }
+type chunks[T any] struct {
+	buf  []T
+	next int // size of the next chunk; 0 means 4096
+}
 
 func (c *chunks[T]) take(n int) []T {
 	if n > cap(c.buf)-len(c.buf) {
-		size := 4096
+		size := c.next
+		if size <= 0 {
+			size = 4096
+		}
+		c.next = 4096
 		if n > size {
 			size = n
 		}
@@ -217,15 +261,35 @@ func (d *decoder) field(buf []byte, pos, base int) (field, error) {
 
 // each calls fn for every field of the message at d.data[base:base+len(buf)].
 func (d *decoder) each(buf []byte, base int, fn func(f field) error) error {
-	for pos := 0; pos < len(buf); {
-		f, err := d.field(buf, pos, base)
-		if err != nil {
+	var f field
+	for pos := 0; pos < len(buf); pos = f.next - base {
+		// Fast path: a one-byte tag with a one-byte varint or length, the
+		// shape of most fields in a profile.
+		if t := buf[pos]; t < 0x80 && t >= 8 && pos+1 < len(buf) && buf[pos+1] < 0x80 {
+			switch t & 7 {
+			case 0:
+				f = field{num: protowire.Number(t >> 3), typ: protowire.VarintType, v: uint64(buf[pos+1]), off: base + pos, next: base + pos + 2}
+				if err := fn(f); err != nil {
+					return err
+				}
+				continue
+			case 2:
+				if end := pos + 2 + int(buf[pos+1]); end <= len(buf) {
+					f = field{num: protowire.Number(t >> 3), typ: protowire.BytesType, b: buf[pos+2 : end], off: base + pos, next: base + end}
+					if err := fn(f); err != nil {
+						return err
+					}
+					continue
+				}
+			}
+		}
+		var err error
+		if f, err = d.field(buf, pos, base); err != nil {
 			return err
 		}
 		if err := fn(f); err != nil {
 			return err
 		}
-		pos = f.next - base
 	}
 	return nil
 }
@@ -322,6 +386,9 @@ func (d *decoder) decode() error {
 	d.mapIdx.ids = make([]uint64, 0, counts[fMapping])
 	d.fnIdx.ids = make([]uint64, 0, counts[fFunction])
 	d.locIdx.ids = make([]uint64, 0, counts[fLocation])
+
+	// Most locations have one line: the first chunk of lines fits that.
+	d.lines.next = counts[fLocation] + 16
 
 	// Pass 1: everything but locations and samples.
 	if err := d.each(d.data, 0, d.profileField); err != nil {

@@ -1,0 +1,133 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+func small(t testing.TB) []byte {
+	data, err := bundleOf(handBuilt(0), handBuilt(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func open(data []byte) (*Reader, error) { return Open(bytes.NewReader(data), int64(len(data))) }
+
+func TestIndexOutOfRange(t *testing.T) {
+	r, err := open(small(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{2, 3, -1} {
+		_, err := r.Profile(i)
+		if err == nil || !strings.Contains(err.Error(), "out of range (bundle holds 2 profiles, 0 to 1)") {
+			t.Errorf("Profile(%d) = %v", i, err)
+		}
+	}
+}
+
+func TestNotABundle(t *testing.T) {
+	for _, data := range [][]byte{nil, []byte("x"), []byte("\x1f\x8b\x08\x00 a gzip file, not a bundle at all....................................")} {
+		if _, err := open(data); !errors.Is(err, ErrNotBundle) {
+			t.Errorf("Open(%q) = %v, want ErrNotBundle", data, err)
+		}
+	}
+}
+
+func TestUnknownVersion(t *testing.T) {
+	data := small(t)
+	binary.LittleEndian.PutUint32(data[8:], 2)
+	_, err := open(data)
+	if err == nil || err.Error() != "bundle: unknown version 2 at byte 8 (this pprofx reads version 1)" {
+		t.Errorf("Open = %v", err)
+	}
+}
+
+// readAll opens data and reads every profile, returning the first error.
+func readAll(data []byte) ([]*model.Profile, error) {
+	r, err := open(data)
+	if err != nil {
+		return nil, err
+	}
+	var ps []*model.Profile
+	for i := 0; i < r.Len(); i++ {
+		p, err := r.Profile(i)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+func TestTruncated(t *testing.T) {
+	data := small(t)
+	for n := 0; n < len(data); n++ {
+		_, err := readAll(data[:n])
+		if err == nil {
+			t.Fatalf("truncated to %d of %d bytes: no error", n, len(data))
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Fatalf("truncated to %d: multi-line error %q", n, err)
+		}
+	}
+}
+
+// TestCorrupt flips every bit of a small bundle in turn: reading must fail
+// with a one-line error or give back exactly the profiles written (a flip in
+// a place no check covers, such as a zstd header bit that does not matter).
+func TestCorrupt(t *testing.T) {
+	want := []*model.Profile{handBuilt(0), handBuilt(1)}
+	data := small(t)
+	undetected := 0
+	for i := range data {
+		for bit := 0; bit < 8; bit++ {
+			c := bytes.Clone(data)
+			c[i] ^= 1 << bit
+			got, err := readAll(c)
+			if err != nil {
+				if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "bundle: ") {
+					t.Fatalf("byte %d bit %d: error %q", i, bit, err)
+				}
+				continue
+			}
+			undetected++
+			for j := range want {
+				if d := diffProfiles(want[j], got[j]); d != "" {
+					t.Fatalf("byte %d bit %d: undetected corruption changed profile %d: %s", i, bit, j, d)
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d bit flips went unnoticed without changing any profile", undetected, 8*len(data))
+}
+
+func TestAddInvalid(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, WriterOptions{})
+	p := handBuilt(0)
+	p.Samples[1].Stack = 99
+	err := w.Add(Entry{Name: "bad.pb.gz"}, p)
+	if err == nil || !strings.Contains(err.Error(), "profile 0 (bad.pb.gz): sample[1].stack: index 99 out of range") {
+		t.Errorf("Add = %v", err)
+	}
+}
+
+// TestMagicMatchesDetect: format detection keys on the same 8 bytes.
+func TestMagicMatchesDetect(t *testing.T) {
+	if Magic != detect.BundleMagic {
+		t.Fatalf("bundle.Magic %q, detect.BundleMagic %q", Magic, detect.BundleMagic)
+	}
+	data := small(t)
+	if res, err := detect.Sniff(data[:min(len(data), detect.HeadSize)]); err != nil || res.Format != detect.Bundle {
+		t.Fatalf("detect.Sniff = %v, %v", res, err)
+	}
+}

@@ -1,0 +1,155 @@
+package bundle
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// enc appends the primitive encodings the format uses to a byte slice.
+type enc struct{ b []byte }
+
+func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) bytes(p []byte)   { e.uvarint(uint64(len(p))); e.b = append(e.b, p...) }
+func (e *enc) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *enc) u32(v uint32)     { e.uvarint(uint64(v)) }
+func (e *enc) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+// dec reads what enc wrote from one block, remembering the first error.
+// Every error names the block, the field being read and the byte offset in
+// the (decompressed) block.
+type dec struct {
+	b     []byte
+	off   int
+	block string
+	err   error
+}
+
+func (d *dec) fail(what string, format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("bundle: %s block, byte %d: %s: %s", d.block, d.off, what, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *dec) uvarint(what string) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		if n == 0 {
+			d.fail(what, "unexpected end of data")
+		} else {
+			d.fail(what, "varint overflows 64 bits")
+		}
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *dec) varint(what string) int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b[d.off:])
+	if n <= 0 {
+		if n == 0 {
+			d.fail(what, "unexpected end of data")
+		} else {
+			d.fail(what, "varint overflows 64 bits")
+		}
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+// u32 reads a uvarint that must fit in 31 bits (an index or count).
+func (d *dec) u32(what string) uint32 {
+	v := d.uvarint(what)
+	if v > math.MaxInt32 {
+		d.fail(what, "value %d too large", v)
+		return 0
+	}
+	return uint32(v)
+}
+
+// count reads a number of items each taking at least minBytes bytes in the
+// rest of the block, and rejects counts the block is too short to hold, so
+// that nothing is allocated by an unchecked length.
+func (d *dec) count(what string, minBytes int) int {
+	v := d.uvarint(what)
+	if d.err != nil {
+		return 0
+	}
+	if minBytes < 1 {
+		minBytes = 1
+	}
+	rest := uint64(len(d.b) - d.off)
+	if v > rest/uint64(minBytes) {
+		d.fail(what, "count %d exceeds the %d bytes left", v, rest)
+		return 0
+	}
+	return int(v)
+}
+
+// ref reads an index that must be below n.
+func (d *dec) ref(what string, n int) uint32 {
+	v := d.uvarint(what)
+	if d.err == nil && v >= uint64(n) {
+		d.fail(what, "index %d out of range (%d entries)", v, n)
+		return 0
+	}
+	return uint32(v)
+}
+
+func (d *dec) raw(what string) []byte {
+	n := d.uvarint(what)
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)-d.off) {
+		d.fail(what, "length %d exceeds the %d bytes left", n, len(d.b)-d.off)
+		return nil
+	}
+	p := d.b[d.off : d.off+int(n)]
+	d.off += int(n)
+	return p
+}
+
+func (d *dec) bytes(what string) []byte {
+	p := d.raw(what)
+	if len(p) == 0 {
+		return nil
+	}
+	return append([]byte(nil), p...)
+}
+
+func (d *dec) str(what string) string { return string(d.raw(what)) }
+
+func (d *dec) bool(what string) bool {
+	v := d.uvarint(what)
+	if d.err == nil && v > 1 {
+		d.fail(what, "boolean is %d", v)
+	}
+	return v == 1
+}
+
+// done reports an error if bytes are left over.
+func (d *dec) done() error {
+	if d.err == nil && d.off != len(d.b) {
+		d.fail("end", "%d bytes left over", len(d.b)-d.off)
+	}
+	return d.err
+}
+
+func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }

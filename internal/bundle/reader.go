@@ -1,0 +1,628 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Reader reads profiles from a bundle. Open reads the header, the footer and
+// the index; the shared tables are read the first time a profile is, and
+// each profile reads only its own section besides them. A Reader is safe
+// for concurrent use.
+type Reader struct {
+	r       io.ReaderAt
+	size    int64
+	entries []Entry
+
+	tablesOff, tablesLen, tablesRaw uint64
+
+	mu     sync.Mutex
+	t      *tables
+	tErr   error
+	loaded bool
+}
+
+// Open reads the index of the bundle of the given size in r.
+func Open(r io.ReaderAt, size int64) (*Reader, error) {
+	if size < headerSize+footerSize {
+		var head [8]byte
+		n, _ := r.ReadAt(head[:min(int64(8), max(size, 0))], 0)
+		if !IsBundle(head[:n]) {
+			return nil, ErrNotBundle
+		}
+		return nil, errf("truncated: %d bytes, a bundle has at least %d", size, headerSize+footerSize)
+	}
+	var head [headerSize]byte
+	if _, err := r.ReadAt(head[:], 0); err != nil {
+		return nil, errf("reading header: %v", err)
+	}
+	if !IsBundle(head[:]) {
+		return nil, ErrNotBundle
+	}
+	if v := binary.LittleEndian.Uint32(head[8:]); v != Version {
+		return nil, errf("unknown version %d at byte 8 (this pprofx reads version %d)", v, Version)
+	}
+	var f [footerSize]byte
+	footAt := size - footerSize
+	if _, err := r.ReadAt(f[:], footAt); err != nil {
+		return nil, errf("reading footer at byte %d: %v", footAt, err)
+	}
+	if string(f[footerSize-8:]) != footerMagic {
+		return nil, errf("truncated or corrupt: no footer magic at byte %d", size-8)
+	}
+	if got, want := crc32.ChecksumIEEE(f[:52]), binary.LittleEndian.Uint32(f[52:]); got != want {
+		return nil, errf("corrupt footer at byte %d: checksum %#08x, want %#08x", footAt, got, want)
+	}
+	var u [6]uint64
+	for i := range u {
+		u[i] = binary.LittleEndian.Uint64(f[8*i:])
+	}
+	count := binary.LittleEndian.Uint32(f[48:])
+	rd := &Reader{r: r, size: size, tablesOff: u[0], tablesLen: u[1], tablesRaw: u[2]}
+	indexOff, indexLen, indexRaw := u[3], u[4], u[5]
+	end := uint64(footAt)
+	if rd.tablesOff < headerSize || rd.tablesLen > end || rd.tablesOff > end-rd.tablesLen ||
+		indexOff < rd.tablesOff+rd.tablesLen || indexLen > end || indexOff != end-indexLen {
+		return nil, errf("corrupt footer at byte %d: tables at %d+%d, index at %d+%d in a %d-byte file",
+			footAt, rd.tablesOff, rd.tablesLen, indexOff, indexLen, size)
+	}
+	raw, err := rd.block("index", indexOff, indexLen, indexRaw)
+	if err != nil {
+		return nil, err
+	}
+	d := &dec{b: raw, block: "index"}
+	n := d.count("profile count", 8)
+	if d.err == nil && n != int(count) {
+		d.fail("profile count", "%d profiles, footer says %d", n, count)
+	}
+	rd.entries = make([]Entry, n)
+	// Sections lie back to back from the end of the header.
+	off := uint64(headerSize)
+	var prevTime int64
+	for i := range rd.entries {
+		e := &rd.entries[i]
+		e.Name = d.str("name")
+		e.SourceFormat = d.str("source_format")
+		e.SampleTypes = make([]string, d.count("sample_types", 1))
+		for j := range e.SampleTypes {
+			e.SampleTypes[j] = d.str("sample_type")
+		}
+		e.Samples = int(d.u32("samples"))
+		prevTime += unzigzag(d.uvarint("time_nanos"))
+		e.TimeNanos = prevTime
+		e.DurationNanos = d.varint("duration_nanos")
+		e.off = off
+		e.size = d.uvarint("section.size")
+		e.rawSize = d.uvarint("section.raw_size")
+		if d.err == nil && (e.size > rd.tablesOff || e.off > rd.tablesOff-e.size) {
+			d.fail("section", "profile %d: section at %d+%d runs past the sections area [%d, %d)", i, e.off, e.size, headerSize, rd.tablesOff)
+		}
+		off += e.size
+		if d.err != nil {
+			break
+		}
+	}
+	if err := d.done(); err != nil {
+		return nil, err
+	}
+	if off != rd.tablesOff {
+		return nil, errf("corrupt index: sections end at byte %d, tables begin at %d", off, rd.tablesOff)
+	}
+	return rd, nil
+}
+
+// Len returns the number of profiles in the bundle.
+func (r *Reader) Len() int { return len(r.entries) }
+
+// Entry returns the index entry of profile i. It panics if i is out of
+// range, as indexing a slice does; check against Len.
+func (r *Reader) Entry(i int) Entry {
+	e := r.entries[i]
+	e.SampleTypes = append([]string(nil), e.SampleTypes...)
+	return e
+}
+
+// Entries returns the index entries of all profiles.
+func (r *Reader) Entries() []Entry {
+	es := make([]Entry, len(r.entries))
+	for i := range es {
+		es[i] = r.Entry(i)
+	}
+	return es
+}
+
+var decoders = sync.Pool{New: func() any {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow),
+		zstd.WithDecoderLowmem(true))
+	if err != nil {
+		panic(err) // only on bad options
+	}
+	return d
+}}
+
+// block reads and decompresses the block at off, checking that it
+// decompresses to exactly rawLen bytes. Memory grows with the data actually
+// decompressed, never with rawLen itself.
+func (r *Reader) block(what string, off, n, rawLen uint64) ([]byte, error) {
+	if n > uint64(r.size) || off > uint64(r.size)-n {
+		return nil, errf("%s block at byte %d: %d bytes run past the end of the %d-byte file", what, off, n, r.size)
+	}
+	if rawLen > math.MaxInt32 {
+		return nil, errf("%s block at byte %d: raw size %d too large", what, off, rawLen)
+	}
+	comp := make([]byte, n)
+	if _, err := r.r.ReadAt(comp, int64(off)); err != nil {
+		return nil, errf("reading %s block at byte %d: %v", what, off, err)
+	}
+	zd := decoders.Get().(*zstd.Decoder)
+	defer decoders.Put(zd)
+	// Fast path: a frame that states its size, and a size no larger than
+	// 16 times the compressed bytes actually read, is decompressed in one
+	// go into a buffer of exactly that size.
+	var h zstd.Header
+	if err := h.Decode(comp); err == nil && h.HasFCS && h.FrameContentSize == rawLen && rawLen <= 16*n+64 {
+		buf, err := zd.DecodeAll(comp, make([]byte, 0, rawLen))
+		if err != nil {
+			return nil, errf("%s block at byte %d: %v", what, off, err)
+		}
+		if uint64(len(buf)) != rawLen {
+			return nil, errf("%s block at byte %d: decompresses to %d bytes, want %d", what, off, len(buf), rawLen)
+		}
+		return buf, nil
+	}
+	// Otherwise stream, growing the buffer with the data actually
+	// decompressed, never by rawLen itself.
+	if err := zd.Reset(bytes.NewReader(comp)); err != nil {
+		return nil, errf("%s block at byte %d: %v", what, off, err)
+	}
+	buf := make([]byte, 0, min(rawLen, 16*n+64))
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		room := buf[len(buf):cap(buf)]
+		if uint64(len(buf))+uint64(len(room)) > rawLen+1 {
+			room = room[:rawLen+1-uint64(len(buf))]
+		}
+		k, err := zd.Read(room)
+		buf = buf[:len(buf)+k]
+		if uint64(len(buf)) > rawLen {
+			return nil, errf("%s block at byte %d: decompresses to more than its %d bytes", what, off, rawLen)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, errf("%s block at byte %d: %v", what, off, err)
+		}
+	}
+	if uint64(len(buf)) != rawLen {
+		return nil, errf("%s block at byte %d: decompresses to %d bytes, want %d", what, off, len(buf), rawLen)
+	}
+	return buf, nil
+}
+
+func (r *Reader) tables() (*tables, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.loaded {
+		r.loaded = true
+		raw, err := r.block("tables", r.tablesOff, r.tablesLen, r.tablesRaw)
+		if err != nil {
+			r.tErr = err
+		} else {
+			r.t, r.tErr = decodeTables(&dec{b: raw, block: "tables"})
+		}
+	}
+	return r.t, r.tErr
+}
+
+// Profile reads profile i: the shared tables (once per Reader) and its own
+// section. The profile holds only the table entries its samples, mappings
+// and profile-level fields reference.
+func (r *Reader) Profile(i int) (*model.Profile, error) {
+	if i < 0 || i >= len(r.entries) {
+		return nil, errf("index %d out of range (bundle holds %d profiles, 0 to %d)", i, len(r.entries), len(r.entries)-1)
+	}
+	t, err := r.tables()
+	if err != nil {
+		return nil, err
+	}
+	e := &r.entries[i]
+	raw, err := r.block("section", e.off, e.size, e.rawSize)
+	if err != nil {
+		return nil, errf("profile %d: %v", i, trimPrefix(err))
+	}
+	b := &unpacker{t: t}
+	p, err := b.decode(&dec{b: raw, block: "section"}, e)
+	if err != nil {
+		return nil, errf("profile %d: %v", i, trimPrefix(err))
+	}
+	if err := p.Validate(); err != nil {
+		return nil, errf("profile %d: %v", i, err)
+	}
+	return p, nil
+}
+
+func trimPrefix(err error) error {
+	s := err.Error()
+	if len(s) > 8 && s[:8] == "bundle: " {
+		return errors.New(s[8:])
+	}
+	return err
+}
+
+// unpacker builds one profile's tables from the shared ones, adding each
+// entry the first time it is used.
+type unpacker struct {
+	t                             *tables
+	p                             *model.Profile
+	strIdx                        map[string]int32
+	funcMap, locMap, nodeMap, lsM map[uint32]int32
+	mapFirst                      map[uint32]int32 // shared mapping -> first local mapping
+	linkMap                       map[uint32]int32
+	frames                        []int32
+}
+
+// str returns the local index of shared table string i.
+func (u *unpacker) str(i uint32) int32 { return u.strVal(u.t.strings[i]) }
+
+// pstr returns the local index of shared profile string i.
+func (u *unpacker) pstr(i uint32) int32 { return u.strVal(u.t.pstrings[i]) }
+
+func (u *unpacker) strVal(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	if v, ok := u.strIdx[s]; ok {
+		return v
+	}
+	v := int32(len(u.p.Strings))
+	u.p.Strings = append(u.p.Strings, s)
+	u.strIdx[s] = v
+	return v
+}
+
+func (u *unpacker) function(i uint32) int32 {
+	if v, ok := u.funcMap[i]; ok {
+		return v
+	}
+	f := u.t.functions[i]
+	v := int32(len(u.p.Functions))
+	u.p.Functions = append(u.p.Functions, model.Function{
+		Name: u.str(f.name), SystemName: u.str(f.systemName), Filename: u.str(f.filename), StartLine: f.startLine,
+	})
+	u.funcMap[i] = v
+	return v
+}
+
+func (u *unpacker) location(i uint32) (int32, error) {
+	if v, ok := u.locMap[i]; ok {
+		return v, nil
+	}
+	l := u.t.locations[i]
+	loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded}
+	if l.mapping != 0 {
+		m, ok := u.mapFirst[l.mapping-1]
+		if !ok {
+			return 0, errf("location %d uses mapping %d, which is not in the profile's mapping list", i, l.mapping-1)
+		}
+		loc.Mapping = m
+	}
+	lines := u.t.lines[u.t.lineOff[i]:u.t.lineOff[i+1]]
+	if len(lines) > 0 {
+		loc.Lines = make([]model.Line, len(lines))
+		for j, ln := range lines {
+			loc.Lines[j] = model.Line{Function: u.function(ln.function), Line: ln.line, Column: ln.column}
+		}
+	}
+	v := int32(len(u.p.Locations))
+	u.p.Locations = append(u.p.Locations, loc)
+	u.locMap[i] = v
+	return v, nil
+}
+
+func (u *unpacker) stack(node uint32) (int32, error) {
+	if v, ok := u.nodeMap[node]; ok {
+		return v, nil
+	}
+	u.frames = u.frames[:0]
+	for n := node; n != 0; n = u.t.nodeParent[n] {
+		u.frames = append(u.frames, int32(u.t.nodeLoc[n]))
+		if len(u.frames) > len(u.t.nodeParent) {
+			return 0, errf("stack node %d: cycle", node)
+		}
+	}
+	for j, sl := range u.frames {
+		l, err := u.location(uint32(sl))
+		if err != nil {
+			return 0, err
+		}
+		u.frames[j] = l
+	}
+	v := u.p.Stacks.Add(u.frames)
+	u.nodeMap[node] = v
+	return v, nil
+}
+
+func (u *unpacker) labelSet(i uint32) int32 {
+	if i == 0 {
+		return 0
+	}
+	if v, ok := u.lsM[i]; ok {
+		return v
+	}
+	s := u.t.labelSets[i]
+	ls := make([]model.Label, s.n)
+	for j, l := range u.t.labels[s.off : s.off+s.n] {
+		ls[j] = model.Label{Key: u.str(l.key), Str: u.str(l.str), Num: l.num, NumUnit: u.str(l.unit)}
+	}
+	v := int32(len(u.p.LabelSets))
+	u.p.LabelSets = append(u.p.LabelSets, model.LabelSet{Labels: ls})
+	u.lsM[i] = v
+	return v
+}
+
+func (u *unpacker) link(i uint32) int32 {
+	if i == 0 {
+		return model.NoLink
+	}
+	if v, ok := u.linkMap[i]; ok {
+		return v
+	}
+	l := u.t.links[i-1]
+	v := int32(len(u.p.Links))
+	u.p.Links = append(u.p.Links, model.Link{TraceID: cloneBytes(l.TraceID), SpanID: cloneBytes(l.SpanID)})
+	u.linkMap[i] = v
+	return v
+}
+
+func (u *unpacker) valueType(d *dec, what string) model.ValueType {
+	nps := len(u.t.pstrings)
+	return model.ValueType{
+		Type:                   u.pstr(d.ref(what+".type", nps)),
+		Unit:                   u.pstr(d.ref(what+".unit", nps)),
+		AggregationTemporality: int32(d.varint(what + ".aggregation_temporality")),
+	}
+}
+
+const maxValueDepth = 64
+
+// decode reads a section; e, its index entry, gives the number of samples,
+// the time and the duration.
+func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
+	t := u.t
+	u.p = model.New()
+	u.strIdx = map[string]int32{}
+	u.funcMap = map[uint32]int32{}
+	u.locMap = map[uint32]int32{}
+	u.nodeMap = map[uint32]int32{}
+	u.lsM = map[uint32]int32{}
+	u.mapFirst = map[uint32]int32{}
+	u.linkMap = map[uint32]int32{}
+	p := u.p
+
+	hi := d.ref("header", len(t.headers))
+	p.TimeNanos, p.DurationNanos = e.TimeNanos, e.DurationNanos
+	p.ProfileID = d.bytes("profile_id")
+	p.StartTimeUnixNano = d.uvarint("start_time_unix_nano")
+	p.EndTimeUnixNano = d.uvarint("end_time_unix_nano")
+	p.OriginalPayload = d.bytes("original_payload")
+	if d.err != nil {
+		return nil, d.err
+	}
+	if err := u.header(&dec{b: t.headers[hi], block: fmt.Sprintf("tables: header %d", hi)}); err != nil {
+		return nil, err
+	}
+
+	// Samples: one byte at least per sample for its row.
+	n := e.Samples
+	if n < 0 || n > len(d.b)-d.off {
+		d.fail("samples", "%d samples (from the index) exceed the %d bytes left", n, len(d.b)-d.off)
+		return nil, d.err
+	}
+	flags := d.uvarint("columns")
+	if d.err == nil && flags >= 1<<1 {
+		d.fail("columns", "unknown column flags %#x", flags)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	p.Samples = make([]model.Sample, n)
+	nv := len(p.SampleTypes)
+	// Values are copied from the rows into chunks allocated as samples are
+	// read, so memory follows the samples actually decoded.
+	var chunk []int64
+	nrows := len(t.rowNode)
+	fresh := int64(d.u32("first_new_row"))
+	var r int64
+	for i := range p.Samples {
+		if c := d.uvarint("sample.row"); c == 0 {
+			r = fresh
+			fresh++
+		} else {
+			r += unzigzag(c - 1)
+		}
+		if d.err == nil && (r < 0 || r >= int64(nrows)) {
+			d.fail("sample.row", "sample %d: row %d out of range (%d rows)", i, r, nrows)
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		vals := t.rowVals[t.rowOff[r]:t.rowOff[r+1]]
+		if len(vals) != nv {
+			d.fail("sample.row", "sample %d: row %d has %d values for %d sample types", i, r, len(vals), nv)
+			return nil, d.err
+		}
+		s, err := u.stack(t.rowNode[r])
+		if err != nil {
+			return nil, err
+		}
+		if len(chunk) < nv {
+			chunk = make([]int64, max(nv, 4096))
+		}
+		v := chunk[:nv:nv]
+		chunk = chunk[nv:]
+		copy(v, vals)
+		p.Samples[i] = model.Sample{Stack: s, Values: v, LabelSet: u.labelSet(t.rowLabels[r]), Link: u.link(t.rowLink[r])}
+	}
+	if flags&colTimestamps != 0 {
+		counts := make([]int, n)
+		total := 0
+		for i := range counts {
+			counts[i] = int(d.u32("sample.timestamps"))
+			total += counts[i]
+			if d.err == nil && total > len(d.b)-d.off {
+				d.fail("sample.timestamps", "%d timestamps exceed the bytes left", total)
+			}
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		all := make([]uint64, total)
+		var prev uint64
+		for k := range all {
+			prev += uint64(unzigzag(d.uvarint("sample.timestamp")))
+			all[k] = prev
+		}
+		for i := range p.Samples {
+			if counts[i] > 0 {
+				p.Samples[i].Timestamps = all[:counts[i]:counts[i]]
+				all = all[counts[i]:]
+			}
+		}
+	}
+	if err := d.done(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// header reads the shared profile-level fields into u.p.
+func (u *unpacker) header(d *dec) error {
+	t, p := u.t, u.p
+	nps := len(t.pstrings)
+	p.SampleTypes = make([]model.ValueType, d.count("sample_types", 3))
+	for i := range p.SampleTypes {
+		p.SampleTypes[i] = u.valueType(d, "sample_type")
+	}
+	p.DefaultSampleType = u.pstr(d.ref("default_sample_type", nps))
+	p.PeriodType = u.valueType(d, "period_type")
+	p.Period = d.varint("period")
+	if n := d.count("comments", 1); n > 0 {
+		p.Comments = make([]int32, n)
+		for i := range p.Comments {
+			p.Comments[i] = u.pstr(d.ref("comment", nps))
+		}
+	}
+	p.DropFrames = u.pstr(d.ref("drop_frames", nps))
+	p.KeepFrames = u.pstr(d.ref("keep_frames", nps))
+	p.DocURL = u.pstr(d.ref("doc_url", nps))
+	if n := d.count("mappings", 1); n > 0 {
+		p.Mappings = make([]model.Mapping, n)
+		for i := range p.Mappings {
+			sm := d.ref("mapping", len(t.mappings))
+			if d.err != nil {
+				break
+			}
+			m := t.mappings[sm]
+			p.Mappings[i] = model.Mapping{
+				Start: m.start, Limit: m.limit, Offset: m.offset,
+				File: u.str(m.file), BuildID: u.str(m.buildID), BuildIDKind: m.buildIDKind,
+				HasFunctions: m.flags&1 != 0, HasFilenames: m.flags&2 != 0,
+				HasLineNumbers: m.flags&4 != 0, HasInlineFrames: m.flags&8 != 0,
+			}
+			if _, ok := u.mapFirst[sm]; !ok {
+				u.mapFirst[sm] = int32(i)
+			}
+		}
+	}
+	p.Attributes = decodeAttrs(d, "attributes", 0)
+	p.DroppedAttributesCount = d.u32("dropped_attributes_count")
+	p.Resource.Attributes = decodeAttrs(d, "resource.attributes", 0)
+	p.Resource.DroppedAttributesCount = d.u32("resource.dropped_attributes_count")
+	p.Resource.SchemaURL = d.str("resource.schema_url")
+	p.Scope.Name = d.str("scope.name")
+	p.Scope.Version = d.str("scope.version")
+	p.Scope.Attributes = decodeAttrs(d, "scope.attributes", 0)
+	p.Scope.DroppedAttributesCount = d.u32("scope.dropped_attributes_count")
+	p.Scope.SchemaURL = d.str("scope.schema_url")
+	p.OriginalPayloadFormat = d.str("original_payload_format")
+	return d.done()
+}
+
+func decodeAttrs(d *dec, what string, depth int) []model.Attribute {
+	n := d.count(what, 2)
+	if n == 0 || d.err != nil {
+		return nil
+	}
+	if depth > maxValueDepth {
+		d.fail(what, "values nested deeper than %d", maxValueDepth)
+		return nil
+	}
+	attrs := make([]model.Attribute, n)
+	for i := range attrs {
+		attrs[i].Key = d.str(what + ".key")
+		attrs[i].Value = decodeValue(d, what+".value", depth+1)
+		if d.err != nil {
+			return nil
+		}
+	}
+	return attrs
+}
+
+func decodeValue(d *dec, what string, depth int) model.Value {
+	var v model.Value
+	k := d.uvarint(what + ".kind")
+	if d.err != nil {
+		return v
+	}
+	if depth > maxValueDepth {
+		d.fail(what, "values nested deeper than %d", maxValueDepth)
+		return v
+	}
+	v.Kind = model.ValueKind(k)
+	switch v.Kind {
+	case model.KindEmpty:
+	case model.KindString:
+		v.Str = d.str(what)
+	case model.KindBool:
+		v.Bool = d.bool(what)
+	case model.KindInt:
+		v.Int = d.varint(what)
+	case model.KindDouble:
+		if len(d.b)-d.off < 8 {
+			d.fail(what, "unexpected end of data")
+			return v
+		}
+		v.Double = math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.off:]))
+		d.off += 8
+	case model.KindBytes:
+		v.Bytes = d.bytes(what)
+	case model.KindArray:
+		n := d.count(what, 1)
+		if n > 0 {
+			v.Array = make([]model.Value, n)
+			for i := range v.Array {
+				v.Array[i] = decodeValue(d, what, depth+1)
+				if d.err != nil {
+					break
+				}
+			}
+		}
+	case model.KindMap:
+		v.Map = decodeAttrs(d, what, depth+1)
+	default:
+		d.fail(what+".kind", "unknown value kind %d", k)
+	}
+	return v
+}

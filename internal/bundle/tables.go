@@ -1,0 +1,774 @@
+package bundle
+
+import (
+	"math"
+	"sort"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// tables are the shared, deduplicated tables of a bundle. Every index in
+// them is into another shared table; docs/bundle-format.md describes the
+// encoding.
+type tables struct {
+	pstrings  []string // strings sections reference; pstrings[0] == ""
+	strings   []string // strings the tables reference; strings[0] == ""
+	headers   [][]byte // encoded profile headers, see Writer.encodeSection
+	mappings  []mapping
+	functions []function
+	locations []location
+	lines     []line   // all locations' lines back to back
+	lineOff   []uint32 // location i's lines are lines[lineOff[i]:lineOff[i+1]]
+	// Stack prefix tree: node 0 is the empty stack (the root); node i > 0
+	// is the stack of its parent node with one more frame, location
+	// nodeLoc[i], on the leaf end.
+	nodeParent []uint32
+	nodeLoc    []uint32
+	labelSets  []labelSet // labelSets[0] is the empty set
+	labels     []label    // all sets' labels back to back
+	links      []model.Link
+	nodeNew    []uint32 // set by canonical: old node index -> new
+
+	// Sample rows: row i has stack node rowNode[i], label set rowLabels[i],
+	// link rowLink[i] (index+1, 0 for none) and values
+	// rowVals[rowOff[i]:rowOff[i+1]].
+	rowNode, rowLabels, rowLink, rowOff []uint32
+	rowVals                             []int64
+}
+
+type mapping struct {
+	start, limit, offset uint64
+	file, buildID        uint32
+	buildIDKind          int32
+	flags                uint8 // hasFunctions 1, hasFilenames 2, hasLineNumbers 4, hasInlineFrames 8
+}
+
+type function struct {
+	name, systemName, filename uint32
+	startLine                  int64
+}
+
+type location struct {
+	address uint64
+	mapping uint32 // shared mapping index + 1; 0 for none
+	folded  bool
+}
+
+type line struct {
+	function uint32
+	line     int64
+	column   int64
+}
+
+type labelSet struct{ off, n uint32 }
+
+type label struct {
+	key, str uint32
+	num      int64
+	unit     uint32
+}
+
+func newTables() *tables {
+	return &tables{
+		pstrings:   []string{""},
+		strings:    []string{""},
+		lineOff:    []uint32{0},
+		nodeParent: []uint32{0},
+		nodeLoc:    []uint32{0},
+		labelSets:  []labelSet{{}},
+	}
+}
+
+// canonical returns the tables renumbered for encoding: strings in order of
+// first use by mappings, functions and labels (so a function's strings
+// mostly follow the previous function's); locations by mapping and address;
+// stack nodes in preorder, each node's children in location order, with
+// nodeNew mapping the old node indices to the new. Mappings, functions,
+// label sets, links and sample rows keep their indices, since sections
+// reference them (and rows are already encoded, except their nodes).
+func (t *tables) canonical() *tables {
+	x := *t
+	strNew := make([]uint32, len(t.strings))
+	for i := range strNew {
+		strNew[i] = math.MaxUint32
+	}
+	strNew[0] = 0
+	x.strings = make([]string, 1, len(t.strings))
+	str := func(i uint32) uint32 {
+		if strNew[i] == math.MaxUint32 {
+			strNew[i] = uint32(len(x.strings))
+			x.strings = append(x.strings, t.strings[i])
+		}
+		return strNew[i]
+	}
+	x.mappings = append([]mapping(nil), t.mappings...)
+	for i := range x.mappings {
+		x.mappings[i].file = str(x.mappings[i].file)
+		x.mappings[i].buildID = str(x.mappings[i].buildID)
+	}
+	x.functions = append([]function(nil), t.functions...)
+	for i := range x.functions {
+		f := &x.functions[i]
+		f.name, f.systemName, f.filename = str(f.name), str(f.systemName), str(f.filename)
+	}
+	x.labels = append([]label(nil), t.labels...)
+	for i := range x.labels {
+		l := &x.labels[i]
+		l.key, l.str, l.unit = str(l.key), str(l.str), str(l.unit)
+	}
+	for i := range strNew {
+		str(uint32(i))
+	}
+
+	// Locations by mapping and address; lines' functions unchanged.
+	nl := len(t.locations)
+	order := make([]uint32, nl)
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		la, lb := &t.locations[order[a]], &t.locations[order[b]]
+		if la.mapping != lb.mapping {
+			return la.mapping < lb.mapping
+		}
+		return la.address < lb.address
+	})
+	locNew := make([]uint32, nl)
+	x.locations = make([]location, nl)
+	x.lines = make([]line, 0, len(t.lines))
+	x.lineOff = make([]uint32, 1, nl+1)
+	for n, o := range order {
+		locNew[o] = uint32(n)
+		x.locations[n] = t.locations[o]
+		x.lines = append(x.lines, t.lines[t.lineOff[o]:t.lineOff[o+1]]...)
+		x.lineOff = append(x.lineOff, uint32(len(x.lines)))
+	}
+
+	// Stack nodes in preorder, children in location order.
+	nn := len(t.nodeParent)
+	first := make([]uint32, nn+1) // children of node i: kids[first[i]:first[i+1]]
+	for i := 1; i < nn; i++ {
+		first[t.nodeParent[i]+1]++
+	}
+	for i := 1; i <= nn; i++ {
+		first[i] += first[i-1]
+	}
+	kids := make([]uint32, nn)
+	fill := append([]uint32(nil), first[:nn]...)
+	for i := 1; i < nn; i++ {
+		p := t.nodeParent[i]
+		kids[fill[p]] = uint32(i)
+		fill[p]++
+	}
+	for i := 0; i < nn; i++ {
+		ks := kids[first[i]:first[i+1]]
+		sort.Slice(ks, func(a, b int) bool { return locNew[t.nodeLoc[ks[a]]] < locNew[t.nodeLoc[ks[b]]] })
+	}
+	x.nodeNew = make([]uint32, nn)
+	x.nodeParent = make([]uint32, nn)
+	x.nodeLoc = make([]uint32, nn)
+	next := uint32(1)
+	stack := []uint32{0}
+	for len(stack) > 0 {
+		o := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if o != 0 {
+			x.nodeNew[o] = next
+			x.nodeParent[next] = x.nodeNew[t.nodeParent[o]]
+			x.nodeLoc[next] = locNew[t.nodeLoc[o]]
+			next++
+		}
+		ks := kids[first[o]:first[o+1]]
+		for j := len(ks) - 1; j >= 0; j-- {
+			stack = append(stack, ks[j])
+		}
+	}
+	return &x
+}
+
+// predictor holds what location addresses and line numbers are coded
+// against: the last address seen for a location's outermost function, or
+// failing that in its mapping, and the last line number seen in a function
+// (its start line at first).
+type predictor struct {
+	fnAddr   []uint64
+	fnSeen   []bool
+	mapAddr  []uint64
+	lastLine []int64
+}
+
+func newPredictor(fns []function, nmappings int) *predictor {
+	p := &predictor{
+		fnAddr:   make([]uint64, len(fns)),
+		fnSeen:   make([]bool, len(fns)),
+		mapAddr:  make([]uint64, nmappings+1),
+		lastLine: make([]int64, len(fns)),
+	}
+	for i, f := range fns {
+		p.lastLine[i] = f.startLine
+	}
+	return p
+}
+
+// addrBase returns the address a location is coded against.
+func (p *predictor) addrBase(lines []line, mapping uint32) uint64 {
+	if len(lines) > 0 {
+		if f := lines[len(lines)-1].function; p.fnSeen[f] {
+			return p.fnAddr[f]
+		}
+	}
+	return p.mapAddr[mapping]
+}
+
+func (p *predictor) sawAddr(lines []line, mapping uint32, addr uint64) {
+	if len(lines) > 0 {
+		f := lines[len(lines)-1].function
+		p.fnAddr[f], p.fnSeen[f] = addr, true
+	}
+	p.mapAddr[mapping] = addr
+}
+
+func (t *tables) encode(e *enc) {
+	encodeStrings(e, t.pstrings)
+	encodeStrings(e, t.strings)
+	e.uvarint(uint64(len(t.headers)))
+	for _, h := range t.headers {
+		e.uvarint(uint64(len(h)))
+	}
+	for _, h := range t.headers {
+		e.b = append(e.b, h...)
+	}
+
+	// Mappings, column by column.
+	e.uvarint(uint64(len(t.mappings)))
+	for _, m := range t.mappings {
+		e.uvarint(m.start)
+	}
+	for _, m := range t.mappings {
+		e.uvarint(m.limit - m.start)
+	}
+	for _, m := range t.mappings {
+		e.uvarint(m.offset)
+	}
+	for _, m := range t.mappings {
+		e.u32(m.file)
+	}
+	for _, m := range t.mappings {
+		e.u32(m.buildID)
+	}
+	for _, m := range t.mappings {
+		e.varint(int64(m.buildIDKind))
+	}
+	for _, m := range t.mappings {
+		e.uvarint(uint64(m.flags))
+	}
+
+	// Functions: system_name is coded 0 when it equals name, else index+1.
+	e.uvarint(uint64(len(t.functions)))
+	for _, f := range t.functions {
+		e.u32(f.name)
+	}
+	for _, f := range t.functions {
+		if f.systemName == f.name {
+			e.uvarint(0)
+		} else {
+			e.uvarint(uint64(f.systemName) + 1)
+		}
+	}
+	for _, f := range t.functions {
+		e.u32(f.filename)
+	}
+	for _, f := range t.functions {
+		e.varint(f.startLine)
+	}
+
+	// Locations: mapping+1; line count <<1 | is_folded; then all lines:
+	// function as a delta from the previous line's, line number as a delta
+	// from the last one seen in that function, column; then addresses as
+	// deltas from the predictor's base.
+	e.uvarint(uint64(len(t.locations)))
+	for _, l := range t.locations {
+		e.u32(l.mapping)
+	}
+	for i, l := range t.locations {
+		n := uint64(t.lineOff[i+1] - t.lineOff[i])
+		f := uint64(0)
+		if l.folded {
+			f = 1
+		}
+		e.uvarint(n<<1 | f)
+	}
+	var prevFn uint32
+	for _, ln := range t.lines {
+		e.uvarint(zigzag(int64(ln.function) - int64(prevFn)))
+		prevFn = ln.function
+	}
+	pr := newPredictor(t.functions, len(t.mappings))
+	for _, ln := range t.lines {
+		e.uvarint(zigzag(ln.line - pr.lastLine[ln.function]))
+		pr.lastLine[ln.function] = ln.line
+	}
+	for _, ln := range t.lines {
+		e.varint(ln.column)
+	}
+	for i, l := range t.locations {
+		lines := t.lines[t.lineOff[i]:t.lineOff[i+1]]
+		e.uvarint(zigzag(int64(l.address - pr.addrBase(lines, l.mapping))))
+		pr.sawAddr(lines, l.mapping, l.address)
+	}
+
+	// Stack nodes, in preorder with each node's children in location
+	// order (canonical guarantees it): the number of children of every
+	// node, root included; then each node's location, as is for a first
+	// child, else as the distance from its previous sibling's minus one.
+	nn := len(t.nodeParent)
+	kids := make([]uint32, nn)
+	for i := 1; i < nn; i++ {
+		kids[t.nodeParent[i]]++
+	}
+	e.uvarint(uint64(nn - 1))
+	for _, k := range kids {
+		e.u32(k)
+	}
+	lastKid := make([]int64, nn)
+	for i := range lastKid {
+		lastKid[i] = -1
+	}
+	for i := 1; i < nn; i++ {
+		p, l := t.nodeParent[i], int64(t.nodeLoc[i])
+		if lastKid[p] < 0 {
+			e.uvarint(uint64(l))
+		} else {
+			e.uvarint(uint64(l - lastKid[p] - 1))
+		}
+		lastKid[p] = l
+	}
+
+	// Label sets (set 0, the empty set, is implicit): sizes, then labels
+	// column by column.
+	e.uvarint(uint64(len(t.labelSets) - 1))
+	for _, s := range t.labelSets[1:] {
+		e.u32(s.n)
+	}
+	for _, l := range t.labels {
+		e.u32(l.key)
+	}
+	for _, l := range t.labels {
+		e.u32(l.str)
+	}
+	for _, l := range t.labels {
+		e.varint(l.num)
+	}
+	for _, l := range t.labels {
+		e.u32(l.unit)
+	}
+
+	// Links.
+	e.uvarint(uint64(len(t.links)))
+	for _, l := range t.links {
+		e.bytes(l.TraceID)
+		e.bytes(l.SpanID)
+	}
+}
+
+// decodeTables parses and checks the shared tables: every index must be in
+// range, and every stack node's parent must come before it.
+func decodeTables(d *dec) (*tables, error) {
+	t := &tables{}
+	t.pstrings = decodeStrings(d, "profile_strings")
+	t.strings = decodeStrings(d, "strings")
+	if d.err != nil {
+		return nil, d.err
+	}
+	ns := len(t.strings)
+
+	n := d.count("headers.count", 2)
+	t.headers = make([][]byte, n)
+	hlens := make([]uint64, n)
+	var htotal uint64
+	for i := range hlens {
+		hlens[i] = d.uvarint("header.length")
+		htotal += hlens[i]
+		if d.err == nil && htotal > uint64(len(d.b)-d.off) {
+			d.fail("header.length", "header %d ends past the end of the block", i)
+		}
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	for i, l := range hlens {
+		t.headers[i] = d.b[d.off : d.off+int(l)]
+		d.off += int(l)
+	}
+
+	n = d.count("mappings.count", 7)
+	t.mappings = make([]mapping, n)
+	for i := range t.mappings {
+		t.mappings[i].start = d.uvarint("mapping.start")
+	}
+	for i := range t.mappings {
+		t.mappings[i].limit = t.mappings[i].start + d.uvarint("mapping.limit")
+	}
+	for i := range t.mappings {
+		t.mappings[i].offset = d.uvarint("mapping.offset")
+	}
+	for i := range t.mappings {
+		t.mappings[i].file = d.ref("mapping.file", ns)
+	}
+	for i := range t.mappings {
+		t.mappings[i].buildID = d.ref("mapping.build_id", ns)
+	}
+	for i := range t.mappings {
+		t.mappings[i].buildIDKind = int32(d.varint("mapping.build_id_kind"))
+	}
+	for i := range t.mappings {
+		f := d.uvarint("mapping.flags")
+		if d.err == nil && f > 15 {
+			d.fail("mapping.flags", "unknown flags %#x", f)
+		}
+		t.mappings[i].flags = uint8(f)
+	}
+
+	n = d.count("functions.count", 4)
+	t.functions = make([]function, n)
+	for i := range t.functions {
+		t.functions[i].name = d.ref("function.name", ns)
+	}
+	for i := range t.functions {
+		v := d.ref("function.system_name", ns+1)
+		if v == 0 {
+			t.functions[i].systemName = t.functions[i].name
+		} else {
+			t.functions[i].systemName = v - 1
+		}
+	}
+	for i := range t.functions {
+		t.functions[i].filename = d.ref("function.filename", ns)
+	}
+	for i := range t.functions {
+		t.functions[i].startLine = d.varint("function.start_line")
+	}
+	nf := len(t.functions)
+
+	n = d.count("locations.count", 3)
+	t.locations = make([]location, n)
+	for i := range t.locations {
+		t.locations[i].mapping = d.ref("location.mapping", len(t.mappings)+1)
+	}
+	t.lineOff = make([]uint32, n+1)
+	var nlines uint64
+	for i := range t.locations {
+		v := d.uvarint("location.lines")
+		t.locations[i].folded = v&1 == 1
+		nlines += v >> 1
+		// Each line takes at least 3 bytes further on.
+		if d.err == nil && nlines > uint64(len(d.b)-d.off)/3 {
+			d.fail("location.lines", "%d lines exceed the bytes left", nlines)
+		}
+		t.lineOff[i+1] = uint32(nlines)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	t.lines = make([]line, nlines)
+	var fn int64
+	for i := range t.lines {
+		fn += unzigzag(d.uvarint("line.function"))
+		if d.err == nil && (fn < 0 || fn >= int64(nf)) {
+			d.fail("line.function", "index %d out of range (%d functions)", fn, nf)
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		t.lines[i].function = uint32(fn)
+	}
+	pr := newPredictor(t.functions, len(t.mappings))
+	for i := range t.lines {
+		f := t.lines[i].function
+		t.lines[i].line = pr.lastLine[f] + unzigzag(d.uvarint("line.line"))
+		pr.lastLine[f] = t.lines[i].line
+	}
+	for i := range t.lines {
+		t.lines[i].column = d.varint("line.column")
+	}
+	for i := range t.locations {
+		l := &t.locations[i]
+		lines := t.lines[t.lineOff[i]:t.lineOff[i+1]]
+		l.address = pr.addrBase(lines, l.mapping) + uint64(unzigzag(d.uvarint("location.address")))
+		pr.sawAddr(lines, l.mapping, l.address)
+	}
+	nl := len(t.locations)
+
+	n = d.count("stack_nodes.count", 2)
+	if d.err != nil {
+		return nil, d.err
+	}
+	t.nodeParent = make([]uint32, n+1)
+	t.nodeLoc = make([]uint32, n+1)
+	kids := make([]uint32, n+1)
+	var total uint64
+	for i := range kids {
+		kids[i] = d.u32("stack_node.children")
+		total += uint64(kids[i])
+	}
+	if d.err == nil && total != uint64(n) {
+		d.fail("stack_node.children", "%d children for %d nodes", total, n)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	// Rebuild parents from the preorder: a stack of nodes still owed
+	// children.
+	stack := []uint32{0}
+	for i := 1; i <= n; i++ {
+		for len(stack) > 0 && kids[stack[len(stack)-1]] == 0 {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) == 0 {
+			d.fail("stack_node.children", "node %d has no parent left", i)
+			return nil, d.err
+		}
+		p := stack[len(stack)-1]
+		kids[p]--
+		t.nodeParent[i] = p
+		stack = append(stack, uint32(i))
+	}
+	lastKid := make([]int64, n+1)
+	for i := range lastKid {
+		lastKid[i] = -1
+	}
+	for i := 1; i <= n && d.err == nil; i++ {
+		p := t.nodeParent[i]
+		v := d.uvarint("stack_node.location")
+		l := int64(v)
+		if lastKid[p] >= 0 {
+			l = lastKid[p] + 1 + int64(v)
+		}
+		if d.err == nil && (v >= uint64(nl) || l >= int64(nl)) {
+			d.fail("stack_node.location", "node %d: location %d out of range (%d locations)", i, l, nl)
+		}
+		t.nodeLoc[i] = uint32(l)
+		lastKid[p] = l
+	}
+
+	n = d.count("label_sets.count", 1)
+	t.labelSets = make([]labelSet, n+1)
+	var nlab uint64
+	for i := 1; i <= n; i++ {
+		c := d.uvarint("label_set.size")
+		t.labelSets[i] = labelSet{off: uint32(nlab), n: uint32(c)}
+		nlab += c
+		if d.err == nil && nlab > uint64(len(d.b)-d.off)/4 {
+			d.fail("label_set.size", "%d labels exceed the bytes left", nlab)
+		}
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	t.labels = make([]label, nlab)
+	for i := range t.labels {
+		t.labels[i].key = d.ref("label.key", ns)
+	}
+	for i := range t.labels {
+		t.labels[i].str = d.ref("label.str", ns)
+	}
+	for i := range t.labels {
+		t.labels[i].num = d.varint("label.num")
+	}
+	for i := range t.labels {
+		t.labels[i].unit = d.ref("label.num_unit", ns)
+	}
+
+	n = d.count("links.count", 2)
+	t.links = make([]model.Link, n)
+	for i := range t.links {
+		t.links[i].TraceID = d.bytes("link.trace_id")
+		t.links[i].SpanID = d.bytes("link.span_id")
+	}
+	if !t.decodeRows(d) {
+		return nil, d.err
+	}
+	if err := d.done(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// decodeRows reads the sample rows that follow the other tables.
+func (t *tables) decodeRows(d *dec) bool {
+	// Every row takes at least one byte (its base) in the rest.
+	n := d.count("rows.count", 1)
+	if d.err != nil {
+		return false
+	}
+	base := make([]uint32, n)
+	nfresh := 0
+	for i := range base {
+		b := d.uvarint("row.base")
+		if d.err == nil && b > uint64(i) {
+			d.fail("row.base", "row %d: base delta %d reaches before row 0", i, b)
+		}
+		base[i] = uint32(b)
+		if b == 0 {
+			nfresh++
+		}
+	}
+	if d.err != nil {
+		return false
+	}
+	t.rowNode = make([]uint32, n)
+	t.rowLabels = make([]uint32, n)
+	t.rowLink = make([]uint32, n)
+	t.rowOff = make([]uint32, n+1)
+	var node int64
+	for i := range base {
+		if base[i] == 0 {
+			node += unzigzag(d.uvarint("row.node"))
+			if d.err == nil && (node < 0 || node >= int64(len(t.nodeParent))) {
+				d.fail("row.node", "row %d: stack node %d out of range (%d nodes)", i, node, len(t.nodeParent))
+			}
+			t.rowNode[i] = uint32(node)
+		}
+	}
+	for i := range base {
+		if base[i] == 0 {
+			t.rowLabels[i] = d.ref("row.label_set", len(t.labelSets))
+		}
+	}
+	for i := range base {
+		if base[i] == 0 {
+			t.rowLink[i] = d.ref("row.link", len(t.links)+1)
+		}
+	}
+	var nvals uint64
+	for i := range base {
+		var c uint64
+		if base[i] == 0 {
+			c = d.uvarint("row.values")
+		} else {
+			b := uint32(i) - base[i]
+			t.rowNode[i], t.rowLabels[i], t.rowLink[i] = t.rowNode[b], t.rowLabels[b], t.rowLink[b]
+			c = uint64(t.rowOff[b+1] - t.rowOff[b])
+		}
+		nvals += c
+		// Each value takes at least one byte further on.
+		if d.err == nil && nvals > uint64(len(d.b)-d.off) {
+			d.fail("row.values", "row %d: %d values exceed the bytes left", i, nvals)
+		}
+		if d.err != nil {
+			return false
+		}
+		t.rowOff[i+1] = uint32(nvals)
+	}
+	slots := d.count("rows.value_slots", 0)
+	t.rowVals = make([]int64, nvals)
+	for j := 0; j < slots && d.err == nil; j++ {
+		for i := range base {
+			off, c := t.rowOff[i], t.rowOff[i+1]-t.rowOff[i]
+			if uint32(j) >= c {
+				continue
+			}
+			v := d.varint("row.value")
+			if base[i] != 0 {
+				b := uint32(i) - base[i]
+				v += t.rowVals[t.rowOff[b]+uint32(j)]
+			}
+			t.rowVals[off+uint32(j)] = v
+		}
+	}
+	for i := range base {
+		if d.err == nil && t.rowOff[i+1]-t.rowOff[i] > uint32(slots) {
+			d.fail("rows.value_slots", "row %d has %d values, only %d value columns", i, t.rowOff[i+1]-t.rowOff[i], slots)
+		}
+	}
+	return d.err == nil
+}
+
+// encodeStrings writes a string table: the count, each string's length
+// and the length of the prefix it shares with the string before it, then
+// the strings' remaining bytes back to back.
+func encodeStrings(e *enc, ss []string) {
+	e.uvarint(uint64(len(ss)))
+	prev := ""
+	for _, s := range ss {
+		e.uvarint(uint64(commonPrefix(prev, s)))
+		prev = s
+	}
+	prev = ""
+	for _, s := range ss {
+		e.uvarint(uint64(len(s) - commonPrefix(prev, s)))
+		prev = s
+	}
+	prev = ""
+	for _, s := range ss {
+		e.b = append(e.b, s[commonPrefix(prev, s):]...)
+		prev = s
+	}
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func decodeStrings(d *dec, what string) []string {
+	n := d.count(what+".count", 2)
+	if d.err != nil {
+		return nil
+	}
+	if n == 0 {
+		d.fail(what, "no strings; string 0 must be the empty string")
+		return nil
+	}
+	shared := make([]uint64, n)
+	for i := range shared {
+		shared[i] = d.uvarint(what + ".shared_prefix")
+	}
+	suffix := make([]uint64, n)
+	var total uint64
+	for i := range suffix {
+		suffix[i] = d.uvarint(what + ".suffix_length")
+		total += suffix[i]
+		if d.err == nil && total > uint64(len(d.b)-d.off) {
+			d.fail(what+".suffix_length", "string %d ends past the end of the block", i)
+		}
+	}
+	if d.err != nil {
+		return nil
+	}
+	if shared[0] != 0 || suffix[0] != 0 {
+		d.fail(what+"[0]", "must be the empty string")
+		return nil
+	}
+	blob := d.b[d.off : d.off+int(total)]
+	d.off += int(total)
+	out := make([]string, n)
+	// Shared prefixes make strings longer than the blob: bound the total.
+	var size uint64
+	prev := ""
+	pos := uint64(0)
+	for i := range out {
+		if shared[i] > uint64(len(prev)) {
+			d.fail(what, "string %d shares %d bytes with a %d-byte string", i, shared[i], len(prev))
+			return nil
+		}
+		size += shared[i] + suffix[i]
+		if size > 1<<30 {
+			d.fail(what, "strings exceed 1 GiB")
+			return nil
+		}
+		if shared[i] == 0 {
+			out[i] = string(blob[pos : pos+suffix[i]])
+		} else {
+			out[i] = prev[:shared[i]] + string(blob[pos:pos+suffix[i]])
+		}
+		pos += suffix[i]
+		prev = out[i]
+	}
+	return out
+}

@@ -1,0 +1,694 @@
+package bundle
+
+import (
+	"bufio"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// WriterOptions tune a Writer. The zero value is the default.
+type WriterOptions struct {
+	// Level is the zstd level of klauspost/compress for the shared tables:
+	// 1 fastest, 2 default, 3 better, 4 best compression; 0 means 3.
+	// Sections are compressed at the lower of Level and 3: on small blocks
+	// "better" compresses as well as "best", which also allocates 34 MiB of
+	// match tables. Level 4 makes bundles about 3 % smaller and merging
+	// slower.
+	Level int
+}
+
+// Writer writes a bundle. Each Add encodes one profile's section and writes
+// it at once, so only the shared tables stay in memory; Close writes the
+// shared tables, the index and the footer. The same profiles added in the
+// same order give byte-identical bundles.
+type Writer struct {
+	w   *bufio.Writer
+	off uint64
+	err error
+	zw  *zstd.Encoder
+
+	secLevel, tablesLevel zstd.EncoderLevel
+
+	t         *tables
+	strIdx    map[string]uint32
+	pstrIdx   map[string]uint32
+	mapIdx    map[mapping]uint32
+	funcIdx   map[function]uint32
+	locIdx    map[string]uint32
+	nodeIdx   map[uint64]uint32
+	labelIdx  map[string]uint32
+	linkIdx   map[string]uint32
+	rows      rows
+	entries   []Entry
+	closed    bool
+	wroteHead bool
+
+	// Per-profile scratch, reused: local index -> shared index + 1 (0 = not yet).
+	strMap, funcMap, locMap, stackMap, lsMap, linkMap []uint32
+	key                                               []byte
+	raw, hdr                                          enc
+	hdrIdx                                            map[string]uint32
+	comp                                              []byte
+}
+
+// NewWriter returns a Writer that writes a bundle to w.
+func NewWriter(w io.Writer, opts WriterOptions) *Writer {
+	// Sections are small: "better" compresses them as well as "best" and
+	// with a fraction of its memory. The tables follow Level.
+	level := zstd.SpeedBetterCompression
+	switch opts.Level {
+	case 1:
+		level = zstd.SpeedFastest
+	case 2:
+		level = zstd.SpeedDefault
+	case 4:
+		level = zstd.SpeedBestCompression
+	}
+	secLevel := min(level, zstd.SpeedBetterCompression)
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(secLevel), zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(sectionWindow), zstd.WithEncoderCRC(true), zstd.WithLowerEncoderMem(true))
+	wr := &Writer{
+		secLevel:    secLevel,
+		tablesLevel: level,
+		w:           bufio.NewWriterSize(w, 1<<16),
+		err:         err,
+		zw:          zw,
+		t:           newTables(),
+		strIdx:      map[string]uint32{"": 0},
+		pstrIdx:     map[string]uint32{"": 0},
+		hdrIdx:      map[string]uint32{},
+		mapIdx:      map[mapping]uint32{},
+		funcIdx:     map[function]uint32{},
+		locIdx:      map[string]uint32{},
+		nodeIdx:     map[uint64]uint32{},
+		labelIdx:    map[string]uint32{},
+		linkIdx:     map[string]uint32{},
+		rows:        rows{latest: map[rowKey]*rowState{}},
+	}
+	return wr
+}
+
+// maxWindow is the largest zstd window a bundle uses; readers refuse larger.
+const maxWindow = 1 << 23
+
+// sectionWindow is the window sections are compressed with.
+const sectionWindow = 1 << 20
+
+func (w *Writer) write(p []byte) {
+	if w.err != nil {
+		return
+	}
+	_, w.err = w.w.Write(p)
+	w.off += uint64(len(p))
+}
+
+func (w *Writer) header() {
+	if w.wroteHead {
+		return
+	}
+	w.wroteHead = true
+	var h [headerSize]byte
+	copy(h[:], Magic)
+	binary.LittleEndian.PutUint32(h[8:], Version)
+	w.write(h[:])
+}
+
+// Add appends profile p under e.Name and e.SourceFormat. The other fields
+// of e are computed from p. p must be valid (model.Profile.Validate); it is
+// not modified and may be reused once Add returns.
+func (w *Writer) Add(e Entry, p *model.Profile) error {
+	if w.closed {
+		return errf("Add after Close")
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if err := p.Validate(); err != nil {
+		return errf("profile %d (%s): %v", len(w.entries), e.Name, err)
+	}
+	if len(w.t.nodeParent)+p.Stacks.Len()+len(p.Stacks.Frames) >= math.MaxInt32 ||
+		len(w.t.strings)+len(p.Strings) >= math.MaxInt32 {
+		return errf("profile %d (%s): bundle tables would exceed 2^31 entries", len(w.entries), e.Name)
+	}
+	w.header()
+	w.reset(p)
+	w.raw.b = w.raw.b[:0]
+	w.encodeSection(p)
+	w.comp = w.zw.EncodeAll(w.raw.b, w.comp[:0])
+
+	e = Entry{
+		Name:          e.Name,
+		SourceFormat:  e.SourceFormat,
+		SampleTypes:   make([]string, len(p.SampleTypes)),
+		Samples:       len(p.Samples),
+		TimeNanos:     p.TimeNanos,
+		DurationNanos: p.DurationNanos,
+		off:           w.off,
+		size:          uint64(len(w.comp)),
+		rawSize:       uint64(len(w.raw.b)),
+	}
+	for i, st := range p.SampleTypes {
+		e.SampleTypes[i] = p.String(st.Type) + "/" + p.String(st.Unit)
+	}
+	w.write(w.comp)
+	if w.err != nil {
+		return w.err
+	}
+	w.entries = append(w.entries, e)
+	return nil
+}
+
+// Len returns the number of profiles added so far.
+func (w *Writer) Len() int { return len(w.entries) }
+
+func grow(s []uint32, n int) []uint32 {
+	if cap(s) < n {
+		return make([]uint32, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+func (w *Writer) reset(p *model.Profile) {
+	w.strMap = grow(w.strMap, len(p.Strings))
+	w.funcMap = grow(w.funcMap, len(p.Functions))
+	w.locMap = grow(w.locMap, len(p.Locations))
+	w.stackMap = grow(w.stackMap, p.Stacks.Len())
+	w.lsMap = grow(w.lsMap, len(p.LabelSets))
+	w.linkMap = grow(w.linkMap, len(p.Links))
+}
+
+// str returns the shared index of p's string i.
+func (w *Writer) str(p *model.Profile, i int32) uint32 {
+	if i == 0 {
+		return 0
+	}
+	if v := w.strMap[i]; v != 0 {
+		return v - 1
+	}
+	s := p.Strings[i]
+	v, ok := w.strIdx[s]
+	if !ok {
+		v = uint32(len(w.t.strings))
+		s = strings.Clone(s)
+		w.t.strings = append(w.t.strings, s)
+		w.strIdx[s] = v
+	}
+	w.strMap[i] = v + 1
+	return v
+}
+
+// pstr returns the index of p's string i in the profile-string table,
+// which holds the strings sections reference.
+func (w *Writer) pstr(p *model.Profile, i int32) uint32 {
+	if i == 0 {
+		return 0
+	}
+	s := p.Strings[i]
+	v, ok := w.pstrIdx[s]
+	if !ok {
+		v = uint32(len(w.t.pstrings))
+		s = strings.Clone(s)
+		w.t.pstrings = append(w.t.pstrings, s)
+		w.pstrIdx[s] = v
+	}
+	return v
+}
+
+func (w *Writer) mapping(p *model.Profile, m *model.Mapping) uint32 {
+	sm := mapping{
+		start: m.Start, limit: m.Limit, offset: m.Offset,
+		file: w.str(p, m.File), buildID: w.str(p, m.BuildID), buildIDKind: m.BuildIDKind,
+	}
+	for i, b := range []bool{m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames} {
+		if b {
+			sm.flags |= 1 << i
+		}
+	}
+	v, ok := w.mapIdx[sm]
+	if !ok {
+		v = uint32(len(w.t.mappings))
+		w.t.mappings = append(w.t.mappings, sm)
+		w.mapIdx[sm] = v
+	}
+	return v
+}
+
+func (w *Writer) function(p *model.Profile, i int32) uint32 {
+	if v := w.funcMap[i]; v != 0 {
+		return v - 1
+	}
+	f := &p.Functions[i]
+	sf := function{name: w.str(p, f.Name), systemName: w.str(p, f.SystemName), filename: w.str(p, f.Filename), startLine: f.StartLine}
+	v, ok := w.funcIdx[sf]
+	if !ok {
+		v = uint32(len(w.t.functions))
+		w.t.functions = append(w.t.functions, sf)
+		w.funcIdx[sf] = v
+	}
+	w.funcMap[i] = v + 1
+	return v
+}
+
+func (w *Writer) location(p *model.Profile, i int32) uint32 {
+	if v := w.locMap[i]; v != 0 {
+		return v - 1
+	}
+	l := &p.Locations[i]
+	sl := location{address: l.Address, folded: l.IsFolded}
+	if l.Mapping != model.NoMapping {
+		sl.mapping = w.mapping(p, &p.Mappings[l.Mapping]) + 1
+	}
+	k := w.key[:0]
+	k = binary.AppendUvarint(k, sl.address)
+	k = binary.AppendUvarint(k, uint64(sl.mapping))
+	if sl.folded {
+		k = append(k, 1)
+	} else {
+		k = append(k, 0)
+	}
+	for _, ln := range l.Lines {
+		k = binary.AppendUvarint(k, uint64(w.function(p, ln.Function)))
+		k = binary.AppendVarint(k, ln.Line)
+		k = binary.AppendVarint(k, ln.Column)
+	}
+	w.key = k
+	v, ok := w.locIdx[string(k)]
+	if !ok {
+		v = uint32(len(w.t.locations))
+		w.t.locations = append(w.t.locations, sl)
+		for _, ln := range l.Lines {
+			w.t.lines = append(w.t.lines, line{function: w.function(p, ln.Function), line: ln.Line, column: ln.Column})
+		}
+		w.t.lineOff = append(w.t.lineOff, uint32(len(w.t.lines)))
+		w.locIdx[string(k)] = v
+	}
+	w.locMap[i] = v + 1
+	return v
+}
+
+// stack returns the shared stack node of p's stack i, adding nodes to the
+// prefix tree, root first, as needed.
+func (w *Writer) stack(p *model.Profile, i int32) uint32 {
+	if v := w.stackMap[i]; v != 0 {
+		return v - 1
+	}
+	frames := p.Stacks.Get(int(i))
+	node := uint32(0)
+	for j := len(frames) - 1; j >= 0; j-- {
+		loc := w.location(p, frames[j])
+		k := uint64(node)<<32 | uint64(loc)
+		next, ok := w.nodeIdx[k]
+		if !ok {
+			next = uint32(len(w.t.nodeParent))
+			w.t.nodeParent = append(w.t.nodeParent, node)
+			w.t.nodeLoc = append(w.t.nodeLoc, loc)
+			w.nodeIdx[k] = next
+		}
+		node = next
+	}
+	w.stackMap[i] = node + 1
+	return node
+}
+
+func (w *Writer) labelSet(p *model.Profile, i int32) uint32 {
+	if i == 0 {
+		return 0
+	}
+	if v := w.lsMap[i]; v != 0 {
+		return v - 1
+	}
+	ls := p.LabelSets[i].Labels
+	k := w.key[:0]
+	for _, l := range ls {
+		k = binary.AppendUvarint(k, uint64(w.str(p, l.Key)))
+		k = binary.AppendUvarint(k, uint64(w.str(p, l.Str)))
+		k = binary.AppendVarint(k, l.Num)
+		k = binary.AppendUvarint(k, uint64(w.str(p, l.NumUnit)))
+	}
+	w.key = k
+	v, ok := w.labelIdx[string(k)]
+	if !ok {
+		v = uint32(len(w.t.labelSets))
+		w.t.labelSets = append(w.t.labelSets, labelSet{off: uint32(len(w.t.labels)), n: uint32(len(ls))})
+		for _, l := range ls {
+			w.t.labels = append(w.t.labels, label{key: w.str(p, l.Key), str: w.str(p, l.Str), num: l.Num, unit: w.str(p, l.NumUnit)})
+		}
+		w.labelIdx[string(k)] = v
+	}
+	w.lsMap[i] = v + 1
+	return v
+}
+
+func (w *Writer) link(p *model.Profile, i int32) uint32 {
+	if i == model.NoLink {
+		return 0
+	}
+	if v := w.linkMap[i]; v != 0 {
+		return v
+	}
+	l := p.Links[i]
+	k := w.key[:0]
+	k = binary.AppendUvarint(k, uint64(len(l.TraceID)))
+	k = append(k, l.TraceID...)
+	k = append(k, l.SpanID...)
+	w.key = k
+	v, ok := w.linkIdx[string(k)]
+	if !ok {
+		v = uint32(len(w.t.links))
+		w.t.links = append(w.t.links, model.Link{TraceID: cloneBytes(l.TraceID), SpanID: cloneBytes(l.SpanID)})
+		w.linkIdx[string(k)] = v
+	}
+	w.linkMap[i] = v + 1
+	return v + 1
+}
+
+func cloneBytes(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+// Column flags of a section's samples.
+const (
+	colTimestamps = 1 << iota // timestamp columns present
+)
+
+func (w *Writer) valueType(e *enc, p *model.Profile, v model.ValueType) {
+	e.u32(w.pstr(p, v.Type))
+	e.u32(w.pstr(p, v.Unit))
+	e.varint(int64(v.AggregationTemporality))
+}
+
+// encodeSection writes p's section into w.raw. The order in which it
+// interns things into the shared tables depends only on p's values, never
+// on the order of p's tables, so a profile read back from a bundle and
+// added again lands on the same shared indices.
+func (w *Writer) encodeSection(p *model.Profile) {
+	// Profile-level fields that profiles of one program share go into a
+	// shared header; the section keeps those that differ every time.
+	h := &w.hdr
+	h.b = h.b[:0]
+	h.uvarint(uint64(len(p.SampleTypes)))
+	for _, st := range p.SampleTypes {
+		w.valueType(h, p, st)
+	}
+	h.u32(w.pstr(p, p.DefaultSampleType))
+	w.valueType(h, p, p.PeriodType)
+	h.varint(p.Period)
+	h.uvarint(uint64(len(p.Comments)))
+	for _, c := range p.Comments {
+		h.u32(w.pstr(p, c))
+	}
+	h.u32(w.pstr(p, p.DropFrames))
+	h.u32(w.pstr(p, p.KeepFrames))
+	h.u32(w.pstr(p, p.DocURL))
+	h.uvarint(uint64(len(p.Mappings)))
+	for i := range p.Mappings {
+		h.u32(w.mapping(p, &p.Mappings[i]))
+	}
+	encodeAttrs(h, p.Attributes)
+	h.uvarint(uint64(p.DroppedAttributesCount))
+	encodeAttrs(h, p.Resource.Attributes)
+	h.uvarint(uint64(p.Resource.DroppedAttributesCount))
+	h.str(p.Resource.SchemaURL)
+	h.str(p.Scope.Name)
+	h.str(p.Scope.Version)
+	encodeAttrs(h, p.Scope.Attributes)
+	h.uvarint(uint64(p.Scope.DroppedAttributesCount))
+	h.str(p.Scope.SchemaURL)
+	h.str(p.OriginalPayloadFormat)
+	hi, ok := w.hdrIdx[string(h.b)]
+	if !ok {
+		hi = uint32(len(w.t.headers))
+		w.t.headers = append(w.t.headers, append([]byte(nil), h.b...))
+		w.hdrIdx[string(h.b)] = hi
+	}
+
+	e := &w.raw
+	e.u32(hi)
+	e.bytes(p.ProfileID)
+	e.uvarint(p.StartTimeUnixNano)
+	e.uvarint(p.EndTimeUnixNano)
+	e.bytes(p.OriginalPayload)
+
+	// Samples: a reference to a shared sample row each, then timestamps.
+	// The number of samples, the time and the duration are in the index.
+	var flags uint64
+	for i := range p.Samples {
+		if len(p.Samples[i].Timestamps) != 0 {
+			flags |= colTimestamps
+		}
+	}
+	e.uvarint(flags)
+	// Rows this section creates are numbered from fresh on, in sample
+	// order: such a row is coded 0; any other as 1 + its zigzagged delta
+	// from the previous sample's row.
+	fresh := w.rows.n
+	e.u32(fresh)
+	var prev uint32
+	for i := range p.Samples {
+		r := w.row(p, &p.Samples[i])
+		if r == fresh {
+			e.uvarint(0)
+			fresh++
+		} else {
+			e.uvarint(zigzag(int64(r)-int64(prev)) + 1)
+		}
+		prev = r
+	}
+	if flags&colTimestamps != 0 {
+		for i := range p.Samples {
+			e.uvarint(uint64(len(p.Samples[i].Timestamps)))
+		}
+		var prev uint64
+		for i := range p.Samples {
+			for _, ts := range p.Samples[i].Timestamps {
+				e.uvarint(zigzag(int64(ts - prev)))
+				prev = ts
+			}
+		}
+	}
+}
+
+// rowKey is what a sample row shares with the row it is coded against.
+type rowKey struct{ node, labelSet, link, n uint32 }
+
+// rowState is the latest row with a key: its index and values.
+type rowState struct {
+	row  uint32
+	vals []int64
+}
+
+// rows is the shared sample-row table, kept encoded: only the latest row
+// of each key is held as values, so memory grows with the encoded size of
+// the distinct rows, not with the samples.
+type rows struct {
+	n        uint32
+	latest   map[rowKey]*rowState
+	base     enc      // per row: row - base row, 0 for none
+	node     []uint32 // rows without a base: stack node, coded at Close once nodes are renumbered
+	labelSet enc      // rows without a base
+	link     enc      // rows without a base: link + 1, 0 for none
+	count    enc      // rows without a base: number of values
+	vals     []enc    // vals[j]: value j of each row that has one, as a delta from the base row's
+}
+
+// row returns the shared row of sample s: the latest row with the same
+// stack, labels, link and values if there is one, else a new row coded as
+// deltas against that latest row.
+func (w *Writer) row(p *model.Profile, s *model.Sample) uint32 {
+	k := rowKey{node: w.stack(p, s.Stack), labelSet: w.labelSet(p, s.LabelSet), link: w.link(p, s.Link), n: uint32(len(s.Values))}
+	rs := &w.rows
+	st := rs.latest[k]
+	if st != nil && slicesEqual(st.vals, s.Values) {
+		return st.row
+	}
+	r := rs.n
+	rs.n++
+	for len(rs.vals) < len(s.Values) {
+		rs.vals = append(rs.vals, enc{})
+	}
+	if st == nil {
+		rs.base.uvarint(0)
+		rs.node = append(rs.node, k.node)
+		rs.labelSet.u32(k.labelSet)
+		rs.link.u32(k.link)
+		rs.count.u32(k.n)
+		for j, v := range s.Values {
+			rs.vals[j].varint(v)
+		}
+		st = &rowState{vals: make([]int64, len(s.Values))}
+		rs.latest[k] = st
+	} else {
+		rs.base.u32(r - st.row)
+		for j, v := range s.Values {
+			rs.vals[j].varint(v - st.vals[j])
+		}
+	}
+	st.row = r
+	copy(st.vals, s.Values)
+	return r
+}
+
+func slicesEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func encodeAttrs(e *enc, attrs []model.Attribute) {
+	e.uvarint(uint64(len(attrs)))
+	for _, a := range attrs {
+		e.str(a.Key)
+		encodeValue(e, a.Value)
+	}
+}
+
+func encodeValue(e *enc, v model.Value) {
+	e.uvarint(uint64(v.Kind))
+	switch v.Kind {
+	case model.KindString:
+		e.str(v.Str)
+	case model.KindBool:
+		e.bool(v.Bool)
+	case model.KindInt:
+		e.varint(v.Int)
+	case model.KindDouble:
+		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v.Double))
+	case model.KindBytes:
+		e.bytes(v.Bytes)
+	case model.KindArray:
+		e.uvarint(uint64(len(v.Array)))
+		for _, x := range v.Array {
+			encodeValue(e, x)
+		}
+	case model.KindMap:
+		encodeAttrs(e, v.Map)
+	}
+}
+
+// Close writes the shared tables, the index and the footer, and flushes.
+// It does not close the underlying writer. A bundle may hold no profiles.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	if w.err != nil {
+		return w.err
+	}
+	w.header()
+	var raw enc
+	ct := w.t.canonical()
+	ct.encode(&raw)
+	w.rows.encode(&raw, ct.nodeNew)
+	tablesOff, tablesRaw := w.off, uint64(len(raw.b))
+	if w.tablesLevel != w.secLevel || len(raw.b) > sectionWindow {
+		// A second encoder for the tables alone, with a window no larger
+		// than they need.
+		win := 1 << 16
+		for win < len(raw.b) && win < maxWindow {
+			win <<= 1
+		}
+		tz, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(w.tablesLevel), zstd.WithEncoderConcurrency(1),
+			zstd.WithWindowSize(win), zstd.WithEncoderCRC(true), zstd.WithLowerEncoderMem(true))
+		if err != nil {
+			w.err = err
+			return err
+		}
+		w.comp = tz.EncodeAll(raw.b, w.comp[:0])
+		tz.Close()
+	} else {
+		w.comp = w.zw.EncodeAll(raw.b, w.comp[:0])
+	}
+	tablesLen := uint64(len(w.comp))
+	w.write(w.comp)
+
+	raw.b = raw.b[:0]
+	raw.uvarint(uint64(len(w.entries)))
+	var prevTime int64
+	for _, e := range w.entries {
+		raw.str(e.Name)
+		raw.str(e.SourceFormat)
+		raw.uvarint(uint64(len(e.SampleTypes)))
+		for _, s := range e.SampleTypes {
+			raw.str(s)
+		}
+		raw.uvarint(uint64(e.Samples))
+		raw.uvarint(zigzag(e.TimeNanos - prevTime))
+		prevTime = e.TimeNanos
+		raw.varint(e.DurationNanos)
+		raw.uvarint(e.size)
+		raw.uvarint(e.rawSize)
+	}
+	indexOff, indexRaw := w.off, uint64(len(raw.b))
+	w.comp = w.zw.EncodeAll(raw.b, w.comp[:0])
+	indexLen := uint64(len(w.comp))
+	w.write(w.comp)
+
+	f := make([]byte, 0, footerSize)
+	for _, v := range []uint64{tablesOff, tablesLen, tablesRaw, indexOff, indexLen, indexRaw} {
+		f = binary.LittleEndian.AppendUint64(f, v)
+	}
+	f = binary.LittleEndian.AppendUint32(f, uint32(len(w.entries)))
+	f = binary.LittleEndian.AppendUint32(f, crc32.ChecksumIEEE(f))
+	f = append(f, footerMagic...)
+	w.write(f)
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	w.zw.Close()
+	return w.err
+}
+
+// encode writes the rows: their count, then column by column: base delta;
+// for rows without a base, the stack node (renumbered by nodeNew) as a delta
+// from the previous such row's, label set, link and value count; then the
+// values, value slot by value slot.
+func (rs *rows) encode(e *enc, nodeNew []uint32) {
+	e.uvarint(uint64(rs.n))
+	e.b = append(e.b, rs.base.b...)
+	var prev uint32
+	for _, n := range rs.node {
+		e.uvarint(zigzag(int64(nodeNew[n]) - int64(prev)))
+		prev = nodeNew[n]
+	}
+	for _, c := range []*enc{&rs.labelSet, &rs.link, &rs.count} {
+		e.b = append(e.b, c.b...)
+	}
+	e.uvarint(uint64(len(rs.vals)))
+	for _, c := range rs.vals {
+		e.b = append(e.b, c.b...)
+	}
+}
+
+// AddBundle adds every profile of r, in order, under its name and source
+// format: merging a bundle flattens it. Adding the profiles of merge(a, b)
+// gives the same bytes as adding those of a and then b.
+func (w *Writer) AddBundle(r *Reader) error {
+	for i := 0; i < r.Len(); i++ {
+		p, err := r.Profile(i)
+		if err != nil {
+			return err
+		}
+		if err := w.Add(r.entries[i], p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

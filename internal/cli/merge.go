@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pprofx/pprofx/internal/bundle"
+	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// MergeOptions are the inputs of `pprofx merge`.
+type MergeOptions struct {
+	IO           *IOStreams
+	Inputs       []string
+	FilesFrom    string // file of input names, one per line; "-" = stdin; "" = none
+	Output       string
+	MaxInputSize int64
+	Salvage      bool
+	Level        int // zstd level of the shared tables, 1..4; 0 = the default (3)
+}
+
+// NewCmdMerge builds `pprofx merge`. runF replaces mergeRun in tests.
+func NewCmdMerge(ios *IOStreams, runF func(*MergeOptions) error) *cobra.Command {
+	o := &MergeOptions{IO: ios}
+	size := byteSize(formats.DefaultMaxInputSize)
+	cmd := &cobra.Command{
+		Use:   "merge FILE... -o BUNDLE",
+		Short: "Merge profiles into one compact bundle, each one recoverable exactly",
+		Long: `Merge writes the input profiles, whatever their formats and sample types, into
+one bundle: strings, functions, mappings, locations, stacks, label sets and
+unchanged samples are stored once for all of them, so a bundle is a fraction
+of the summed inputs. Each profile keeps its name (as given here) and comes
+back exactly with 'pprofx unpack': samples in order, labels, comments,
+mapping build ids and flags, everything google/pprof reads.
+
+A bundle given as an input is flattened into its profiles, so merging is
+associative: merge(merge(a, b), c) is byte for byte merge(a, b, c), and
+bundles can be built as a tree. The same inputs in the same order give the
+same bytes. Inputs are read one at a time; memory holds the shared tables,
+not the profiles.
+
+--files-from FILE reads more input names from FILE, one per line ("-":
+standard input). The bundle is written atomically: a failed run leaves an
+existing output untouched.`,
+		Example: `  pprofx merge cpu-1.pb.gz cpu-2.pb.gz heap.pb.gz -o profiles.ppxb
+  find /var/profiles -name '*.pb.gz' | sort | pprofx merge --files-from - -o day.ppxb
+  pprofx merge day1.ppxb day2.ppxb -o week.ppxb`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Inputs = args
+			o.MaxInputSize = int64(size)
+			if o.Level < 0 || o.Level > 4 {
+				return &UsageError{fmt.Sprintf("--level %d: want 1 (fastest) to 4 (smallest)", o.Level)}
+			}
+			if !cmd.Flags().Changed("output") {
+				return &UsageError{"merge needs an output: -o BUNDLE (\"-\": standard output)"}
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return mergeRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Output, "output", "o", "", `bundle to write ("-": standard output)`)
+	f.StringVar(&o.FilesFrom, "files-from", "", `read input names from this file, one per line ("-": standard input)`)
+	f.IntVar(&o.Level, "level", 0, "zstd level of the shared tables: 1 fastest ... 4 smallest (default 3)")
+	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
+	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
+	return cmd
+}
+
+func mergeRun(o *MergeOptions) error {
+	ios := o.IO
+	names := append([]string(nil), o.Inputs...)
+	if o.FilesFrom != "" {
+		more, err := readNames(ios, o.FilesFrom)
+		if err != nil {
+			return &FileError{o.FilesFrom, err}
+		}
+		names = append(names, more...)
+	}
+	if len(names) == 0 {
+		return &UsageError{"merge needs at least one input (FILE... or --files-from)"}
+	}
+	stdin := 0
+	for _, n := range names {
+		if n == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 || (stdin == 1 && o.FilesFrom == "-") {
+		return &UsageError{"standard input can be read only once"}
+	}
+	if o.Output == "-" && ios.OutIsTerminal {
+		return &UsageError{"refusing to write a binary bundle to a terminal: name an output with -o, or pipe it"}
+	}
+	return writeOutput(ios, o.Output, func(w io.Writer) error {
+		bw := bundle.NewWriter(w, bundle.WriterOptions{Level: o.Level})
+		// Inputs are read and decoded one ahead of the writer, on another
+		// goroutine, so decoding and compressing overlap; the order, and so
+		// the bytes, stay the same.
+		profiles := make(chan mergeItem, 1)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			defer close(profiles)
+			for _, name := range names {
+				err := mergeInput(o, name, func(e bundle.Entry, p *model.Profile) bool {
+					select {
+					case profiles <- mergeItem{name: name, entry: e, p: p}:
+						return true
+					case <-stop:
+						return false
+					}
+				})
+				if err != nil {
+					select {
+					case profiles <- mergeItem{name: name, err: err}:
+					case <-stop:
+					}
+					return
+				}
+			}
+		}()
+		for it := range profiles {
+			if it.err != nil {
+				return &FileError{it.name, it.err}
+			}
+			if err := bw.Add(it.entry, it.p); err != nil {
+				return &FileError{it.name, err}
+			}
+		}
+		if err := bw.Close(); err != nil {
+			return &FileError{o.Output, err}
+		}
+		return nil
+	})
+}
+
+// mergeItem is one decoded profile on its way to the bundle writer, or
+// the error that ends the inputs.
+type mergeItem struct {
+	name  string
+	entry bundle.Entry
+	p     *model.Profile
+	err   error
+}
+
+// readNames reads input names, one per line; blank lines are skipped.
+func readNames(ios *IOStreams, from string) ([]string, error) {
+	in, err := openInput(ios, from)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	var names []string
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		if n := strings.TrimRight(sc.Text(), "\r"); strings.TrimSpace(n) != "" {
+			names = append(names, n)
+		}
+	}
+	return names, sc.Err()
+}
+
+// mergeInput reads one input and passes its profiles to add, in order,
+// until add returns false. A bundle file is read profile by profile,
+// keeping each one's name and source format (so merging bundles is
+// associative); any other input goes through format detection.
+func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Profile) bool) error {
+	fromBundle := func(r *bundle.Reader) error {
+		for i := 0; i < r.Len(); i++ {
+			p, err := r.Profile(i)
+			if err != nil {
+				return err
+			}
+			if !add(r.Entry(i), p) {
+				return nil
+			}
+		}
+		return nil
+	}
+	if name != "-" {
+		if f, size, ok := openBundleFile(name); ok {
+			defer f.Close()
+			r, err := bundle.Open(f, size)
+			if err != nil {
+				return err
+			}
+			return fromBundle(r)
+		}
+	}
+	in, err := openInput(o.IO, name)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	var src io.Reader = in
+	if name == "-" {
+		// Standard input cannot be read at random: a bundle there is read
+		// into memory first.
+		data, err := io.ReadAll(io.LimitReader(in, o.MaxInputSize+1))
+		if err != nil {
+			return err
+		}
+		if int64(len(data)) > o.MaxInputSize {
+			return fmt.Errorf("input is larger than the limit of %d bytes (--max-input-size)", o.MaxInputSize)
+		}
+		if bundle.IsBundle(data) {
+			r, err := bundle.Open(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				return err
+			}
+			return fromBundle(r)
+		}
+		src = bytes.NewReader(data)
+	}
+	got, err := formats.Read(src, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name)})
+	if err != nil {
+		return err
+	}
+	for i, it := range got.Items {
+		e := bundle.Entry{Name: name, SourceFormat: string(got.Format)}
+		switch {
+		case it.Name != "":
+			// A profile of a compressed bundle keeps its own name.
+			e.Name = it.Name
+		case len(got.Items) > 1:
+			e.Name = fmt.Sprintf("%s#%d", name, i)
+		}
+		if !add(e, it.Profile) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// openBundleFile opens name if it is a regular file that begins with the
+// bundle magic.
+func openBundleFile(name string) (*os.File, int64, bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, false
+	}
+	st, err := f.Stat()
+	var head [len(bundle.Magic)]byte
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, false
+	}
+	if n, _ := f.ReadAt(head[:], 0); !bundle.IsBundle(head[:n]) {
+		f.Close()
+		return nil, 0, false
+	}
+	return f, st.Size(), true
+}

@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pprofx/pprofx/internal/bundle"
+	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/formats"
+)
+
+// UnpackOptions are the inputs of `pprofx unpack`.
+type UnpackOptions struct {
+	IO           *IOStreams
+	Input        string
+	Index        int // -1: not given
+	All          bool
+	Output       string // a file, "-", or with All a directory
+	To           string // output format; "" = from the output name (pprof for --all)
+	MaxInputSize int64
+}
+
+// NewCmdUnpack builds `pprofx unpack`. runF replaces unpackRun in tests.
+func NewCmdUnpack(ios *IOStreams, runF func(*UnpackOptions) error) *cobra.Command {
+	o := &UnpackOptions{IO: ios}
+	size := byteSize(formats.DefaultMaxInputSize)
+	cmd := &cobra.Command{
+		Use:   "unpack BUNDLE (--index N [-o OUT] | --all -o DIR) [--to FORMAT]",
+		Short: "Take profiles back out of a bundle, exactly as they went in",
+		Long: `Unpack writes one profile of a bundle (--index N, 0-based, as 'pprofx list'
+numbers them) or all of them (--all, into the directory -o DIR, created if
+needed, as NNN-NAME files). Unpacking one profile reads only the bundle's
+index, its shared tables and that profile's own section.
+
+The output format is --to FORMAT, or else the one the output's name says, or
+else pprof (gzipped). A profile comes back as it went in: pprof tools read
+it exactly as they read the original, samples in order.
+
+Output formats:
+  ` + joinLines(formats.OutFormats(), "\n  "),
+		Example: `  pprofx unpack week.ppxb --index 2 -o monday-heap.pb.gz
+  pprofx unpack week.ppxb --index 0 -o - | go tool pprof -top /dev/stdin
+  pprofx unpack week.ppxb --all -o week/`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Input = args[0]
+			o.MaxInputSize = int64(size)
+			if o.All == (o.Index >= 0) || (!o.All && cmd.Flags().Changed("index") && o.Index < 0) {
+				return &UsageError{"unpack needs exactly one of --index N (N >= 0) and --all"}
+			}
+			if o.All && !cmd.Flags().Changed("output") {
+				return &UsageError{"unpack --all needs an output directory: -o DIR"}
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return unpackRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Index, "index", -1, "which profile to unpack (0-based)")
+	f.BoolVar(&o.All, "all", false, "unpack every profile into the directory given with -o")
+	f.StringVarP(&o.Output, "output", "o", "-", `output file ("-": standard output), or directory with --all`)
+	f.StringVar(&o.To, "to", "", "output format (default: from the output name, else pprof)")
+	f.Var(&size, "max-input-size", "largest bundle read from standard input")
+	return cmd
+}
+
+// openBundle opens a bundle for random access: a file directly, standard
+// input by reading it into memory.
+func openBundle(ios *IOStreams, name string, max int64) (*bundle.Reader, func(), error) {
+	if name == "-" {
+		data, err := io.ReadAll(io.LimitReader(ios.In, max+1))
+		if err != nil {
+			return nil, nil, err
+		}
+		if int64(len(data)) > max {
+			return nil, nil, fmt.Errorf("input is larger than the limit of %d bytes (--max-input-size)", max)
+		}
+		r, err := openBundleReader(bytes.NewReader(data), int64(len(data)))
+		return r, func() {}, err
+	}
+	in, err := openInput(ios, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	f := in.(*os.File)
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	r, err := openBundleReader(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, func() { f.Close() }, nil
+}
+
+func openBundleReader(ra io.ReaderAt, size int64) (*bundle.Reader, error) {
+	r, err := bundle.Open(ra, size)
+	if err == bundle.ErrNotBundle {
+		var head [64]byte
+		n, _ := ra.ReadAt(head[:min(int64(len(head)), size)], 0)
+		if res, err := sniffName(head[:n]); err == nil {
+			return nil, fmt.Errorf("not a pprofx bundle: it is a %s", res)
+		}
+		return nil, fmt.Errorf("not a pprofx bundle")
+	}
+	return r, err
+}
+
+func unpackRun(o *UnpackOptions) error {
+	ios := o.IO
+	var to formats.OutFormat
+	if o.To != "" {
+		f, err := formats.ParseOutFormat(o.To)
+		if err != nil {
+			return &UsageError{err.Error()}
+		}
+		to = f
+	}
+	if !o.All && o.Output == "-" && ios.OutIsTerminal {
+		return &UsageError{"refusing to write a binary profile to a terminal: name an output with -o, or pipe it"}
+	}
+	r, closeFn, err := openBundle(ios, o.Input, o.MaxInputSize)
+	if err != nil {
+		return &FileError{o.Input, err}
+	}
+	defer closeFn()
+	if !o.All {
+		if to == "" {
+			to = formats.OutFormatForPath(o.Output)
+		}
+		return unpackOne(o, r, o.Index, o.Output, to)
+	}
+	if to == "" {
+		to = formats.OutPprof
+	}
+	if err := os.MkdirAll(o.Output, 0o755); err != nil {
+		return &FileError{o.Output, err}
+	}
+	// Every profile is written to a temporary file first; only when all of
+	// them are written are they renamed into place, so a bundle that fails
+	// halfway leaves no unpacked files behind.
+	width := len(fmt.Sprint(max(r.Len()-1, 0)))
+	type done struct{ tmp, final string }
+	var written []done
+	ok := false
+	defer func() {
+		if !ok {
+			for _, d := range written {
+				os.Remove(d.tmp)
+			}
+		}
+	}()
+	for i := 0; i < r.Len(); i++ {
+		final := filepath.Join(o.Output, outName(r.Entry(i).Name, i, width, to))
+		tmp, err := os.CreateTemp(o.Output, "."+filepath.Base(final)+".*.tmp")
+		if err != nil {
+			return &FileError{o.Output, err}
+		}
+		written = append(written, done{tmp.Name(), final})
+		bw := bufio.NewWriterSize(tmp, 1<<16)
+		err = unpackTo(o, r, i, bw, to, final)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := tmp.Close(); err == nil && cerr != nil {
+			err = &FileError{final, cerr}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, d := range written {
+		if err := os.Rename(d.tmp, d.final); err != nil {
+			return &FileError{d.final, err}
+		}
+	}
+	ok = true
+	return nil
+}
+
+func unpackOne(o *UnpackOptions, r *bundle.Reader, i int, out string, to formats.OutFormat) error {
+	return writeOutput(o.IO, out, func(w io.Writer) error { return unpackTo(o, r, i, w, to, out) })
+}
+
+// unpackTo writes profile i of r to w in format to; out names w in errors.
+func unpackTo(o *UnpackOptions, r *bundle.Reader, i int, w io.Writer, to formats.OutFormat, out string) error {
+	p, err := r.Profile(i)
+	if err != nil {
+		return &FileError{o.Input, err}
+	}
+	item := formats.Item{Name: r.Entry(i).Name, Profile: p}
+	if err := formats.Write(w, to, []formats.Item{item}, formats.WriteOptions{Warn: warner(o.IO, out)}); err != nil {
+		return &FileError{out, err}
+	}
+	return nil
+}
+
+// outName names profile i of a bundle in an --all directory: its index,
+// then the base of the name it was merged under without a profile suffix,
+// then the suffix of the output format.
+func outName(name string, i, width int, to formats.OutFormat) string {
+	base := filepath.Base(strings.ReplaceAll(name, "\\", "/"))
+	if base == "." || base == "/" || base == ".." {
+		base = ""
+	}
+	lower := strings.ToLower(base)
+	for _, suf := range []string{".pb.gz", ".pprof.gz", ".pprof", ".pb", ".gz", ".prof", ".ppxb", ".json"} {
+		if strings.HasSuffix(lower, suf) {
+			base = base[:len(base)-len(suf)]
+			break
+		}
+	}
+	base = strings.Map(func(r rune) rune {
+		if r < ' ' || r == '/' || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, base)
+	ext := map[formats.OutFormat]string{formats.OutPprof: ".pb.gz", formats.OutPprofRaw: ".pb"}[to]
+	if ext == "" {
+		ext = "." + string(to)
+	}
+	s := fmt.Sprintf("%0*d", width, i)
+	if base != "" {
+		s += "-" + base
+	}
+	return s + ext
+}
+
+// sniffName says what head looks like, for the error about an input that
+// is not a bundle.
+func sniffName(head []byte) (string, error) {
+	if c := detect.CompressionOf(head); c != detect.None {
+		return string(c) + "-compressed file", nil
+	}
+	res, err := detect.Sniff(head)
+	if err != nil {
+		return "", err
+	}
+	return string(res.Format) + " file", nil
+}

@@ -1,0 +1,35 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+
+	"github.com/pprofx/pprofx/internal/bundle"
+	"github.com/pprofx/pprofx/internal/detect"
+)
+
+func init() {
+	// A bundle read as an input gives all its profiles, each named as it was
+	// at merge. (pprofx unpack and list read bundles directly, section by
+	// section, instead.)
+	registerReader(detect.Bundle, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
+		data, err := readAll(r)
+		if err != nil {
+			return err
+		}
+		br, err := bundle.Open(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return err
+		}
+		in.Facts = append(in.Facts, [2]string{"bundle version", fmt.Sprint(bundle.Version)}, [2]string{"profiles", fmt.Sprint(br.Len())})
+		for i := 0; i < br.Len(); i++ {
+			p, err := br.Profile(i)
+			if err != nil {
+				return err
+			}
+			in.Items = append(in.Items, Item{Name: br.Entry(i).Name, Profile: p})
+		}
+		return nil
+	})
+}
