@@ -11,9 +11,13 @@ build:
 install:
 	$(GO) install ./cmd/pprofx
 
-# The one test command: formatting, vet, and every test.
+include proto/proto.mk
+
+# The one test command: formatting, vet, every test, and the nested module
+# that reads pprofx's OTLP output with the official OpenTelemetry bindings.
 test: fmt-check vet
 	$(GO) test ./...
+	cd internal/otlp/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -34,6 +38,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/gperftools
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./internal/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzBlocks$$' -fuzztime $(FUZZTIME) ./internal/bundle
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlp
 
 # Regenerate the Go runtime/pprof fixtures (new real samples each time).
 fixtures:

@@ -100,8 +100,9 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 		Short: "Convert, inspect, merge and unpack profiles",
 		Long: `pprofx converts profiles between formats without losing anything the target
 can hold, and inspects them. Formats are detected from content, never names:
-pprof (gzip or raw), gperftools CPU profiles (any layout), pprofx bundles,
-and, through gzip or zstd, any of them compressed. merge puts many profiles
+pprof (gzip or raw), gperftools CPU profiles (any layout), OTLP profiles
+(protobuf or JSON), pprofx bundles, and, through gzip or zstd, any of them
+compressed. merge puts many profiles
 into one compact bundle; unpack gives any one of them back exactly.
 "-" stands for standard input or output wherever a file is named.
 
@@ -109,6 +110,7 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 "pprofx: FILE: what is wrong"), 2 usage error.`,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert cpu.prof -o cpu.pb.gz       # a gperftools CPUPROFILE file
+  pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   find profiles -name '*.pb.gz' | pprofx merge --files-from - -o all.ppxb
   pprofx unpack all.ppxb --index 2 -o third.pb.gz
   curl -s http://localhost:6060/debug/pprof/heap | pprofx inspect -`,
