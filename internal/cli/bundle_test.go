@@ -214,3 +214,34 @@ func TestMergeMixedFormats(t *testing.T) {
 		t.Errorf("list: %s", s.out)
 	}
 }
+
+// Every input is listed under the name it was given to merge, whatever
+// its format; an OTLP file with several containers gives NAME#i.
+func TestMergeNamesAsGiven(t *testing.T) {
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.otlp")
+	run(t, nil, ExitOK, "convert", "../../testdata/go/cpu.pb.gz", "-o", one, "--resource", "service.name=api")
+	b := filepath.Join(dir, "b.ppxb")
+	inputs := []string{one, "../../testdata/go/heap.pb.gz", "../../testdata/gperftools/le64-100hz.prof"}
+	run(t, nil, ExitOK, append([]string{"merge", "-o", b}, inputs...)...)
+	s := run(t, nil, ExitOK, "list", "--json", b)
+	lines := strings.Split(strings.TrimSpace(s.out.String()), "\n")
+	if len(lines) != len(inputs) {
+		t.Fatalf("%d entries, want %d", len(lines), len(inputs))
+	}
+	for i, l := range lines {
+		var e struct {
+			Name         string `json:"name"`
+			SourceFormat string `json:"source_format"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Name != inputs[i] {
+			t.Errorf("entry %d named %q, want %q", i, e.Name, inputs[i])
+		}
+		if want := []string{"otlp", "pprof", "gperftools"}[i]; e.SourceFormat != want {
+			t.Errorf("entry %d source format %q, want %q", i, e.SourceFormat, want)
+		}
+	}
+}

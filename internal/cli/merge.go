@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pprofx/pprofx/internal/bundle"
+	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -230,7 +231,7 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 	for i, it := range got.Items {
 		e := bundle.Entry{Name: name, SourceFormat: string(got.Format)}
 		switch {
-		case it.Name != "":
+		case got.Format == detect.Bundle && it.Name != "":
 			// A profile of a compressed bundle keeps its own name.
 			e.Name = it.Name
 		case len(got.Items) > 1:
