@@ -203,6 +203,27 @@ func (c *chunks[T]) take(n int) []T {
 	return s
 }
 
+// push appends v to the run of elements that starts at first in the
+// current chunk, moving the run to a new chunk when this one is full, and
+// returns where the run now starts.
+func (c *chunks[T]) push(first int, v T) int {
+	if len(c.buf) == cap(c.buf) {
+		run := c.buf[first:]
+		size := c.next
+		if size <= 0 {
+			size = 4096
+		}
+		c.next = 4096
+		if size < 2*len(run)+1 {
+			size = 2*len(run) + 1
+		}
+		c.buf = append(make([]T, 0, size), run...)
+		first = 0
+	}
+	c.buf = append(c.buf, v)
+	return first
+}
+
 // field is one protobuf field as read from the wire.
 type field struct {
 	num  protowire.Number
@@ -366,16 +387,30 @@ func DecodeRaw(data []byte) (*model.Profile, error) {
 
 func (d *decoder) decode() error {
 	p := d.p
-	// Pass 0: count the tables so that they are allocated once.
+	// Pass 0: count the tables so that they are allocated once, and note
+	// where the locations and samples are.
 	var counts [16]int
-	if err := d.each(d.data, 0, func(fv field) error {
-		f := &fv
-		if f.num > 0 && f.num < 16 {
-			counts[f.num]++
+	var locAt, sampleAt []int
+	var g field
+	for pos := 0; pos < len(d.data); pos = g.next {
+		if err := d.scan(d.data, pos, 0, &g); err != nil {
+			return err
 		}
-		return nil
-	}); err != nil {
-		return err
+		if g.num > 0 && g.num < 16 {
+			counts[g.num]++
+		}
+		switch g.num {
+		case fLocation:
+			if err := d.wantBytes(&g); err != nil {
+				return err
+			}
+			locAt = append(locAt, pos)
+		case fSample:
+			if err := d.wantBytes(&g); err != nil {
+				return err
+			}
+			sampleAt = append(sampleAt, pos)
+		}
 	}
 	p.SampleTypes = make([]model.ValueType, 0, counts[fSampleType])
 	p.Mappings = make([]model.Mapping, 0, counts[fMapping])
@@ -391,8 +426,15 @@ func (d *decoder) decode() error {
 	d.lines.next = counts[fLocation] + 16
 
 	// Pass 1: everything but locations and samples.
-	if err := d.each(d.data, 0, d.profileField); err != nil {
-		return err
+	for pos := 0; pos < len(d.data); pos = g.next {
+		if err := d.scan(d.data, pos, 0, &g); err != nil {
+			return err
+		}
+		if g.num != fLocation && g.num != fSample {
+			if err := d.profileField(g); err != nil {
+				return err
+			}
+		}
 	}
 	if len(d.strSpans) == 0 {
 		return fmt.Errorf("pprof: no string table")
@@ -408,17 +450,13 @@ func (d *decoder) decode() error {
 		return err
 	}
 	// Pass 2: locations, now that mappings and functions are known.
-	if err := d.each(d.data, 0, func(fv field) error {
-		f := &fv
-		if f.num != fLocation {
-			return nil
-		}
-		if err := d.wantBytes(f); err != nil {
+	for _, pos := range locAt {
+		if err := d.scan(d.data, pos, 0, &g); err != nil {
 			return err
 		}
-		return d.location(f)
-	}); err != nil {
-		return err
+		if err := d.location(&g); err != nil {
+			return err
+		}
 	}
 	if err := d.locIdx.build("location"); err != nil {
 		return err
@@ -431,19 +469,18 @@ func (d *decoder) decode() error {
 		nValues = len(d.data)
 	}
 	d.values.buf = make([]int64, 0, nValues)
-	stacks := make(map[string]int32)
+	stacks := make(map[string]int32, len(sampleAt))
 	labelSets := make(map[string]int32)
 	p.LabelSets = []model.LabelSet{{}}
-	return d.each(d.data, 0, func(fv field) error {
-		f := &fv
-		if f.num != fSample {
-			return nil
-		}
-		if err := d.wantBytes(f); err != nil {
+	for _, pos := range sampleAt {
+		if err := d.scan(d.data, pos, 0, &g); err != nil {
 			return err
 		}
-		return d.sample(f, stacks, labelSets)
-	})
+		if err := d.sample(&g, stacks, labelSets); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (d *decoder) profileField(fv field) error {
@@ -610,32 +647,43 @@ func (d *decoder) function(f *field) error {
 	return nil
 }
 
+// scan reads the field at buf[pos:] into g: the common one-byte shapes
+// directly, the rest through d.field.
+func (d *decoder) scan(buf []byte, pos, base int, g *field) error {
+	if t := buf[pos]; t < 0x80 && t >= 8 && pos+1 < len(buf) && buf[pos+1] < 0x80 {
+		switch t & 7 {
+		case 0:
+			*g = field{num: protowire.Number(t >> 3), typ: protowire.VarintType, v: uint64(buf[pos+1]), off: base + pos, next: base + pos + 2}
+			return nil
+		case 2:
+			if end := pos + 2 + int(buf[pos+1]); end <= len(buf) {
+				*g = field{num: protowire.Number(t >> 3), typ: protowire.BytesType, b: buf[pos+2 : end], off: base + pos, next: base + end}
+				return nil
+			}
+		}
+	}
+	var err error
+	*g, err = d.field(buf, pos, base)
+	return err
+}
+
 func (d *decoder) location(f *field) error {
 	loc := model.Location{Mapping: model.NoMapping}
 	var id uint64
-	base := f.next - len(f.b)
-	// Count lines first so that they take one slice of the shared array.
-	nLines := 0
-	if err := d.each(f.b, base, func(gv field) error {
-		g := &gv
-		if g.num == 4 {
-			nLines++
+	buf, base := f.b, f.next-len(f.b)
+	// Lines go straight into the shared chunk, contiguous per location.
+	first := len(d.lines.buf)
+	var g field
+	for pos := 0; pos < len(buf); pos = g.next - base {
+		if err := d.scan(buf, pos, base, &g); err != nil {
+			return err
 		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if nLines > 0 {
-		loc.Lines = d.lines.take(nLines)[:0]
-	}
-	err := d.each(f.b, base, func(gv field) error {
-		g := &gv
 		var err error
 		switch g.num {
 		case 1:
-			err, id = d.wantVarint(g), g.v
+			err, id = d.wantVarint(&g), g.v
 		case 2:
-			if err = d.wantVarint(g); err == nil && g.v != 0 {
+			if err = d.wantVarint(&g); err == nil && g.v != 0 {
 				i, ok := d.mapIdx.lookup(g.v)
 				if !ok {
 					return &decodeError{g.off, fmt.Sprintf("location[%d]: mapping id %d not found", len(d.p.Locations), g.v)}
@@ -643,23 +691,25 @@ func (d *decoder) location(f *field) error {
 				loc.Mapping = i
 			}
 		case 3:
-			err, loc.Address = d.wantVarint(g), g.v
+			err, loc.Address = d.wantVarint(&g), g.v
 		case 4:
-			if err = d.wantBytes(g); err != nil {
+			if err = d.wantBytes(&g); err != nil {
 				return err
 			}
-			ln, err := d.line(g)
+			ln, err := d.line(&g)
 			if err != nil {
 				return err
 			}
-			loc.Lines = append(loc.Lines, ln)
+			first = d.lines.push(first, ln)
 		case 5:
-			err, loc.IsFolded = d.wantVarint(g), g.v != 0
+			err, loc.IsFolded = d.wantVarint(&g), g.v != 0
 		}
-		return err
-	})
-	if err != nil {
-		return err
+		if err != nil {
+			return err
+		}
+	}
+	if n := len(d.lines.buf); n > first {
+		loc.Lines = d.lines.buf[first:n:n]
 	}
 	d.p.Locations = append(d.p.Locations, loc)
 	d.locIdx.ids = append(d.locIdx.ids, id)
@@ -668,26 +718,32 @@ func (d *decoder) location(f *field) error {
 
 func (d *decoder) line(f *field) (model.Line, error) {
 	ln := model.Line{Function: model.NoFunction}
-	err := d.each(f.b, f.next-len(f.b), func(gv field) error {
-		g := &gv
+	buf, base := f.b, f.next-len(f.b)
+	var g field
+	for pos := 0; pos < len(buf); pos = g.next - base {
+		if err := d.scan(buf, pos, base, &g); err != nil {
+			return ln, err
+		}
 		var err error
 		switch g.num {
 		case 1:
-			if err = d.wantVarint(g); err == nil && g.v != 0 {
+			if err = d.wantVarint(&g); err == nil && g.v != 0 {
 				i, ok := d.fnIdx.lookup(g.v)
 				if !ok {
-					return &decodeError{g.off, fmt.Sprintf("location[%d].line: function id %d not found", len(d.p.Locations), g.v)}
+					return ln, &decodeError{g.off, fmt.Sprintf("location[%d].line: function id %d not found", len(d.p.Locations), g.v)}
 				}
 				ln.Function = i
 			}
 		case 2:
-			err, ln.Line = d.wantVarint(g), int64(g.v)
+			err, ln.Line = d.wantVarint(&g), int64(g.v)
 		case 3:
-			err, ln.Column = d.wantVarint(g), int64(g.v)
+			err, ln.Column = d.wantVarint(&g), int64(g.v)
 		}
-		return err
-	})
-	return ln, err
+		if err != nil {
+			return ln, err
+		}
+	}
+	return ln, nil
 }
 
 func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
@@ -702,14 +758,17 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 	nLocFields, nLabels := 0, 0
 	var labelsStart, labelsEnd int = -1, -1
 	s.Values = d.values.take(nTypes)[:0]
-	err := d.each(f.b, base, func(gv field) error {
-		g := &gv
+	var g field
+	for pos := 0; pos < len(f.b); pos = g.next - base {
+		if err := d.scan(f.b, pos, base, &g); err != nil {
+			return err
+		}
 		switch g.num {
 		case 1:
 			nLocFields++
 			if g.typ == protowire.BytesType && nLocFields == 1 {
 				stackKey = g.b
-				return nil
+				continue
 			}
 			if nLocFields == 2 && stackKey != nil {
 				d.key = append(d.key[:0], stackKey...)
@@ -717,11 +776,32 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 				d.key = d.key[:0]
 			}
 			stackKey = nil
-			return d.varints(g, func(v uint64) { d.key = protowire.AppendVarint(d.key, v) })
+			if err := d.varints(&g, func(v uint64) { d.key = protowire.AppendVarint(d.key, v) }); err != nil {
+				return err
+			}
 		case 2:
-			return d.varints(g, func(v uint64) { s.Values = append(s.Values, int64(v)) })
+			if g.typ != protowire.BytesType {
+				if err := d.wantVarint(&g); err != nil {
+					return err
+				}
+				s.Values = append(s.Values, int64(g.v))
+				continue
+			}
+			for b := g.b; len(b) > 0; {
+				if b[0] < 0x80 {
+					s.Values = append(s.Values, int64(b[0]))
+					b = b[1:]
+					continue
+				}
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return &decodeError{d.offsetOf(b), "field 2: bad packed varint"}
+				}
+				s.Values = append(s.Values, int64(v))
+				b = b[n:]
+			}
 		case 3:
-			if err := d.wantBytes(g); err != nil {
+			if err := d.wantBytes(&g); err != nil {
 				return err
 			}
 			if labelsStart < 0 {
@@ -730,10 +810,6 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 			labelsEnd = g.next - base
 			nLabels++
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	if len(s.Values) != nTypes {
 		return &decodeError{f.off, fmt.Sprintf("sample[%d]: %d values for %d sample types", len(p.Samples), len(s.Values), nTypes)}
@@ -769,6 +845,7 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 		raw := f.b[labelsStart:labelsEnd]
 		li, ok := labelSets[string(raw)]
 		if !ok {
+			var err error
 			li, err = d.labelSet(f, base, nLabels)
 			if err != nil {
 				return err
