@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -509,7 +510,7 @@ func (w *Writer) row(p *model.Profile, s *model.Sample) uint32 {
 	k := rowKey{node: w.stack(p, s.Stack), labelSet: w.labelSet(p, s.LabelSet), link: w.link(p, s.Link), n: uint32(len(s.Values))}
 	rs := &w.rows
 	st := rs.latest[k]
-	if st != nil && slicesEqual(st.vals, s.Values) {
+	if st != nil && slices.Equal(st.vals, s.Values) {
 		return st.row
 	}
 	r := rs.n
@@ -537,18 +538,6 @@ func (w *Writer) row(p *model.Profile, s *model.Sample) uint32 {
 	st.row = r
 	copy(st.vals, s.Values)
 	return r
-}
-
-func slicesEqual(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func encodeAttrs(e *enc, attrs []model.Attribute) {

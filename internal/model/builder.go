@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"slices"
 )
 
 // Builder fills a Profile while keeping its tables free of duplicates:
@@ -84,25 +85,13 @@ func (b *Builder) hashStack(frames []int32) uint64 {
 func (b *Builder) Stack(frames []int32) int32 {
 	h := b.hashStack(frames)
 	for _, i := range b.stacks[h] {
-		if equalFrames(b.P.Stacks.Get(int(i)), frames) {
+		if slices.Equal(b.P.Stacks.Get(int(i)), frames) {
 			return i
 		}
 	}
 	i := b.P.Stacks.Add(frames)
 	b.stacks[h] = append(b.stacks[h], i)
 	return i
-}
-
-func equalFrames(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (b *Builder) labelKey(ls []Label) []byte {
