@@ -245,3 +245,28 @@ func TestMergeNamesAsGiven(t *testing.T) {
 		}
 	}
 }
+
+// Progress goes to stderr only when it is a terminal, and is cleared at
+// the end; stdout never sees it.
+func TestProgressOnlyOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	files := goFixtures(t)
+	for _, term := range []bool{false, true} {
+		s := newStreams(nil)
+		s.ios.ErrIsTerminal = term
+		b := filepath.Join(dir, "p.ppxb")
+		if code := Main(append([]string{"merge", "-o", b}, files...), s.ios); code != ExitOK {
+			t.Fatalf("exit %d: %s", code, s.err)
+		}
+		e := s.err.String()
+		if term != strings.Contains(e, "pprofx: merging 1/") {
+			t.Errorf("terminal=%v: stderr %q", term, e)
+		}
+		if term && !strings.HasSuffix(e, "\r\033[K") {
+			t.Errorf("progress line not cleared: %q", e)
+		}
+		if s.out.Len() != 0 {
+			t.Errorf("stdout got %d bytes", s.out.Len())
+		}
+	}
+}

@@ -112,7 +112,9 @@ func mergeRun(o *MergeOptions) error {
 		defer close(stop)
 		go func() {
 			defer close(profiles)
-			for _, name := range names {
+			defer ios.clearProgress()
+			for i, name := range names {
+				ios.progress("merging", i+1, len(names), name)
 				err := mergeInput(o, name, func(e bundle.Entry, p *model.Profile) bool {
 					select {
 					case profiles <- mergeItem{name: name, entry: e, p: p}:

@@ -22,6 +22,8 @@ type IOStreams struct {
 	// progress is shown only there.
 	OutIsTerminal bool
 	ErrIsTerminal bool
+
+	status status // the progress line on a terminal
 }
 
 // System returns the process's streams.
@@ -89,6 +91,7 @@ func warner(ios *IOStreams, file string) func(string) {
 			return
 		}
 		seen[msg] = true
+		ios.clearProgress()
 		fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(file), oneLine(msg))
 	}
 }

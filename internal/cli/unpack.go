@@ -162,8 +162,10 @@ func unpackRun(o *UnpackOptions) error {
 			}
 		}
 	}()
+	defer o.IO.clearProgress()
 	for i := 0; i < r.Len(); i++ {
 		final := filepath.Join(o.Output, outName(r.Entry(i).Name, i, width, to))
+		o.IO.progress("unpacking", i+1, r.Len(), filepath.Base(final))
 		tmp, err := os.CreateTemp(o.Output, "."+filepath.Base(final)+".*.tmp")
 		if err != nil {
 			return &FileError{o.Output, err}
