@@ -157,6 +157,7 @@ func BenchmarkSize(b *testing.B) {
 			b.ReportMetric(float64(len(out))/float64(len(raw)), "otlp/pprof-raw")
 			e := newEncoder(EncodeOptions{})
 			e.p = m
+			e.layoutLocations()
 			e.layoutStacks()
 			frames := 0
 			for _, s := range m.Samples {

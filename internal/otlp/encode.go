@@ -380,10 +380,13 @@ func (e *encoder) appendAnyValue(b []byte, v model.Value) []byte {
 // profile appends the Profile message body of p to b.
 func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	e.p = p
+	// Locations first: stacks are ordered by written location indices, so
+	// that encoding a decoded pprofx profile again gives the same bytes
+	// (and the same derived profile id).
+	e.layoutLocations()
 	e.layoutStacks()
 	e.layoutAttributes()
 	e.layoutStrings()
-	e.layoutLocations()
 
 	for _, t := range p.SampleTypes {
 		b = e.appendValueType(b, fProfileSampleType, t)
@@ -625,8 +628,8 @@ func (e *encoder) layoutStacks() {
 		x, y := get(a), get(b)
 		i, j := len(x)-1, len(y)-1
 		for ; i >= 0 && j >= 0; i, j = i-1, j-1 {
-			if x[i] != y[j] {
-				return int(x[i]) - int(y[j])
+			if lx, ly := e.lmap[x[i]], e.lmap[y[j]]; lx != ly {
+				return int(lx) - int(ly)
 			}
 		}
 		return len(x) - len(y)
