@@ -42,6 +42,10 @@ name says (.pb.gz, .pprof: pprof; .pb: pprof-raw; .otlp, .otlp.gz: otlp;
 Output formats:
   ` + joinLines(formats.OutFormats(), "\n  ") + `
 
+An input holding several profiles (a bundle, an OTLP file with several
+containers) needs --index N, except for OTLP output, which takes them all,
+one container each, unless --index picks one.
+
 Nothing the target format can hold is lost; what it cannot hold is named in
 one warning on stderr. The output is written atomically: a failed run leaves
 an existing OUT untouched.`,
@@ -120,16 +124,22 @@ func convertRun(o *ConvertOptions) error {
 	if err != nil {
 		return &FileError{o.Input, err}
 	}
-	item, err := pick(src, o.Index)
-	if err != nil {
-		return &FileError{o.Input, err}
+	// A format that holds several profiles (OTLP) takes them all, unless
+	// --index picks one; any other needs --index for a multi-profile input.
+	items := src.Items
+	if o.Index >= 0 || len(items) <= 1 || !formats.HoldsMany(to) {
+		item, err := pick(src, o.Index)
+		if err != nil {
+			return &FileError{o.Input, err}
+		}
+		items = []formats.Item{item}
 	}
 	if (src.Format == detect.OTLP || src.Format == detect.OTLPJSON) && (to == formats.OutPprof || to == formats.OutPprofRaw) {
 		// What pprof has no field for becomes comments and labels.
-		otlp.FoldForPprof(item.Profile, wo.Warn)
+		otlp.FoldForPprof(items[0].Profile, wo.Warn)
 	}
 	err = writeOutput(ios, o.Output, func(w io.Writer) error {
-		return formats.Write(w, to, []formats.Item{item}, wo)
+		return formats.Write(w, to, items, wo)
 	})
 	if err != nil {
 		return &FileError{o.Output, err}

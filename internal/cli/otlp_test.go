@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,5 +145,40 @@ func TestKeepOriginal(t *testing.T) {
 	// loses nothing, so only the payload is warned about.
 	if w := s.err.String(); !strings.Contains(w, "original payload") || strings.Count(w, "\n") != 1 {
 		t.Errorf("stderr %q, want one warning, about the dropped original payload", w)
+	}
+}
+
+// A bundle converted to OTLP gives one container per profile, in order,
+// each the same profile as unpacking it; --index picks one; pprof output
+// still needs --index.
+func TestConvertManyToOTLP(t *testing.T) {
+	dir := t.TempDir()
+	files := goFixtures(t)
+	b := filepath.Join(dir, "all.ppxb")
+	run(t, nil, ExitOK, append([]string{"merge", "-o", b}, files...)...)
+	all := filepath.Join(dir, "all.otlp")
+	run(t, nil, ExitOK, "convert", b, "-o", all)
+	ps, err := otlp.Decode(mustRead(t, all), otlp.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != len(files) {
+		t.Fatalf("%d containers, want %d", len(ps), len(files))
+	}
+	for i := range files {
+		want := run(t, nil, ExitOK, "unpack", b, "--index", fmt.Sprint(i), "-o", "-")
+		got := run(t, nil, ExitOK, "convert", all, "--index", fmt.Sprint(i), "-o", "-")
+		if d := pprofcmp.Diff(parse(t, want.out.Bytes()), parse(t, got.out.Bytes())); d != "" {
+			t.Errorf("container %d differs from the bundle's profile %d:\n%s", i, i, d)
+		}
+	}
+	one := filepath.Join(dir, "one.otlp")
+	run(t, nil, ExitOK, "convert", b, "--index", "2", "-o", one)
+	if ps, _ := otlp.Decode(mustRead(t, one), otlp.DecodeOptions{}); len(ps) != 1 {
+		t.Fatalf("--index 2: %d containers", len(ps))
+	}
+	s := run(t, nil, ExitFail, "convert", all, "-o", filepath.Join(dir, "x.pb.gz"))
+	if !strings.Contains(s.err.String(), "choose one with --index") {
+		t.Fatalf("stderr %q", s.err)
 	}
 }

@@ -313,6 +313,9 @@ type WriteOptions struct {
 	Gzip bool
 }
 
+// HoldsMany reports whether format f holds several profiles in one file.
+func HoldsMany(f OutFormat) bool { return writers[f].multi }
+
 // Write encodes items (one profile, unless the format holds several) in
 // format f to w.
 func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
