@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/otlp"
 )
@@ -133,10 +132,6 @@ func convertRun(o *ConvertOptions) error {
 			return &FileError{o.Input, err}
 		}
 		items = []formats.Item{item}
-	}
-	if (src.Format == detect.OTLP || src.Format == detect.OTLPJSON) && (to == formats.OutPprof || to == formats.OutPprofRaw) {
-		// What pprof has no field for becomes comments and labels.
-		otlp.FoldForPprof(items[0].Profile, wo.Warn)
 	}
 	err = writeOutput(ios, o.Output, func(w io.Writer) error {
 		return formats.Write(w, to, items, wo)

@@ -182,3 +182,30 @@ func TestConvertManyToOTLP(t *testing.T) {
 		t.Fatalf("stderr %q", s.err)
 	}
 }
+
+// An OTLP profile kept in a bundle and unpacked to pprof is folded like a
+// direct OTLP -> pprof conversion: its resource becomes a comment, and
+// nothing is dropped in silence or with a warning.
+func TestUnpackOTLPSourceFolds(t *testing.T) {
+	dir := t.TempDir()
+	o := filepath.Join(dir, "a.otlp")
+	run(t, nil, ExitOK, "convert", cpuFixture, "-o", o, "--resource", "service.name=api")
+	b := filepath.Join(dir, "b.ppxb")
+	run(t, nil, ExitOK, "merge", o, "-o", b)
+	s := run(t, nil, ExitOK, "unpack", b, "--index", "0", "-o", "-")
+	if s.err.Len() != 0 {
+		t.Errorf("stderr %q", s.err)
+	}
+	p := parse(t, s.out.Bytes())
+	found := false
+	for _, c := range p.Comments {
+		found = found || c == "otlp.resource: service.name=api"
+	}
+	if !found {
+		t.Errorf("comments %q lack the resource", p.Comments)
+	}
+	direct := run(t, nil, ExitOK, "convert", o, "-o", "-")
+	if d := pprofcmp.Diff(parse(t, direct.out.Bytes()), p); d != "" {
+		t.Errorf("unpacked differs from converted:\n%s", d)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/pprof"
 )
 
@@ -32,6 +33,10 @@ func init() {
 			desc:     "pprof profile.proto, gzipped (.pb.gz, .pprof)",
 			suffixes: []string{".pb.gz", ".pprof", ".pprof.gz"},
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
+				// What pprof has no field for but a profile read from OTLP
+				// (or a bundle of one) holds becomes comments and labels;
+				// for any other profile this only looks.
+				otlp.FoldForPprof(items[0].Profile, opts.Warn)
 				return pprof.Encode(w, items[0].Profile, pprof.EncodeOptions{Raw: raw, Warn: opts.Warn})
 			},
 		}

@@ -36,8 +36,16 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 	if len(p.ProfileID) == 16 && bytes.Equal(p.ProfileID, derivedID(p)) {
 		p.ProfileID = nil
 	}
-	b := model.BuilderFor(p)
-	comment := func(s string) { p.Comments = append(p.Comments, b.String(s)) }
+	// The builder (which indexes the whole profile) is made only when
+	// something is folded: a profile with nothing OTLP-only costs a scan.
+	var bld *model.Builder
+	builder := func() *model.Builder {
+		if bld == nil {
+			bld = model.BuilderFor(p)
+		}
+		return bld
+	}
+	comment := func(s string) { p.Comments = append(p.Comments, builder().String(s)) }
 
 	for _, a := range p.Resource.Attributes {
 		comment("otlp.resource: " + a.Key + "=" + formatValue(a.Value))
@@ -102,23 +110,23 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 			continue
 		}
 		if kTrace == 0 {
-			kTrace, kSpan = b.String("trace_id"), b.String("span_id")
-			kTS, uNS = b.String("timestamp"), b.String("nanoseconds")
+			kTrace, kSpan = builder().String("trace_id"), builder().String("span_id")
+			kTS, uNS = builder().String("timestamp"), builder().String("nanoseconds")
 		}
 		labels = append(labels[:0], p.LabelSets[s.LabelSet].Labels...)
 		if s.Link != model.NoLink {
 			l := p.Links[s.Link]
 			if len(l.TraceID) > 0 {
-				labels = append(labels, model.Label{Key: kTrace, Str: b.String(hex.EncodeToString(l.TraceID))})
+				labels = append(labels, model.Label{Key: kTrace, Str: builder().String(hex.EncodeToString(l.TraceID))})
 			}
 			if len(l.SpanID) > 0 {
-				labels = append(labels, model.Label{Key: kSpan, Str: b.String(hex.EncodeToString(l.SpanID))})
+				labels = append(labels, model.Label{Key: kSpan, Str: builder().String(hex.EncodeToString(l.SpanID))})
 			}
 		}
 		for _, t := range s.Timestamps {
 			labels = append(labels, model.Label{Key: kTS, Num: int64(t), NumUnit: uNS})
 		}
-		s.LabelSet = b.LabelSet(labels)
+		s.LabelSet = builder().LabelSet(labels)
 		s.Link, s.Timestamps = model.NoLink, nil
 	}
 	p.Links = nil
