@@ -1,0 +1,101 @@
+package gperftools
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+
+	"github.com/pprofx/pprofx/internal/pprof"
+)
+
+// goldenFile builds a synthetic file that exercises what the fixtures are too
+// small for: table growth, many chunks of keys, shared prefixes and
+// suffixes, stacks differing in one slot only, and non-leaf PCs 0 and 1
+// (which adjust to the same address).
+func goldenFile(l Layout) []byte {
+	f := newFile(l).header(10000)
+	rng := uint64(0x2545f4914f6cdd1d)
+	next := func() uint64 {
+		rng ^= rng >> 12
+		rng ^= rng << 25
+		rng ^= rng >> 27
+		return rng * 2685821657736338717
+	}
+	const nStacks = 3000
+	stacks := make([][]uint64, nStacks)
+	for i := range stacks {
+		depth := 1 + int(next()%40)
+		if i%7 == 0 && i > 0 {
+			// Same as an earlier stack but one slot.
+			prev := stacks[i-1]
+			s := append([]uint64(nil), prev...)
+			s[int(next()%uint64(len(s)))] ^= 0x10
+			stacks[i] = s
+			continue
+		}
+		s := make([]uint64, depth)
+		for j := range s {
+			s[j] = 0x400000 + 16*(next()%5000) + 5
+			if l.SlotSize == 8 && next()%5 == 0 {
+				s[j] |= 0x7f00_0000_0000
+			}
+			if j > 0 && next()%97 == 0 {
+				s[j] = next() % 2 // 0 or 1: the same once adjusted
+			}
+		}
+		stacks[i] = s
+	}
+	for r := 0; r < 20000; r++ {
+		s := int(next() % nStacks)
+		if r < nStacks {
+			s = r
+		}
+		f.rec(1+next()%3, stacks[s]...)
+	}
+	return f.trailer().text(mapsText).buf
+}
+
+// TestGoldenEncoding pins the exact profile Decode builds (samples, their
+// order, locations, mappings) through its pprof encoding, so that changes
+// for speed cannot change the output. The digests were taken before the
+// decoder was tuned; update them only for an intended change of output.
+func TestGoldenEncoding(t *testing.T) {
+	inputs := map[string][]byte{}
+	for _, fx := range fixtures {
+		inputs[fx.file] = readFixture(t, fx.file)
+	}
+	for _, l := range layouts {
+		inputs["synthetic-"+l.String()] = goldenFile(l)
+	}
+	for name, data := range inputs {
+		p, _, err := Decode(bytes.NewReader(data), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var out bytes.Buffer
+		if err := pprof.Encode(&out, p, pprof.EncodeOptions{Raw: true}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sum := sha256.Sum256(out.Bytes())
+		got := hex.EncodeToString(sum[:])
+		if want := goldenDigests[name]; got != want {
+			t.Errorf("%s: encoding digest %s, want %s", name, got, want)
+		}
+	}
+}
+
+var goldenDigests = map[string]string{
+	"be32-100hz.prof":                "d713a8962b9729b04d70ffb4ec96704b92f647f758b3bf860b2a75402443bd11",
+	"be64-100hz.prof":                "43eb2f95fd2e31dc6d26674be3560b2efc38e5a720ffc278b4497d971c3f52e1",
+	"le32-100hz.prof":                "d713a8962b9729b04d70ffb4ec96704b92f647f758b3bf860b2a75402443bd11",
+	"le64-1000hz-4t.prof":            "97035d6ebfd67b23ba0df0ae8d07fc89666c76b80ca1d216820cd235ffaff46f",
+	"le64-100hz.prof":                "270452ad9b68733db8ca7dd69f65e72f97cba8256fbf299a846c3751ddd5770c",
+	"le64-deleted.prof":              "6661d8d8acb370ced5aed5eab3ed19409536256321547d909d8404be82ddbce7",
+	"le64-hot.prof":                  "b80f8bfe9365abd9d1fb246169ee18014cdb5f3795b668561114c4af825765b9",
+	"le64-notrailer.prof":            "12d6fe986a05b6d5bf36cb8ca7be274f3b36226e87c81021ce2575f52cfe04e0",
+	"synthetic-32-bit big-endian":    "91692a24cb60f43e1c449ce36c90a2b90f799d22326a549b30827ac79546dc1f",
+	"synthetic-32-bit little-endian": "91692a24cb60f43e1c449ce36c90a2b90f799d22326a549b30827ac79546dc1f",
+	"synthetic-64-bit big-endian":    "fca9c0e6ae7b7afa94b76ddcde4755d22dc75ee1f193b29e257073b677cc08b3",
+	"synthetic-64-bit little-endian": "fca9c0e6ae7b7afa94b76ddcde4755d22dc75ee1f193b29e257073b677cc08b3",
+}
