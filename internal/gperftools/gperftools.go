@@ -485,6 +485,7 @@ func isSharedLibrary(file string) bool {
 // memory-bound.
 type prefetched struct {
 	hash [16]uint64
+	klen [16]uint32 // bytes of the record's PCs
 	i, n int
 	sink uint64
 }
@@ -505,6 +506,7 @@ func (d *decoder) prefetch() {
 		}
 		end := (2 + int(npcs)) * s
 		pre.hash[pre.n] = d.byRaw.hash(buf[2*s : end])
+		pre.klen[pre.n] = uint32(end - 2*s)
 		pre.n++
 		buf = buf[end:]
 	}
@@ -514,13 +516,23 @@ func (d *decoder) prefetch() {
 	for _, h := range pre.hash[:pre.n] {
 		sink += uint64(t.slots[h&mask].tag)
 	}
-	for _, h := range pre.hash[:pre.n] {
-		if sl := &t.slots[h&mask]; sl.stack != 0 {
-			// Every cache line of the key, for the comparison to come.
-			key := t.key(sl)
-			for j := 0; j < len(key); j += 64 {
-				sink += uint64(key[j])
-			}
+	counts := d.counts
+	for k, h := range pre.hash[:pre.n] {
+		sl := &t.slots[h&mask]
+		if sl.stack == 0 {
+			continue
+		}
+		// Every cache line of the key, for the comparison to come, as
+		// long as the record's: a matching key has its length, and
+		// reading the stored length first would wait for its line.
+		c := t.chunks[sl.chunk]
+		end := min(int(sl.off)+4+int(pre.klen[k]), len(c))
+		for j := int(sl.off); j < end; j += 64 {
+			sink += uint64(c[j])
+		}
+		sink += uint64(c[end-1])
+		if i := int(sl.stack - 1); i < len(counts) {
+			sink += counts[i]
 		}
 	}
 	pre.sink += sink
