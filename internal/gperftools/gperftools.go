@@ -141,6 +141,8 @@ type decoder struct {
 	lay  Layout
 
 	stacks     model.Stacks
+	keyOf      []uint32         // stack index -> its raw key in byRaw
+	nframes    int              // frames of the stacks
 	byAdjusted map[string]int32 // adjusted addresses -> stack, for stacks with a non-leaf PC 0 or 1
 	locs       *addrTable       // adjusted address -> location index
 	addrs      []uint64         // location index -> adjusted address
@@ -148,7 +150,6 @@ type decoder struct {
 	counts     []uint64         // per stack
 	pre        prefetched
 	frames     []int32
-	pcs        []uint64
 	periodN    int64
 }
 
@@ -169,6 +170,8 @@ func (d *decoder) decode() (*model.Profile, error) {
 		return nil, err
 	}
 	d.info.DataBytes = d.rd.off
+	d.resolve()
+	d.byRaw, d.keyOf = nil, nil // the keys are no longer needed
 	var maps []mapping
 	if d.info.Trailer {
 		var err error
@@ -356,67 +359,102 @@ func (d *decoder) recErr(at int64, format string, args ...any) error {
 }
 
 // newStack interns the stack of a record not seen before. raw is its PCs.
+// Only the stack's index is decided here; its locations are found by
+// resolve once all records are read, in stack order, which numbers the
+// locations exactly as interning them here would.
 func (d *decoder) newStack(raw []byte, h uint64, at int64) (int32, error) {
-	s := d.lay.SlotSize
+	lay := d.lay
+	s := lay.SlotSize
 	n := len(raw) / s
-	if len(d.stacks.Frames)+n > math.MaxInt32 {
+	if d.nframes+n > math.MaxInt32 {
 		return 0, d.recErr(at, "more than %d frames in all", math.MaxInt32)
 	}
 	// Distinct raw stacks are distinct once adjusted, except that non-leaf
 	// PCs 0 and 1 both become 0: only stacks holding one can collide, and
 	// they are looked up by their adjusted addresses.
-	pcs := d.pcs[:0]
-	for i := 0; i < n; i++ {
-		pc := d.lay.slot(raw[i*s:])
-		if i > 0 && pc > 0 {
-			pc-- // a return address: point into the call instruction
-		}
-		pcs = append(pcs, pc)
-	}
-	d.pcs = pcs
-	d.pre.sink += uint64(d.locs.touch(pcs))
-	fr := d.frames[:0]
 	var adj []byte
-	for i, pc := range pcs {
-		if i > 0 && pc == 0 && adj == nil {
+	for i := 1; i < n; i++ {
+		if lay.slot(raw[i*s:]) <= 1 {
 			adj = make([]byte, 0, 8*n)
-			for _, a := range pcs[:i] {
-				adj = binary.LittleEndian.AppendUint64(adj, a)
+			for j := 0; j < n; j++ {
+				pc := lay.slot(raw[j*s:])
+				if j > 0 && pc > 0 {
+					pc-- // a return address: point into the call instruction
+				}
+				adj = binary.LittleEndian.AppendUint64(adj, pc)
 			}
+			break
 		}
-		if adj != nil {
-			adj = binary.LittleEndian.AppendUint64(adj, pc)
-		}
-		li := d.locs.get(pc)
-		if li < 0 {
-			li = int32(len(d.addrs))
-			d.addrs = append(grow(d.addrs, 1), pc)
-			d.locs.add(pc, li)
-		}
-		fr = append(fr, li)
 	}
-	d.frames = fr
 	idx, ok := int32(0), false
 	if adj != nil {
 		idx, ok = d.byAdjusted[string(adj)]
 	}
 	if !ok {
-		// Double the table when full: append's smaller steps would copy
-		// the frames several times over on a large profile.
-		st := &d.stacks
-		if cap(st.Frames)-len(st.Frames) < len(fr) || cap(st.Offsets)-len(st.Offsets) < 2 {
-			st.Grow(max(len(st.Offsets), 1024), max(len(st.Frames), len(fr), 16<<10))
-		}
-		idx = st.Add(fr)
+		idx = int32(len(d.counts))
+	}
+	ref, added := d.byRaw.add(h, raw, idx)
+	if !added {
+		return 0, d.recErr(at, "the distinct stacks need more than %d GiB", (maxChunks*maxChunk)>>30)
+	}
+	if !ok {
+		d.counts = append(grow(d.counts, 1), 0)
+		d.keyOf = append(grow(d.keyOf, 1), ref)
+		d.nframes += n
 		if adj != nil {
 			d.byAdjusted[string(adj)] = idx
 		}
 	}
-	if int(idx) == len(d.counts) {
-		d.counts = append(grow(d.counts, 1), 0)
-	}
-	d.byRaw.add(h, raw, idx)
 	return idx, nil
+}
+
+// resolve builds the stacks' frames from their raw PCs, adjusted (every
+// non-leaf PC is a return address and is decreased by one, a PC of 0 stays
+// 0), numbering the locations in order of first use. The lookups of the
+// next stack's addresses are issued before the current stack's are
+// resolved, so that their cache misses overlap with work.
+func (d *decoder) resolve() {
+	ns := len(d.keyOf)
+	if ns == 0 {
+		return
+	}
+	st := &d.stacks
+	st.Grow(ns, d.nframes)
+	var cur, next []uint64
+	load := func(buf []uint64, k int) []uint64 {
+		buf = buf[:0]
+		raw := d.byRaw.keyAt(d.keyOf[k])
+		s := d.lay.SlotSize
+		for i := 0; i+s <= len(raw); i += s {
+			pc := d.lay.slot(raw[i:])
+			if i > 0 && pc > 0 {
+				pc--
+			}
+			buf = append(buf, pc)
+		}
+		return buf
+	}
+	next = load(next, 0)
+	fr := d.frames[:0]
+	for k := 0; k < ns; k++ {
+		cur, next = next, cur
+		if k+1 < ns {
+			next = load(next, k+1)
+			d.pre.sink += uint64(d.locs.touch(next))
+		}
+		fr = fr[:0]
+		for _, pc := range cur {
+			li := d.locs.get(pc)
+			if li < 0 {
+				li = int32(len(d.addrs))
+				d.addrs = append(grow(d.addrs, 1), pc)
+				d.locs.add(pc, li)
+			}
+			fr = append(fr, li)
+		}
+		st.Add(fr)
+	}
+	d.frames = fr
 }
 
 func (d *decoder) build(maps []mapping) (*model.Profile, error) {
@@ -514,7 +552,7 @@ func (d *decoder) prefetch() {
 	mask := uint64(len(t.slots) - 1)
 	var sink uint64
 	for _, h := range pre.hash[:pre.n] {
-		sink += uint64(t.slots[h&mask].tag)
+		sink += uint64(t.slots[h&mask].ref)
 	}
 	counts := d.counts
 	for k, h := range pre.hash[:pre.n] {
@@ -525,9 +563,10 @@ func (d *decoder) prefetch() {
 		// Every cache line of the key, for the comparison to come, as
 		// long as the record's: a matching key has its length, and
 		// reading the stored length first would wait for its line.
-		c := t.chunks[sl.chunk]
-		end := min(int(sl.off)+4+int(pre.klen[k]), len(c))
-		for j := int(sl.off); j < end; j += 64 {
+		c := t.chunks[sl.ref>>chunkBits]
+		off := int(sl.ref & (maxChunk - 1))
+		end := min(off+4+int(pre.klen[k]), len(c))
+		for j := off; j < end; j += 64 {
 			sink += uint64(c[j])
 		}
 		sink += uint64(c[end-1])

@@ -17,13 +17,19 @@ type rawTable struct {
 }
 
 // maxChunk bounds the arena's chunks, which start small and double; a
-// chunk is never copied to grow.
-const maxChunk = 1 << 20
+// chunk is never copied to grow. A key longer than maxChunk has a chunk of
+// its own, so a key always starts at an offset below maxChunk.
+const (
+	chunkBits = 20
+	maxChunk  = 1 << chunkBits
+	// maxChunks bounds the chunks so that a key's reference fits 32 bits:
+	// at least 4 GiB of keys.
+	maxChunks = 1 << (32 - chunkBits)
+)
 
 type rawSlot struct {
-	chunk int32  // index in chunks
-	off   int32  // offset of the key's length prefix in its chunk
-	tag   uint32 // the hash's high 32 bits
+	hash  uint64 // the key's full hash: compared first, and kept for growing
+	ref   uint32 // chunk<<chunkBits | offset of the key's length prefix
 	stack int32  // stack index + 1; 0 marks an empty slot
 }
 
@@ -36,36 +42,34 @@ func (t *rawTable) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) }
 // find returns the stack of key, whose hash is h, or -1.
 func (t *rawTable) find(h uint64, key []byte) int32 {
 	mask := uint64(len(t.slots) - 1)
-	tag := uint32(h >> 32)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.stack == 0 {
 			return -1
 		}
-		if s.tag == tag && t.equal(s, key) {
+		if s.hash == h && bytes.Equal(t.keyAt(s.ref), key) {
 			return s.stack - 1
 		}
 	}
 }
 
-func (t *rawTable) key(s *rawSlot) []byte {
-	c := t.chunks[s.chunk]
-	n := binary.LittleEndian.Uint32(c[s.off:])
-	return c[s.off+4 : s.off+4+int32(n)]
+// keyAt returns the key stored at ref.
+func (t *rawTable) keyAt(ref uint32) []byte {
+	c := t.chunks[ref>>chunkBits]
+	off := ref & (maxChunk - 1)
+	n := binary.LittleEndian.Uint32(c[off:])
+	return c[off+4 : off+4+n]
 }
 
-func (t *rawTable) equal(s *rawSlot, key []byte) bool {
-	return bytes.Equal(t.key(s), key)
-}
-
-// add records key (hash h, not in the table) as stack.
-func (t *rawTable) add(h uint64, key []byte, stack int32) {
-	if 2*(t.n+1) > len(t.slots) {
-		t.grow()
-	}
+// add records key (hash h, not in the table) as stack and returns where the
+// key is stored, or false when the arena is at its limit of chunks.
+func (t *rawTable) add(h uint64, key []byte, stack int32) (uint32, bool) {
 	need := 4 + len(key)
 	last := len(t.chunks) - 1
 	if last < 0 || cap(t.chunks[last])-len(t.chunks[last]) < need {
+		if last+1 >= maxChunks {
+			return 0, false
+		}
 		size := 4096
 		if last >= 0 {
 			size = min(2*cap(t.chunks[last]), maxChunk)
@@ -73,17 +77,21 @@ func (t *rawTable) add(h uint64, key []byte, stack int32) {
 		t.chunks = append(t.chunks, make([]byte, 0, max(size, need)))
 		last++
 	}
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
 	c := t.chunks[last]
-	off := int32(len(c))
+	ref := uint32(last)<<chunkBits | uint32(len(c))
 	c = binary.LittleEndian.AppendUint32(c, uint32(len(key)))
 	t.chunks[last] = append(c, key...)
-	t.put(rawSlot{chunk: int32(last), off: off, tag: uint32(h >> 32), stack: stack + 1}, h)
+	t.put(rawSlot{hash: h, ref: ref, stack: stack + 1})
 	t.n++
+	return ref, true
 }
 
-func (t *rawTable) put(s rawSlot, h uint64) {
+func (t *rawTable) put(s rawSlot) {
 	mask := uint64(len(t.slots) - 1)
-	i := h & mask
+	i := s.hash & mask
 	for t.slots[i].stack != 0 {
 		i = (i + 1) & mask
 	}
@@ -95,7 +103,7 @@ func (t *rawTable) grow() {
 	t.slots = make([]rawSlot, 2*len(old))
 	for _, s := range old {
 		if s.stack != 0 {
-			t.put(s, t.hash(t.key(&s)))
+			t.put(s)
 		}
 	}
 }
