@@ -145,7 +145,6 @@ type decoder struct {
 	nframes    int              // frames of the stacks
 	byAdjusted map[string]int32 // adjusted addresses -> stack, for stacks with a non-leaf PC 0 or 1
 	locs       *addrTable       // adjusted address -> location index
-	addrs      []uint64         // location index -> adjusted address
 	byRaw      *rawTable        // raw PC bytes of a record -> stack (= sample) index
 	counts     []uint64         // per stack
 	pre        prefetched
@@ -440,17 +439,11 @@ func (d *decoder) resolve() {
 		cur, next = next, cur
 		if k+1 < ns {
 			next = load(next, k+1)
-			d.pre.sink += uint64(d.locs.touch(next))
+			d.pre.sink += d.locs.touch(next)
 		}
 		fr = fr[:0]
 		for _, pc := range cur {
-			li := d.locs.get(pc)
-			if li < 0 {
-				li = int32(len(d.addrs))
-				d.addrs = append(grow(d.addrs, 1), pc)
-				d.locs.add(pc, li)
-			}
-			fr = append(fr, li)
+			fr = append(fr, d.locs.index(pc))
 		}
 		st.Add(fr)
 	}
@@ -481,8 +474,8 @@ func (d *decoder) build(maps []mapping) (*model.Profile, error) {
 		p.Mappings = append(p.Mappings, model.Mapping{Start: m.start, Limit: m.limit, Offset: m.offset, File: b.String(m.file)})
 	}
 	idx := newMappingIndex(p.Mappings)
-	p.Locations = make([]model.Location, len(d.addrs))
-	for i, a := range d.addrs {
+	p.Locations = make([]model.Location, len(d.locs.addrs))
+	for i, a := range d.locs.addrs {
 		p.Locations[i] = model.Location{Address: a, Mapping: idx.find(a)}
 		if p.Locations[i].Mapping == model.NoMapping {
 			d.info.Unmapped++

@@ -108,24 +108,21 @@ func (t *rawTable) grow() {
 	}
 }
 
-// addrTable maps an address to its location index: open addressing over one
-// slice of pointer-free slots, so that the lookups of a new stack's PCs can
-// be issued together (see touch) instead of one cache miss after another.
+// addrTable numbers addresses in order of first use: open addressing over
+// slots of 4 bytes that hold a location index into addrs, so that the table
+// of a large profile stays small enough for the caches, and the lookups of
+// a stack's addresses can be issued together (see touch) instead of one
+// cache miss after another.
 type addrTable struct {
-	slots []addrSlot // len is a power of two, at most half full
-	shift uint       // 64 - log2(len(slots))
-	seed  uint64     // random per table
-	n     int
-}
-
-type addrSlot struct {
-	addr uint64
-	loc  int32 // location index + 1; 0 marks an empty slot
+	slots []uint32 // location index + 1, 0 when empty; len is a power of two, at most half full
+	addrs []uint64 // location index -> address
+	shift uint     // 64 - log2(len(slots))
+	seed  uint64   // random per table
 }
 
 func newAddrTable() *addrTable {
 	seed := maphash.Comparable(maphash.MakeSeed(), 0)
-	return &addrTable{slots: make([]addrSlot, 1024), shift: 64 - 10, seed: seed}
+	return &addrTable{slots: make([]uint32, 1024), shift: 64 - 10, seed: seed}
 }
 
 // pos is the home slot of a: a seeded murmur3 finalizer, so that every bit
@@ -143,48 +140,46 @@ func (t *addrTable) pos(a uint64) uint64 {
 
 // touch loads the slots of these addresses, so that their cache misses
 // overlap; it returns a value only so the loads are not optimised away.
-func (t *addrTable) touch(addrs []uint64) (sink int32) {
+func (t *addrTable) touch(addrs []uint64) (sink uint64) {
 	for _, a := range addrs {
-		sink += t.slots[t.pos(a)].loc
+		sink += uint64(t.slots[t.pos(a)])
 	}
 	return sink
 }
 
-// get returns the location of a, or -1.
-func (t *addrTable) get(a uint64) int32 {
+// index returns the location index of a, numbering it next if it is new.
+func (t *addrTable) index(a uint64) int32 {
 	mask := uint64(len(t.slots) - 1)
-	for i := t.pos(a); ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		if s.loc == 0 {
-			return -1
+	i := t.pos(a)
+	for {
+		l := t.slots[i]
+		if l == 0 {
+			break
 		}
-		if s.addr == a {
-			return s.loc - 1
+		if t.addrs[l-1] == a {
+			return int32(l - 1)
 		}
-	}
-}
-
-// add records a (not in the table) as location loc.
-func (t *addrTable) add(a uint64, loc int32) {
-	if 2*(t.n+1) > len(t.slots) {
-		old := t.slots
-		t.slots = make([]addrSlot, 2*len(old))
-		t.shift--
-		for _, s := range old {
-			if s.loc != 0 {
-				t.put(s)
-			}
-		}
-	}
-	t.put(addrSlot{addr: a, loc: loc + 1})
-	t.n++
-}
-
-func (t *addrTable) put(s addrSlot) {
-	mask := uint64(len(t.slots) - 1)
-	i := t.pos(s.addr)
-	for t.slots[i].loc != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = s
+	loc := int32(len(t.addrs))
+	t.addrs = append(grow(t.addrs, 1), a)
+	if 2*len(t.addrs) > len(t.slots) {
+		t.slots = make([]uint32, 2*len(t.slots))
+		t.shift--
+		for j := range t.addrs {
+			t.put(uint32(j))
+		}
+	} else {
+		t.slots[i] = uint32(loc) + 1
+	}
+	return loc
+}
+
+func (t *addrTable) put(loc uint32) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.pos(t.addrs[loc])
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = loc + 1
 }
