@@ -140,11 +140,9 @@ type decoder struct {
 	info *Info
 	lay  Layout
 
-	stacks     model.Stacks
-	keyOf      []uint32         // stack index -> its raw key in byRaw
+	res        *resolver        // the stacks' frames and locations
 	nframes    int              // frames of the stacks
 	byAdjusted map[string]int32 // adjusted addresses -> stack, for stacks with a non-leaf PC 0 or 1
-	locs       *addrTable       // adjusted address -> location index
 	byRaw      *rawTable        // raw PC bytes of a record -> stack (= sample) index
 	counts     []uint64         // per stack
 	pre        prefetched
@@ -163,14 +161,15 @@ func (d *decoder) decode() (*model.Profile, error) {
 		return nil, err
 	}
 	d.byAdjusted = make(map[string]int32)
-	d.locs = newAddrTable()
+	d.res = newResolver(d.lay)
+	defer d.res.stop()
 	d.byRaw = newRawTable()
 	if err := d.records(); err != nil {
 		return nil, err
 	}
 	d.info.DataBytes = d.rd.off
-	d.resolve()
-	d.byRaw, d.keyOf = nil, nil // the keys are no longer needed
+	d.res.finish()
+	d.byRaw = nil // the keys are no longer needed
 	var maps []mapping
 	if d.info.Trailer {
 		var err error
@@ -358,9 +357,9 @@ func (d *decoder) recErr(at int64, format string, args ...any) error {
 }
 
 // newStack interns the stack of a record not seen before. raw is its PCs.
-// Only the stack's index is decided here; its locations are found by
-// resolve once all records are read, in stack order, which numbers the
-// locations exactly as interning them here would.
+// Only the stack's index is decided here; its frames are made by the
+// resolver, in stack order, which numbers the locations exactly as
+// interning them here would.
 func (d *decoder) newStack(raw []byte, h uint64, at int64) (int32, error) {
 	lay := d.lay
 	s := lay.SlotSize
@@ -398,7 +397,7 @@ func (d *decoder) newStack(raw []byte, h uint64, at int64) (int32, error) {
 	}
 	if !ok {
 		d.counts = append(grow(d.counts, 1), 0)
-		d.keyOf = append(grow(d.keyOf, 1), ref)
+		d.res.add(d.byRaw.keyAt(ref))
 		d.nframes += n
 		if adj != nil {
 			d.byAdjusted[string(adj)] = idx
@@ -407,53 +406,10 @@ func (d *decoder) newStack(raw []byte, h uint64, at int64) (int32, error) {
 	return idx, nil
 }
 
-// resolve builds the stacks' frames from their raw PCs, adjusted (every
-// non-leaf PC is a return address and is decreased by one, a PC of 0 stays
-// 0), numbering the locations in order of first use. The lookups of the
-// next stack's addresses are issued before the current stack's are
-// resolved, so that their cache misses overlap with work.
-func (d *decoder) resolve() {
-	ns := len(d.keyOf)
-	if ns == 0 {
-		return
-	}
-	st := &d.stacks
-	st.Grow(ns, d.nframes)
-	var cur, next []uint64
-	load := func(buf []uint64, k int) []uint64 {
-		buf = buf[:0]
-		raw := d.byRaw.keyAt(d.keyOf[k])
-		s := d.lay.SlotSize
-		for i := 0; i+s <= len(raw); i += s {
-			pc := d.lay.slot(raw[i:])
-			if i > 0 && pc > 0 {
-				pc--
-			}
-			buf = append(buf, pc)
-		}
-		return buf
-	}
-	next = load(next, 0)
-	fr := d.frames[:0]
-	for k := 0; k < ns; k++ {
-		cur, next = next, cur
-		if k+1 < ns {
-			next = load(next, k+1)
-			d.pre.sink += d.locs.touch(next)
-		}
-		fr = fr[:0]
-		for _, pc := range cur {
-			fr = append(fr, d.locs.index(pc))
-		}
-		st.Add(fr)
-	}
-	d.frames = fr
-}
-
 func (d *decoder) build(maps []mapping) (*model.Profile, error) {
 	b := model.NewBuilder()
 	p := b.P
-	p.Stacks = d.stacks
+	p.Stacks = d.res.stacks
 	p.SampleTypes = []model.ValueType{
 		{Type: b.String("samples"), Unit: b.String("count")},
 		{Type: b.String("cpu"), Unit: b.String("nanoseconds")},
@@ -474,8 +430,8 @@ func (d *decoder) build(maps []mapping) (*model.Profile, error) {
 		p.Mappings = append(p.Mappings, model.Mapping{Start: m.start, Limit: m.limit, Offset: m.offset, File: b.String(m.file)})
 	}
 	idx := newMappingIndex(p.Mappings)
-	p.Locations = make([]model.Location, len(d.locs.addrs))
-	for i, a := range d.locs.addrs {
+	p.Locations = make([]model.Location, len(d.res.locs.addrs))
+	for i, a := range d.res.locs.addrs {
 		p.Locations[i] = model.Location{Address: a, Mapping: idx.find(a)}
 		if p.Locations[i].Mapping == model.NoMapping {
 			d.info.Unmapped++
