@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/pprof"
@@ -98,4 +99,43 @@ var goldenDigests = map[string]string{
 	"synthetic-32-bit little-endian": "91692a24cb60f43e1c449ce36c90a2b90f799d22326a549b30827ac79546dc1f",
 	"synthetic-64-bit big-endian":    "fca9c0e6ae7b7afa94b76ddcde4755d22dc75ee1f193b29e257073b677cc08b3",
 	"synthetic-64-bit little-endian": "fca9c0e6ae7b7afa94b76ddcde4755d22dc75ee1f193b29e257073b677cc08b3",
+}
+
+// TestCompactKeysExact checks stacks whose PCs share, or do not share, their
+// high 32 bits (stored compact or not in a 64-bit little-endian file): equal
+// low halves under different high halves are different stacks.
+func TestCompactKeysExact(t *testing.T) {
+	stacks := [][]uint64{
+		{0x1_0000_0010, 0x1_0000_0021},
+		{0x2_0000_0010, 0x2_0000_0021},
+		{0x1_0000_0010, 0x2_0000_0021},
+		{0x2_0000_0010, 0x1_0000_0021},
+		{0x10, 0x21},
+		{0x10, 0x21, 0x31},
+		{0x1_0000_0010},
+		{0x10},
+		{0xffff_ffff_0000_0010, 0xffff_ffff_0000_0021, 0xffff_ffff_ffff_ffff},
+	}
+	f := newFile(le64).header(10000)
+	for _, s := range stacks {
+		f.rec(1, s...)
+	}
+	for i := len(stacks) - 1; i >= 0; i-- {
+		f.rec(2, stacks[i]...)
+	}
+	r := decode(t, f.trailer().buf, Options{})
+	want := []string{
+		"3@0x100000010,0x100000020",
+		"3@0x200000010,0x200000020",
+		"3@0x100000010,0x200000020",
+		"3@0x200000010,0x100000020",
+		"3@0x10,0x20",
+		"3@0x10,0x20,0x30",
+		"3@0x100000010",
+		"3@0x10",
+		"3@0xffffffff00000010,0xffffffff00000020,0xfffffffffffffffe",
+	}
+	if got := samples(r.p); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("samples\n got %q\nwant %q", got, want)
+	}
 }

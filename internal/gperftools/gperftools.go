@@ -163,7 +163,7 @@ func (d *decoder) decode() (*model.Profile, error) {
 	d.byAdjusted = make(map[string]int32)
 	d.res = newResolver(d.lay)
 	defer d.res.stop()
-	d.byRaw = newRawTable()
+	d.byRaw = newRawTable(d.lay)
 	if err := d.records(); err != nil {
 		return nil, err
 	}
@@ -397,7 +397,7 @@ func (d *decoder) newStack(raw []byte, h uint64, at int64) (int32, error) {
 	}
 	if !ok {
 		d.counts = append(grow(d.counts, 1), 0)
-		d.res.add(d.byRaw.keyAt(ref))
+		d.res.add(d.byRaw.keyAt(ref), ref&compactRef != 0)
 		d.nframes += n
 		if adj != nil {
 			d.byAdjusted[string(adj)] = idx
@@ -512,9 +512,13 @@ func (d *decoder) prefetch() {
 		// Every cache line of the key, for the comparison to come, as
 		// long as the record's: a matching key has its length, and
 		// reading the stored length first would wait for its line.
-		c := t.chunks[sl.ref>>chunkBits]
+		c := t.chunks[sl.ref&^compactRef>>chunkBits]
 		off := int(sl.ref & (maxChunk - 1))
-		end := min(off+4+int(pre.klen[k]), len(c))
+		n := int(pre.klen[k])
+		if sl.ref&compactRef != 0 {
+			n = 4 + n/2
+		}
+		end := min(off+4+n, len(c))
 		for j := off; j < end; j += 64 {
 			sink += uint64(c[j])
 		}

@@ -1,6 +1,10 @@
 package gperftools
 
-import "github.com/pprofx/pprofx/internal/model"
+import (
+	"encoding/binary"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
 
 // resolver turns the raw keys of the distinct stacks, in stack order, into
 // frames: each PC is adjusted (every non-leaf PC is a return address and is
@@ -16,10 +20,16 @@ type resolver struct {
 	cur, next []uint64
 	sink      uint64
 
-	pending [][]byte      // keys not yet handed over; the decoder's
-	in      chan [][]byte // batches for the goroutine; nil until started
-	free    chan [][]byte // used batches, back to the decoder
+	pending []resKey      // keys not yet handed over; the decoder's
+	in      chan []resKey // batches for the goroutine; nil until started
+	free    chan []resKey // used batches, back to the decoder
 	done    chan struct{} // closed when the goroutine has finished
+}
+
+// resKey is the raw key of a stack, compact or not (see rawTable).
+type resKey struct {
+	b       []byte
+	compact bool
 }
 
 // resolveBatch is how many stacks are handed over at a time.
@@ -34,17 +44,17 @@ func newResolver(lay Layout) *resolver {
 }
 
 // add queues the raw key of the next stack. key must not change afterwards.
-func (r *resolver) add(key []byte) {
+func (r *resolver) add(key []byte, compact bool) {
 	if r.pending == nil {
-		r.pending = make([][]byte, 0, resolveBatch)
+		r.pending = make([]resKey, 0, resolveBatch)
 	}
-	r.pending = append(r.pending, key)
+	r.pending = append(r.pending, resKey{key, compact})
 	if len(r.pending) < resolveBatch {
 		return
 	}
 	if r.in == nil {
-		r.in = make(chan [][]byte, maxQueued)
-		r.free = make(chan [][]byte, maxQueued)
+		r.in = make(chan []resKey, maxQueued)
+		r.free = make(chan []resKey, maxQueued)
 		r.done = make(chan struct{})
 		go r.run()
 	}
@@ -53,7 +63,7 @@ func (r *resolver) add(key []byte) {
 	case b := <-r.free:
 		r.pending = b[:0]
 	default:
-		r.pending = make([][]byte, 0, resolveBatch)
+		r.pending = make([]resKey, 0, resolveBatch)
 	}
 }
 
@@ -94,7 +104,7 @@ func (r *resolver) stop() {
 // resolve appends the stacks of these keys. The address lookups of the
 // next stack are issued before the current one's are resolved, so that
 // their cache misses overlap with work.
-func (r *resolver) resolve(keys [][]byte) {
+func (r *resolver) resolve(keys []resKey) {
 	if len(keys) == 0 {
 		return
 	}
@@ -122,8 +132,20 @@ func (r *resolver) resolve(keys [][]byte) {
 }
 
 // load returns the adjusted PCs of a raw key.
-func (r *resolver) load(buf []uint64, raw []byte) []uint64 {
+func (r *resolver) load(buf []uint64, key resKey) []uint64 {
 	buf = buf[:0]
+	raw := key.b
+	if key.compact {
+		hi := uint64(binary.LittleEndian.Uint32(raw)) << 32
+		for i := 4; i+4 <= len(raw); i += 4 {
+			pc := hi | uint64(binary.LittleEndian.Uint32(raw[i:]))
+			if i > 4 && pc > 0 {
+				pc-- // a return address: point into the call instruction
+			}
+			buf = append(buf, pc)
+		}
+		return buf
+	}
 	s := r.lay.SlotSize
 	for i := 0; i+s <= len(raw); i += s {
 		pc := r.lay.slot(raw[i:])

@@ -9,8 +9,15 @@ import (
 // rawTable maps the raw PC bytes of a record to its stack index. It is an
 // open-addressing table over one arena of keys, so that a lookup touches
 // one slot and one key, both without pointers for the GC to scan.
+//
+// In a 64-bit little-endian file, a key whose PCs all have the same high 32
+// bits (all of a stack in one binary mapped below 4 GiB, or in one 4 GiB
+// region) is stored compact: those high bits once, then the low 32 bits of
+// each PC. It is compared with the record as it is, PC by PC, so identity
+// stays exact while a key takes about half the memory and cache lines.
 type rawTable struct {
 	seed   maphash.Seed
+	le64   bool      // keys may be stored compact
 	slots  []rawSlot // len is a power of two, at most half full
 	chunks [][]byte  // keys back to back, each after its 4-byte length
 	n      int
@@ -22,19 +29,21 @@ type rawTable struct {
 const (
 	chunkBits = 20
 	maxChunk  = 1 << chunkBits
-	// maxChunks bounds the chunks so that a key's reference fits 32 bits:
-	// at least 4 GiB of keys.
-	maxChunks = 1 << (32 - chunkBits)
+	// maxChunks bounds the chunks so that a key's reference fits 31 bits:
+	// at least 2 GiB of keys.
+	maxChunks = 1 << (31 - chunkBits)
+	// compactRef marks the reference of a compact key.
+	compactRef = 1 << 31
 )
 
 type rawSlot struct {
 	hash  uint64 // the key's full hash: compared first, and kept for growing
-	ref   uint32 // chunk<<chunkBits | offset of the key's length prefix
+	ref   uint32 // compactRef if compact | chunk<<chunkBits | offset of the key's length prefix
 	stack int32  // stack index + 1; 0 marks an empty slot
 }
 
-func newRawTable() *rawTable {
-	return &rawTable{seed: maphash.MakeSeed(), slots: make([]rawSlot, 1024)}
+func newRawTable(lay Layout) *rawTable {
+	return &rawTable{seed: maphash.MakeSeed(), le64: lay == Layout{8, false}, slots: make([]rawSlot, 1024)}
 }
 
 func (t *rawTable) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) }
@@ -47,24 +56,69 @@ func (t *rawTable) find(h uint64, key []byte) int32 {
 		if s.stack == 0 {
 			return -1
 		}
-		if s.hash == h && bytes.Equal(t.keyAt(s.ref), key) {
-			return s.stack - 1
+		if s.hash == h {
+			k := t.keyAt(s.ref)
+			if s.ref&compactRef != 0 && equalCompact(k, key) || s.ref&compactRef == 0 && bytes.Equal(k, key) {
+				return s.stack - 1
+			}
 		}
 	}
 }
 
-// keyAt returns the key stored at ref.
+// keyAt returns the key stored at ref, compact or not as ref says.
 func (t *rawTable) keyAt(ref uint32) []byte {
-	c := t.chunks[ref>>chunkBits]
+	c := t.chunks[ref&^compactRef>>chunkBits]
 	off := ref & (maxChunk - 1)
 	n := binary.LittleEndian.Uint32(c[off:])
 	return c[off+4 : off+4+n]
 }
 
+// compactable reports whether the 64-bit little-endian PCs of key all have
+// the high 32 bits of the first.
+func compactable(key []byte) bool {
+	if len(key) < 8 || len(key)%8 != 0 {
+		return false
+	}
+	hi := binary.LittleEndian.Uint32(key[4:])
+	for i := 12; i < len(key); i += 8 {
+		if binary.LittleEndian.Uint32(key[i:]) != hi {
+			return false
+		}
+	}
+	return true
+}
+
+// equalCompact reports whether the compact key c holds the 64-bit
+// little-endian PCs of raw.
+func equalCompact(c, raw []byte) bool {
+	if len(raw)%8 != 0 || len(c) != 4+len(raw)/2 {
+		return false
+	}
+	hi := uint64(binary.LittleEndian.Uint32(c)) << 32
+	lo := c[4:]
+	var diff uint64
+	i := 0
+	for ; i+16 <= len(raw); i += 16 {
+		l := binary.LittleEndian.Uint64(lo[i/2:])
+		a := binary.LittleEndian.Uint64(raw[i:])
+		b := binary.LittleEndian.Uint64(raw[i+8:])
+		diff |= a ^ (hi | l&0xffffffff) | b ^ (hi | l>>32)
+	}
+	if i < len(raw) {
+		diff |= binary.LittleEndian.Uint64(raw[i:]) ^ (hi | uint64(binary.LittleEndian.Uint32(lo[i/2:])))
+	}
+	return diff == 0
+}
+
 // add records key (hash h, not in the table) as stack and returns where the
 // key is stored, or false when the arena is at its limit of chunks.
 func (t *rawTable) add(h uint64, key []byte, stack int32) (uint32, bool) {
-	need := 4 + len(key)
+	compact := t.le64 && compactable(key)
+	size := len(key)
+	if compact {
+		size = 4 + len(key)/2
+	}
+	need := 4 + size
 	last := len(t.chunks) - 1
 	if last < 0 || cap(t.chunks[last])-len(t.chunks[last]) < need {
 		if last+1 >= maxChunks {
@@ -82,8 +136,17 @@ func (t *rawTable) add(h uint64, key []byte, stack int32) (uint32, bool) {
 	}
 	c := t.chunks[last]
 	ref := uint32(last)<<chunkBits | uint32(len(c))
-	c = binary.LittleEndian.AppendUint32(c, uint32(len(key)))
-	t.chunks[last] = append(c, key...)
+	c = binary.LittleEndian.AppendUint32(c, uint32(size))
+	if compact {
+		ref |= compactRef
+		c = append(c, key[4:8]...)
+		for i := 0; i < len(key); i += 8 {
+			c = append(c, key[i:i+4]...)
+		}
+	} else {
+		c = append(c, key...)
+	}
+	t.chunks[last] = c
 	t.put(rawSlot{hash: h, ref: ref, stack: stack + 1})
 	t.n++
 	return ref, true
