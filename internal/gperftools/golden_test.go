@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -137,5 +138,37 @@ func TestCompactKeysExact(t *testing.T) {
 	}
 	if got := samples(r.p); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("samples\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestManyStacksThenBadRecord covers a profile large enough for the stacks
+// to be resolved in a goroutine, ended by a bad record: the error is
+// returned (the goroutine stopped), and salvage keeps exactly what the
+// same records without the bad one give.
+func TestManyStacksThenBadRecord(t *testing.T) {
+	f := newFile(le64).header(10000)
+	for i := uint64(0); i < 3*resolveBatch+7; i++ {
+		f.rec(1+i%3, 0x400000+i, 0x500000+i%11, 0x7f00_0000_0000+i%5)
+	}
+	good := append([]byte(nil), f.buf...)
+	bad := f.slots(1, 0).buf
+	decodeErr(t, bad, Options{}, fmt.Sprintf("record %d at byte %d: num_pcs is 0", 3*resolveBatch+8, len(good)))
+	encode := func(data []byte) []byte {
+		p, _, err := Decode(bytes.NewReader(data), Options{Salvage: true, Warn: func(string) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := pprof.Encode(&out, p, pprof.EncodeOptions{Raw: true}); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	if got, want := encode(bad), encode(good); !bytes.Equal(got, want) {
+		t.Errorf("salvaged profile differs from the profile of the good records")
+	}
+	r := decode(t, bad, Options{Salvage: true})
+	if len(r.p.Samples) != 3*resolveBatch+7 || !r.info.Salvaged {
+		t.Errorf("%d samples, salvaged %v", len(r.p.Samples), r.info.Salvaged)
 	}
 }
