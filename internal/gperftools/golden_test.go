@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -170,5 +171,35 @@ func TestManyStacksThenBadRecord(t *testing.T) {
 	r := decode(t, bad, Options{Salvage: true})
 	if len(r.p.Samples) != 3*resolveBatch+7 || !r.info.Salvaged {
 		t.Errorf("%d samples, salvaged %v", len(r.p.Samples), r.info.Salvaged)
+	}
+}
+
+// TestCountOverflowAcrossStacks checks the overflow of a stack's summed
+// count when the sum of all records overflows long before: stacks equal
+// once adjusted share their sum, and the record that overflows is the one
+// reported.
+func TestCountOverflowAcrossStacks(t *testing.T) {
+	const period = math.MaxInt64 / 1000 / 100 // µs; about 100 samples fit
+	m := uint64(math.MaxInt64 / (int64(period) * 1000))
+	a, b, c := []uint64{0x10, 0x21}, []uint64{0x30}, []uint64{0x40, 0x51, 0x61}
+	d1, d2 := []uint64{0x10, 0}, []uint64{0x10, 1} // equal once adjusted
+	f := newFile(le64).header(period).
+		rec(m/3, a...).rec(m/3, b...).rec(m/3, c...).
+		rec(m/3, d1...). // the sum of all records now exceeds m
+		rec(m/3, d2...).rec(m-2*(m/3), d1...)
+	good := append([]byte(nil), f.buf...)
+	f.rec(1, d2...)
+	decodeErr(t, f.buf, Options{}, fmt.Sprintf("record 7 at byte %d", len(good)), "overflows int64")
+	want := []string{
+		fmt.Sprintf("%d@0x10,0x20", m/3),
+		fmt.Sprintf("%d@0x30", m/3),
+		fmt.Sprintf("%d@0x40,0x50,0x60", m/3),
+		fmt.Sprintf("%d@0x10,0x0", m),
+	}
+	for _, data := range [][]byte{f.buf, good} {
+		r := decode(t, data, Options{Salvage: true})
+		if got := samples(r.p); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("samples\n got %q\nwant %q", got, want)
+		}
 	}
 }
