@@ -146,7 +146,6 @@ type decoder struct {
 	byRaw      *rawTable        // raw PC bytes of a record -> stack (= sample) index
 	counts     []uint64         // per stack
 	pre        prefetched
-	frames     []int32
 	periodN    int64
 }
 
