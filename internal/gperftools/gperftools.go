@@ -140,15 +140,12 @@ type decoder struct {
 	info *Info
 	lay  Layout
 
-	stacks     model.Stacks
+	res        *resolver        // the stacks' frames and locations
+	nframes    int              // frames of the stacks
 	byAdjusted map[string]int32 // adjusted addresses -> stack, for stacks with a non-leaf PC 0 or 1
-	locs       *addrTable       // adjusted address -> location index
-	addrs      []uint64         // location index -> adjusted address
 	byRaw      *rawTable        // raw PC bytes of a record -> stack (= sample) index
 	counts     []uint64         // per stack
 	pre        prefetched
-	frames     []int32
-	pcs        []uint64
 	periodN    int64
 }
 
@@ -163,12 +160,15 @@ func (d *decoder) decode() (*model.Profile, error) {
 		return nil, err
 	}
 	d.byAdjusted = make(map[string]int32)
-	d.locs = newAddrTable()
-	d.byRaw = newRawTable()
+	d.res = newResolver(d.lay)
+	defer d.res.stop()
+	d.byRaw = newRawTable(d.lay)
 	if err := d.records(); err != nil {
 		return nil, err
 	}
 	d.info.DataBytes = d.rd.off
+	d.res.finish()
+	d.byRaw = nil // the keys are no longer needed
 	var maps []mapping
 	if d.info.Trailer {
 		var err error
@@ -356,73 +356,59 @@ func (d *decoder) recErr(at int64, format string, args ...any) error {
 }
 
 // newStack interns the stack of a record not seen before. raw is its PCs.
+// Only the stack's index is decided here; its frames are made by the
+// resolver, in stack order, which numbers the locations exactly as
+// interning them here would.
 func (d *decoder) newStack(raw []byte, h uint64, at int64) (int32, error) {
-	s := d.lay.SlotSize
+	lay := d.lay
+	s := lay.SlotSize
 	n := len(raw) / s
-	if len(d.stacks.Frames)+n > math.MaxInt32 {
+	if d.nframes+n > math.MaxInt32 {
 		return 0, d.recErr(at, "more than %d frames in all", math.MaxInt32)
 	}
 	// Distinct raw stacks are distinct once adjusted, except that non-leaf
 	// PCs 0 and 1 both become 0: only stacks holding one can collide, and
 	// they are looked up by their adjusted addresses.
-	pcs := d.pcs[:0]
-	for i := 0; i < n; i++ {
-		pc := d.lay.slot(raw[i*s:])
-		if i > 0 && pc > 0 {
-			pc-- // a return address: point into the call instruction
-		}
-		pcs = append(pcs, pc)
-	}
-	d.pcs = pcs
-	d.pre.sink += uint64(d.locs.touch(pcs))
-	fr := d.frames[:0]
 	var adj []byte
-	for i, pc := range pcs {
-		if i > 0 && pc == 0 && adj == nil {
+	for i := 1; i < n; i++ {
+		if lay.slot(raw[i*s:]) <= 1 {
 			adj = make([]byte, 0, 8*n)
-			for _, a := range pcs[:i] {
-				adj = binary.LittleEndian.AppendUint64(adj, a)
+			for j := 0; j < n; j++ {
+				pc := lay.slot(raw[j*s:])
+				if j > 0 && pc > 0 {
+					pc-- // a return address: point into the call instruction
+				}
+				adj = binary.LittleEndian.AppendUint64(adj, pc)
 			}
+			break
 		}
-		if adj != nil {
-			adj = binary.LittleEndian.AppendUint64(adj, pc)
-		}
-		li := d.locs.get(pc)
-		if li < 0 {
-			li = int32(len(d.addrs))
-			d.addrs = append(grow(d.addrs, 1), pc)
-			d.locs.add(pc, li)
-		}
-		fr = append(fr, li)
 	}
-	d.frames = fr
 	idx, ok := int32(0), false
 	if adj != nil {
 		idx, ok = d.byAdjusted[string(adj)]
 	}
 	if !ok {
-		// Double the table when full: append's smaller steps would copy
-		// the frames several times over on a large profile.
-		st := &d.stacks
-		if cap(st.Frames)-len(st.Frames) < len(fr) || cap(st.Offsets)-len(st.Offsets) < 2 {
-			st.Grow(max(len(st.Offsets), 1024), max(len(st.Frames), len(fr), 16<<10))
-		}
-		idx = st.Add(fr)
+		idx = int32(len(d.counts))
+	}
+	ref, added := d.byRaw.add(h, raw, idx)
+	if !added {
+		return 0, d.recErr(at, "the distinct stacks need more than %d GiB", (maxChunks*maxChunk)>>30)
+	}
+	if !ok {
+		d.counts = append(grow(d.counts, 1), 0)
+		d.res.add(d.byRaw.keyAt(ref), ref&compactRef != 0)
+		d.nframes += n
 		if adj != nil {
 			d.byAdjusted[string(adj)] = idx
 		}
 	}
-	if int(idx) == len(d.counts) {
-		d.counts = append(grow(d.counts, 1), 0)
-	}
-	d.byRaw.add(h, raw, idx)
 	return idx, nil
 }
 
 func (d *decoder) build(maps []mapping) (*model.Profile, error) {
 	b := model.NewBuilder()
 	p := b.P
-	p.Stacks = d.stacks
+	p.Stacks = d.res.stacks
 	p.SampleTypes = []model.ValueType{
 		{Type: b.String("samples"), Unit: b.String("count")},
 		{Type: b.String("cpu"), Unit: b.String("nanoseconds")},
@@ -443,8 +429,8 @@ func (d *decoder) build(maps []mapping) (*model.Profile, error) {
 		p.Mappings = append(p.Mappings, model.Mapping{Start: m.start, Limit: m.limit, Offset: m.offset, File: b.String(m.file)})
 	}
 	idx := newMappingIndex(p.Mappings)
-	p.Locations = make([]model.Location, len(d.addrs))
-	for i, a := range d.addrs {
+	p.Locations = make([]model.Location, len(d.res.locs.addrs))
+	for i, a := range d.res.locs.addrs {
 		p.Locations[i] = model.Location{Address: a, Mapping: idx.find(a)}
 		if p.Locations[i].Mapping == model.NoMapping {
 			d.info.Unmapped++
@@ -485,6 +471,7 @@ func isSharedLibrary(file string) bool {
 // memory-bound.
 type prefetched struct {
 	hash [16]uint64
+	klen [16]uint32 // bytes of the record's PCs
 	i, n int
 	sink uint64
 }
@@ -505,6 +492,7 @@ func (d *decoder) prefetch() {
 		}
 		end := (2 + int(npcs)) * s
 		pre.hash[pre.n] = d.byRaw.hash(buf[2*s : end])
+		pre.klen[pre.n] = uint32(end - 2*s)
 		pre.n++
 		buf = buf[end:]
 	}
@@ -512,15 +500,30 @@ func (d *decoder) prefetch() {
 	mask := uint64(len(t.slots) - 1)
 	var sink uint64
 	for _, h := range pre.hash[:pre.n] {
-		sink += uint64(t.slots[h&mask].tag)
+		sink += uint64(t.slots[h&mask].ref)
 	}
-	for _, h := range pre.hash[:pre.n] {
-		if sl := &t.slots[h&mask]; sl.stack != 0 {
-			// Every cache line of the key, for the comparison to come.
-			key := t.key(sl)
-			for j := 0; j < len(key); j += 64 {
-				sink += uint64(key[j])
-			}
+	counts := d.counts
+	for k, h := range pre.hash[:pre.n] {
+		sl := &t.slots[h&mask]
+		if sl.stack == 0 {
+			continue
+		}
+		// Every cache line of the key, for the comparison to come, as
+		// long as the record's: a matching key has its length, and
+		// reading the stored length first would wait for its line.
+		c := t.chunks[sl.ref&^compactRef>>chunkBits]
+		off := int(sl.ref & (maxChunk - 1))
+		n := int(pre.klen[k])
+		if sl.ref&compactRef != 0 {
+			n = 4 + n/2
+		}
+		end := min(off+4+n, len(c))
+		for j := off; j < end; j += 64 {
+			sink += uint64(c[j])
+		}
+		sink += uint64(c[end-1])
+		if i := int(sl.stack - 1); i < len(counts) {
+			sink += counts[i]
 		}
 	}
 	pre.sink += sink

@@ -9,26 +9,41 @@ import (
 // rawTable maps the raw PC bytes of a record to its stack index. It is an
 // open-addressing table over one arena of keys, so that a lookup touches
 // one slot and one key, both without pointers for the GC to scan.
+//
+// In a 64-bit little-endian file, a key whose PCs all have the same high 32
+// bits (all of a stack in one binary mapped below 4 GiB, or in one 4 GiB
+// region) is stored compact: those high bits once, then the low 32 bits of
+// each PC. It is compared with the record as it is, PC by PC, so identity
+// stays exact while a key takes about half the memory and cache lines.
 type rawTable struct {
 	seed   maphash.Seed
+	le64   bool      // keys may be stored compact
 	slots  []rawSlot // len is a power of two, at most half full
 	chunks [][]byte  // keys back to back, each after its 4-byte length
 	n      int
 }
 
 // maxChunk bounds the arena's chunks, which start small and double; a
-// chunk is never copied to grow.
-const maxChunk = 1 << 20
+// chunk is never copied to grow. A key longer than maxChunk has a chunk of
+// its own, so a key always starts at an offset below maxChunk.
+const (
+	chunkBits = 20
+	maxChunk  = 1 << chunkBits
+	// maxChunks bounds the chunks so that a key's reference fits 31 bits:
+	// at least 2 GiB of keys.
+	maxChunks = 1 << (31 - chunkBits)
+	// compactRef marks the reference of a compact key.
+	compactRef = 1 << 31
+)
 
 type rawSlot struct {
-	chunk int32  // index in chunks
-	off   int32  // offset of the key's length prefix in its chunk
-	tag   uint32 // the hash's high 32 bits
+	hash  uint64 // the key's full hash: compared first, and kept for growing
+	ref   uint32 // compactRef if compact | chunk<<chunkBits | offset of the key's length prefix
 	stack int32  // stack index + 1; 0 marks an empty slot
 }
 
-func newRawTable() *rawTable {
-	return &rawTable{seed: maphash.MakeSeed(), slots: make([]rawSlot, 1024)}
+func newRawTable(lay Layout) *rawTable {
+	return &rawTable{seed: maphash.MakeSeed(), le64: lay == Layout{8, false}, slots: make([]rawSlot, 1024)}
 }
 
 func (t *rawTable) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) }
@@ -36,36 +51,79 @@ func (t *rawTable) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) }
 // find returns the stack of key, whose hash is h, or -1.
 func (t *rawTable) find(h uint64, key []byte) int32 {
 	mask := uint64(len(t.slots) - 1)
-	tag := uint32(h >> 32)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.stack == 0 {
 			return -1
 		}
-		if s.tag == tag && t.equal(s, key) {
-			return s.stack - 1
+		if s.hash == h {
+			k := t.keyAt(s.ref)
+			if s.ref&compactRef != 0 && equalCompact(k, key) || s.ref&compactRef == 0 && bytes.Equal(k, key) {
+				return s.stack - 1
+			}
 		}
 	}
 }
 
-func (t *rawTable) key(s *rawSlot) []byte {
-	c := t.chunks[s.chunk]
-	n := binary.LittleEndian.Uint32(c[s.off:])
-	return c[s.off+4 : s.off+4+int32(n)]
+// keyAt returns the key stored at ref, compact or not as ref says.
+func (t *rawTable) keyAt(ref uint32) []byte {
+	c := t.chunks[ref&^compactRef>>chunkBits]
+	off := ref & (maxChunk - 1)
+	n := binary.LittleEndian.Uint32(c[off:])
+	return c[off+4 : off+4+n]
 }
 
-func (t *rawTable) equal(s *rawSlot, key []byte) bool {
-	return bytes.Equal(t.key(s), key)
-}
-
-// add records key (hash h, not in the table) as stack.
-func (t *rawTable) add(h uint64, key []byte, stack int32) {
-	if 2*(t.n+1) > len(t.slots) {
-		t.grow()
+// compactable reports whether the 64-bit little-endian PCs of key all have
+// the high 32 bits of the first.
+func compactable(key []byte) bool {
+	if len(key) < 8 || len(key)%8 != 0 {
+		return false
 	}
-	need := 4 + len(key)
+	hi := binary.LittleEndian.Uint32(key[4:])
+	for i := 12; i < len(key); i += 8 {
+		if binary.LittleEndian.Uint32(key[i:]) != hi {
+			return false
+		}
+	}
+	return true
+}
+
+// equalCompact reports whether the compact key c holds the 64-bit
+// little-endian PCs of raw.
+func equalCompact(c, raw []byte) bool {
+	if len(raw)%8 != 0 || len(c) != 4+len(raw)/2 {
+		return false
+	}
+	hi := uint64(binary.LittleEndian.Uint32(c)) << 32
+	lo := c[4:]
+	var diff uint64
+	i := 0
+	for ; i+16 <= len(raw); i += 16 {
+		l := binary.LittleEndian.Uint64(lo[i/2:])
+		a := binary.LittleEndian.Uint64(raw[i:])
+		b := binary.LittleEndian.Uint64(raw[i+8:])
+		diff |= a ^ (hi | l&0xffffffff) | b ^ (hi | l>>32)
+	}
+	if i < len(raw) {
+		diff |= binary.LittleEndian.Uint64(raw[i:]) ^ (hi | uint64(binary.LittleEndian.Uint32(lo[i/2:])))
+	}
+	return diff == 0
+}
+
+// add records key (hash h, not in the table) as stack and returns where the
+// key is stored, or false when the arena is at its limit of chunks.
+func (t *rawTable) add(h uint64, key []byte, stack int32) (uint32, bool) {
+	compact := t.le64 && compactable(key)
+	size := len(key)
+	if compact {
+		size = 4 + len(key)/2
+	}
+	need := 4 + size
 	last := len(t.chunks) - 1
 	if last < 0 || cap(t.chunks[last])-len(t.chunks[last]) < need {
+		if last+1 >= maxChunks {
+			return 0, false
+		}
 		size := 4096
 		if last >= 0 {
 			size = min(2*cap(t.chunks[last]), maxChunk)
@@ -73,17 +131,30 @@ func (t *rawTable) add(h uint64, key []byte, stack int32) {
 		t.chunks = append(t.chunks, make([]byte, 0, max(size, need)))
 		last++
 	}
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
 	c := t.chunks[last]
-	off := int32(len(c))
-	c = binary.LittleEndian.AppendUint32(c, uint32(len(key)))
-	t.chunks[last] = append(c, key...)
-	t.put(rawSlot{chunk: int32(last), off: off, tag: uint32(h >> 32), stack: stack + 1}, h)
+	ref := uint32(last)<<chunkBits | uint32(len(c))
+	c = binary.LittleEndian.AppendUint32(c, uint32(size))
+	if compact {
+		ref |= compactRef
+		c = append(c, key[4:8]...)
+		for i := 0; i < len(key); i += 8 {
+			c = append(c, key[i:i+4]...)
+		}
+	} else {
+		c = append(c, key...)
+	}
+	t.chunks[last] = c
+	t.put(rawSlot{hash: h, ref: ref, stack: stack + 1})
 	t.n++
+	return ref, true
 }
 
-func (t *rawTable) put(s rawSlot, h uint64) {
+func (t *rawTable) put(s rawSlot) {
 	mask := uint64(len(t.slots) - 1)
-	i := h & mask
+	i := s.hash & mask
 	for t.slots[i].stack != 0 {
 		i = (i + 1) & mask
 	}
@@ -95,29 +166,26 @@ func (t *rawTable) grow() {
 	t.slots = make([]rawSlot, 2*len(old))
 	for _, s := range old {
 		if s.stack != 0 {
-			t.put(s, t.hash(t.key(&s)))
+			t.put(s)
 		}
 	}
 }
 
-// addrTable maps an address to its location index: open addressing over one
-// slice of pointer-free slots, so that the lookups of a new stack's PCs can
-// be issued together (see touch) instead of one cache miss after another.
+// addrTable numbers addresses in order of first use: open addressing over
+// slots of 4 bytes that hold a location index into addrs, so that the table
+// of a large profile stays small enough for the caches, and the lookups of
+// a stack's addresses can be issued together (see touch) instead of one
+// cache miss after another.
 type addrTable struct {
-	slots []addrSlot // len is a power of two, at most half full
-	shift uint       // 64 - log2(len(slots))
-	seed  uint64     // random per table
-	n     int
-}
-
-type addrSlot struct {
-	addr uint64
-	loc  int32 // location index + 1; 0 marks an empty slot
+	slots []uint32 // location index + 1, 0 when empty; len is a power of two, at most half full
+	addrs []uint64 // location index -> address
+	shift uint     // 64 - log2(len(slots))
+	seed  uint64   // random per table
 }
 
 func newAddrTable() *addrTable {
 	seed := maphash.Comparable(maphash.MakeSeed(), 0)
-	return &addrTable{slots: make([]addrSlot, 1024), shift: 64 - 10, seed: seed}
+	return &addrTable{slots: make([]uint32, 1024), shift: 64 - 10, seed: seed}
 }
 
 // pos is the home slot of a: a seeded murmur3 finalizer, so that every bit
@@ -135,48 +203,46 @@ func (t *addrTable) pos(a uint64) uint64 {
 
 // touch loads the slots of these addresses, so that their cache misses
 // overlap; it returns a value only so the loads are not optimised away.
-func (t *addrTable) touch(addrs []uint64) (sink int32) {
+func (t *addrTable) touch(addrs []uint64) (sink uint64) {
 	for _, a := range addrs {
-		sink += t.slots[t.pos(a)].loc
+		sink += uint64(t.slots[t.pos(a)])
 	}
 	return sink
 }
 
-// get returns the location of a, or -1.
-func (t *addrTable) get(a uint64) int32 {
+// index returns the location index of a, numbering it next if it is new.
+func (t *addrTable) index(a uint64) int32 {
 	mask := uint64(len(t.slots) - 1)
-	for i := t.pos(a); ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		if s.loc == 0 {
-			return -1
+	i := t.pos(a)
+	for {
+		l := t.slots[i]
+		if l == 0 {
+			break
 		}
-		if s.addr == a {
-			return s.loc - 1
+		if t.addrs[l-1] == a {
+			return int32(l - 1)
 		}
-	}
-}
-
-// add records a (not in the table) as location loc.
-func (t *addrTable) add(a uint64, loc int32) {
-	if 2*(t.n+1) > len(t.slots) {
-		old := t.slots
-		t.slots = make([]addrSlot, 2*len(old))
-		t.shift--
-		for _, s := range old {
-			if s.loc != 0 {
-				t.put(s)
-			}
-		}
-	}
-	t.put(addrSlot{addr: a, loc: loc + 1})
-	t.n++
-}
-
-func (t *addrTable) put(s addrSlot) {
-	mask := uint64(len(t.slots) - 1)
-	i := t.pos(s.addr)
-	for t.slots[i].loc != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = s
+	loc := int32(len(t.addrs))
+	t.addrs = append(grow(t.addrs, 1), a)
+	if 2*len(t.addrs) > len(t.slots) {
+		t.slots = make([]uint32, 2*len(t.slots))
+		t.shift--
+		for j := range t.addrs {
+			t.put(uint32(j))
+		}
+	} else {
+		t.slots[i] = uint32(loc) + 1
+	}
+	return loc
+}
+
+func (t *addrTable) put(loc uint32) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.pos(t.addrs[loc])
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = loc + 1
 }
