@@ -55,21 +55,10 @@ func (d *dec) uvarint(what string) uint64 {
 	return v
 }
 
+// varint reads a zig-zag signed varint (as binary.AppendVarint writes it).
 func (d *dec) varint(what string) int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
-		if n == 0 {
-			d.fail(what, "unexpected end of data")
-		} else {
-			d.fail(what, "varint overflows 64 bits")
-		}
-		return 0
-	}
-	d.off += n
-	return v
+	u := d.uvarint(what)
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 // u32 reads a uvarint that must fit in 31 bits (an index or count).
