@@ -1,0 +1,266 @@
+package gperftools
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+)
+
+// A large profile's records are looked up by two workers, the decoder's
+// goroutine and one more: every stack belongs to one of two raw tables, by
+// half(raw), and each worker looks up and adds only the records of its own
+// table. The decoder's goroutine reads the file in batches of whole records,
+// and after both workers are done with a batch, it goes through its records
+// in order as the sequential loop would (summed counts and their overflow,
+// new stacks numbered in first-seen order, adjusted addresses, errors), with
+// each record's table number in place of the lookup. So the output and the
+// errors do not depend on the workers.
+
+// parThreshold is the offset from which the records are read in parallel;
+// smaller profiles are read by one goroutine. A variable for the tests.
+var parThreshold int64 = 4 << 20
+
+// parBufSize is the size of each of the two batch buffers.
+var parBufSize = 1 << 20
+
+// failed is the table number a worker gives a new record whose key it could
+// not add (the arena is at its limit).
+const failed = math.MaxInt32
+
+// half returns the table of a record's raw PCs (at least one slot): a mix
+// of their first and last 8 bytes, so that equal keys go to the same table
+// and the tables get about as many stacks each.
+func half(raw []byte) int {
+	var x uint64
+	if len(raw) >= 8 {
+		x = binary.LittleEndian.Uint64(raw) ^ binary.LittleEndian.Uint64(raw[len(raw)-8:])*0x9e3779b97f4a7c15
+	} else {
+		x = uint64(binary.LittleEndian.Uint32(raw))
+	}
+	x ^= x >> 29
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 32
+	return int(x & 1)
+}
+
+// parBatch is a buffer of whole records, each checked as the sequential loop
+// checks it before looking it up.
+type parBatch struct {
+	buf  []byte
+	at   int64    // file offset of buf[0]
+	recs []uint32 // offset in buf of each record
+	out  []int32  // each record's number in its table, or failed
+	stop bool     // the record after the batch is for the sequential loop
+	sink [2]uint64
+}
+
+// raw returns the PCs of record i.
+func (b *parBatch) raw(lay Layout, i int) []byte {
+	s := lay.SlotSize
+	rec := b.buf[b.recs[i]:]
+	n := int(lay.slot(rec[s:]))
+	return rec[2*s : (2+n)*s]
+}
+
+// parallel reads records in batches, looked up by two workers, until one
+// that the batches leave to the sequential loop: a record that is bad, cut,
+// longer than a batch buffer, the trailer or the end of the file. It returns
+// with that record next in the reader, after every earlier one is counted
+// exactly as the sequential loop counts it, and with its worker ended.
+func (d *decoder) parallel() (err error) {
+	in := make(chan *parBatch)
+	done := make(chan struct{})
+	go func() {
+		for b := range in {
+			d.work(1, b)
+			done <- struct{}{}
+		}
+		close(done)
+	}()
+	busy := false // the worker has a batch
+	defer func() {
+		if busy {
+			<-done
+		}
+		close(in)
+		<-done
+	}()
+
+	var batches [2]parBatch
+	for i := range batches {
+		batches[i].buf = make([]byte, max(parBufSize, len(d.rd.buf)))
+	}
+	var prev *parBatch // looked up, not yet counted
+	for cur := 0; ; cur ^= 1 {
+		b := &batches[cur]
+		d.fillBatch(b)
+		if busy {
+			<-done
+			busy = false
+		}
+		if len(b.recs) > 0 {
+			in <- b
+			busy = true
+		}
+		if prev != nil {
+			if err := d.count(prev); err != nil {
+				return err
+			}
+			prev = nil
+		}
+		if len(b.recs) == 0 {
+			return nil
+		}
+		d.work(0, b)
+		prev = b
+		if b.stop {
+			<-done
+			busy = false
+			return d.count(b)
+		}
+	}
+}
+
+// fillBatch moves the reader to b.buf, with the bytes it had left, fills it
+// and takes the whole records in it into b.
+func (d *decoder) fillBatch(b *parBatch) {
+	rd, lay := d.rd, d.lay
+	s := lay.SlotSize
+	n := copy(b.buf, rd.buf[rd.lo:rd.hi])
+	rd.buf, rd.lo, rd.hi = b.buf, 0, n
+	for empty := 0; rd.hi < len(rd.buf) && rd.err == nil; {
+		m, err := rd.r.Read(rd.buf[rd.hi:])
+		rd.hi += m
+		if err != nil {
+			rd.err = err
+		} else if m == 0 {
+			if empty++; empty > 100 {
+				rd.err = io.ErrNoProgress
+			}
+		}
+	}
+	b.at = rd.off
+	b.recs, b.out, b.stop = b.recs[:0], b.out[:0], false
+	if rd.readErr() != nil {
+		b.stop = true
+		return
+	}
+	rem, sized := rd.remaining()
+	buf := rd.buf[:rd.hi]
+	p := 0
+	for {
+		if len(buf)-p < 2*s {
+			b.stop = rd.err != nil
+			break
+		}
+		count, npcs := lay.slot(buf[p:]), lay.slot(buf[p+s:])
+		if count == 0 || npcs == 0 || npcs > maxPCs {
+			b.stop = true
+			break
+		}
+		end := p + (2+int(npcs))*s
+		if sized && int64(end-p) > rem-int64(p) {
+			b.stop = true
+			break
+		}
+		if end > len(buf) {
+			b.stop = rd.err != nil || end-p > len(rd.buf)
+			break
+		}
+		b.recs = append(b.recs, uint32(p))
+		p = end
+	}
+	rd.skip(p)
+	if cap(b.out) < len(b.recs) {
+		b.out = make([]int32, len(b.recs), cap(b.recs))
+	}
+	b.out = b.out[:len(b.recs)]
+}
+
+// work looks up the records of b in table w, adding the new ones, and
+// writes their numbers in that table to b.out. The hashes and table slots
+// of the next few records are loaded together, so their cache misses
+// overlap.
+func (d *decoder) work(w int, b *parBatch) {
+	t, lay := d.tabs[w], d.lay
+	var (
+		hs   [16]uint64
+		klen [16]uint32
+		idx  [16]int32
+		sink uint64
+	)
+	for i := 0; i < len(b.recs); {
+		n := 0
+		for ; i < len(b.recs) && n < len(hs); i++ {
+			raw := b.raw(lay, i)
+			if half(raw) != w {
+				continue
+			}
+			idx[n], hs[n], klen[n] = int32(i), t.hash(raw), uint32(len(raw))
+			n++
+		}
+		sink += t.touch(hs[:n], klen[:n])
+		for k := range n {
+			raw := b.raw(lay, int(idx[k]))
+			l := t.find(hs[k], raw)
+			if l < 0 {
+				l = failed
+				if _, ok := t.add(hs[k], raw); ok {
+					l = int32(t.n - 1)
+				}
+			}
+			b.out[idx[k]] = l
+		}
+	}
+	b.sink[w] += sink
+}
+
+// count goes through the records of b in order, as the sequential loop does
+// after its lookup.
+func (d *decoder) count(b *parBatch) error {
+	lay := d.lay
+	s := lay.SlotSize
+	maxCount := uint64(math.MaxInt64 / d.periodN)
+	for i, off := range b.recs {
+		rec := b.buf[off:]
+		count := lay.slot(rec)
+		raw := b.raw(lay, i)
+		at := b.at + int64(off)
+		w, l := half(raw), b.out[i]
+		idx, ok := int32(0), false
+		if int(l) < len(d.glob[w]) {
+			idx, ok = d.glob[w][l], true
+		}
+		var sum uint64
+		if ok {
+			sum = d.counts[idx]
+		}
+		if count > maxCount-sum {
+			return d.recEnd(at, 2*s+len(raw), "the summed count of its stack × period %d ns overflows int64", d.periodN)
+		}
+		if !ok {
+			var err error
+			if idx, err = d.newStack(raw, w, 0, l, at); err != nil {
+				d.rd.off = at + int64(2*s+len(raw))
+				return err
+			}
+			if count > maxCount-d.counts[idx] {
+				return d.recEnd(at, 2*s+len(raw), "the summed count of its stack × period %d ns overflows int64", d.periodN)
+			}
+		}
+		d.counts[idx] += count
+		d.info.Records++
+		if d.info.TotalCount += count; d.info.TotalCount < count {
+			d.info.TotalCount = math.MaxUint64
+		}
+		d.info.MaxDepth = max(d.info.MaxDepth, len(raw)/s)
+	}
+	return nil
+}
+
+// recEnd is recErr for a record of a batch, n bytes long: the reader's offset
+// is left after it, as the sequential loop leaves it.
+func (d *decoder) recEnd(at int64, n int, format string, args ...any) error {
+	d.rd.off = at + int64(n)
+	return d.recErr(at, format, args...)
+}
