@@ -346,7 +346,7 @@ func (d *decoder) recordLoop() error {
 		}
 		if !ok {
 			var err error
-			if idx, err = d.newStack(raw, w, h, -1, at); err != nil {
+			if idx, err = d.newStack(raw, w, h, nil, at); err != nil {
 				return err
 			}
 			// A new raw stack can equal a known one once adjusted
@@ -369,12 +369,12 @@ func (d *decoder) recErr(at int64, format string, args ...any) error {
 }
 
 // newStack interns the stack of a record not seen before. raw is its PCs,
-// h their hash, w their table (half(raw)). local is their number in that
-// table when a worker of parallel has already added them (failed when it
-// could not), or -1 to add them here. Only the stack's index is decided
-// here; its frames are made by the resolver, in stack order, which numbers
-// the locations exactly as interning them here would.
-func (d *decoder) newStack(raw []byte, w int, h uint64, local int32, at int64) (int32, error) {
+// h their hash, w their table (half(raw)). added is their key when a worker
+// of parallel has already added them to that table, and a nil key when it
+// could not; nil to add them here. Only the stack's index is decided here;
+// its frames are made by the resolver, in stack order, which numbers the
+// locations exactly as interning them here would.
+func (d *decoder) newStack(raw []byte, w int, h uint64, added *resKey, at int64) (int32, error) {
 	lay := d.lay
 	s := lay.SlotSize
 	n := len(raw) / s
@@ -405,21 +405,19 @@ func (d *decoder) newStack(raw []byte, w int, h uint64, local int32, at int64) (
 	if !ok {
 		idx = int32(len(d.counts))
 	}
-	t := d.tabs[w]
-	var ref uint32
-	added := local >= 0 && local != failed
-	if added {
-		ref = t.refs[local]
-	} else if local < 0 {
-		ref, added = t.add(h, raw)
+	var key resKey
+	if added != nil {
+		key = *added
+	} else if ref, ok := d.tabs[w].add(h, raw); ok {
+		key = resKey{d.tabs[w].keyAt(ref), ref&compactRef != 0}
 	}
-	if !added {
+	if key.b == nil {
 		return 0, d.recErr(at, "the distinct stacks need more than %d GiB", (maxChunks*maxChunk)>>30)
 	}
 	d.glob[w] = append(grow(d.glob[w], 1), idx)
 	if !ok {
 		d.counts = append(grow(d.counts, 1), 0)
-		d.res.add(t.keyAt(ref), ref&compactRef != 0)
+		d.res.add(key.b, key.compact)
 		d.nframes += n
 		if adj != nil {
 			d.byAdjusted[string(adj)] = idx

@@ -23,9 +23,6 @@ var parThreshold int64 = 4 << 20
 // parBufSize is the size of each of the two batch buffers.
 var parBufSize = 1 << 20
 
-// failed is the table number a worker gives a new record whose key it could
-// not add (the arena is at its limit).
-const failed = math.MaxInt32
 
 // half returns the table of a record's raw PCs (at least one slot): a mix
 // of their first and last 8 bytes, so that equal keys go to the same table
@@ -49,7 +46,13 @@ type parBatch struct {
 	buf  []byte
 	at   int64    // file offset of buf[0]
 	recs []uint32 // offset in buf of each record
-	out  []int32  // each record's number in its table, or failed
+	out  []int32  // each record's number in its table, or -1 for a new key
+	// added are the keys each worker added, in order, from table number
+	// base; a nil key is one that could not be added (the arena is at its
+	// limit). Only the batch holds them while the worker may still grow
+	// its table.
+	added [2][]resKey
+	base  [2]int32
 	stop bool     // the record after the batch is for the sequential loop
 	sink [2]uint64
 }
@@ -183,6 +186,7 @@ func (d *decoder) fillBatch(b *parBatch) {
 // overlap.
 func (d *decoder) work(w int, b *parBatch) {
 	t, lay := d.tabs[w], d.lay
+	b.added[w], b.base[w] = b.added[w][:0], int32(t.n)
 	var (
 		hs   [16]uint64
 		klen [16]uint32
@@ -204,10 +208,11 @@ func (d *decoder) work(w int, b *parBatch) {
 			raw := b.raw(lay, int(idx[k]))
 			l := t.find(hs[k], raw)
 			if l < 0 {
-				l = failed
-				if _, ok := t.add(hs[k], raw); ok {
-					l = int32(t.n - 1)
+				var key resKey
+				if ref, ok := t.add(hs[k], raw); ok {
+					key = resKey{t.keyAt(ref), ref&compactRef != 0}
 				}
+				b.added[w] = append(b.added[w], key)
 			}
 			b.out[idx[k]] = l
 		}
@@ -228,7 +233,7 @@ func (d *decoder) count(b *parBatch) error {
 		at := b.at + int64(off)
 		w, l := half(raw), b.out[i]
 		idx, ok := int32(0), false
-		if int(l) < len(d.glob[w]) {
+		if l >= 0 {
 			idx, ok = d.glob[w][l], true
 		}
 		var sum uint64
@@ -240,7 +245,7 @@ func (d *decoder) count(b *parBatch) error {
 		}
 		if !ok {
 			var err error
-			if idx, err = d.newStack(raw, w, 0, l, at); err != nil {
+			if idx, err = d.newStack(raw, w, 0, &b.added[w][int32(len(d.glob[w]))-b.base[w]], at); err != nil {
 				d.rd.off = at + int64(2*s+len(raw))
 				return err
 			}

@@ -20,7 +20,6 @@ type rawTable struct {
 	le64   bool      // keys may be stored compact
 	slots  []rawSlot // len is a power of two, at most half full
 	chunks [][]byte  // keys back to back, each after its 4-byte length
-	refs   []uint32  // stack -> where its key is stored
 	n      int
 }
 
@@ -151,7 +150,6 @@ func (t *rawTable) add(h uint64, key []byte) (uint32, bool) {
 	}
 	t.chunks[last] = c
 	t.put(rawSlot{hash: h, ref: ref, stack: int32(t.n) + 1})
-	t.refs = append(grow(t.refs, 1), ref)
 	t.n++
 	return ref, true
 }
