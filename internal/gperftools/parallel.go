@@ -23,7 +23,6 @@ var parThreshold int64 = 4 << 20
 // parBufSize is the size of each of the two batch buffers.
 var parBufSize = 1 << 20
 
-
 // half returns the table of a record's raw PCs (at least one slot): a mix
 // of their first and last 8 bytes, so that equal keys go to the same table
 // and the tables get about as many stacks each.
@@ -53,8 +52,8 @@ type parBatch struct {
 	// its table.
 	added [2][]resKey
 	base  [2]int32
-	stop bool     // the record after the batch is for the sequential loop
-	sink [2]uint64
+	stop  bool // the record after the batch is for the sequential loop
+	sink  [2]uint64
 }
 
 // raw returns the PCs of record i.
