@@ -24,8 +24,10 @@ var parThreshold int64 = 4 << 20
 var parBufSize = 1 << 20
 
 // half returns the table of a record's raw PCs (at least one slot): a mix
-// of their first and last 8 bytes, so that equal keys go to the same table
-// and the tables get about as many stacks each.
+// of their first and last 8 bytes, so that equal keys go to the same table.
+// Table 1, looked up by the second worker, gets the larger share, about
+// split/2^32 of the stacks: the decoder's goroutine also reads the file and
+// counts the records.
 func half(raw []byte) int {
 	var x uint64
 	if len(raw) >= 8 {
@@ -36,8 +38,14 @@ func half(raw []byte) int {
 	x ^= x >> 29
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 32
-	return int(x & 1)
+	if x&(1<<32-1) < split {
+		return 1
+	}
+	return 0
 }
+
+// split is table 1's share of the stacks, in 2^32nds (see half).
+var split uint64 = 7 * (1 << 32) / 10
 
 // parBatch is a buffer of whole records, each checked as the sequential loop
 // checks it before looking it up.
