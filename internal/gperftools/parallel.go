@@ -21,7 +21,7 @@ import (
 var parThreshold int64 = 4 << 20
 
 // parBufSize is the size of each of the two batch buffers.
-var parBufSize = 1 << 20
+var parBufSize = 2 << 20
 
 // half returns the table of a record's raw PCs (at least one slot): a mix
 // of their first and last 8 bytes, so that equal keys go to the same table.
