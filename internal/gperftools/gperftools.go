@@ -144,7 +144,7 @@ type decoder struct {
 	res        *resolver        // the stacks' frames and locations
 	nframes    int              // frames of the stacks
 	byAdjusted map[string]int32 // adjusted addresses -> stack, for stacks with a non-leaf PC 0 or 1
-	tabs       [2]*rawTable     // raw PC bytes of a record -> the table's own stack number; a record's table is half(raw)
+	tabs       [2]*rawTable     // raw PC bytes of a record -> the table's own stack number; a record's table is d.table(raw)
 	glob       [2][]int32       // the tables' stack numbers -> stack (= sample) index
 	counts     []uint64         // per stack
 	pre        prefetched
@@ -166,7 +166,7 @@ func (d *decoder) decode() (*model.Profile, error) {
 	d.res = newResolver(d.lay)
 	defer d.res.stop()
 	seed := maphash.MakeSeed()
-	d.tabs = [2]*rawTable{newRawTable(d.lay, seed), newRawTable(d.lay, seed)}
+	d.tabs[0] = newRawTable(d.lay, seed) // tabs[1] when reading in parallel
 	if err := d.records(); err != nil {
 		return nil, err
 	}
@@ -325,7 +325,7 @@ func (d *decoder) recordLoop() error {
 		}
 		// Check the count before a new stack is interned, so that a
 		// salvaged file never holds a stack without its record.
-		w := half(raw)
+		w := d.table(raw)
 		t := d.tabs[w]
 		var h uint64
 		if d.pre.i < d.pre.n {
@@ -369,7 +369,7 @@ func (d *decoder) recErr(at int64, format string, args ...any) error {
 }
 
 // newStack interns the stack of a record not seen before. raw is its PCs,
-// h their hash, w their table (half(raw)). added is their key when a worker
+// h their hash, w their table (d.table(raw)). added is their key when a worker
 // of parallel has already added them to that table, and a nil key when it
 // could not; nil to add them here. Only the stack's index is decided here;
 // its frames are made by the resolver, in stack order, which numbers the
@@ -514,7 +514,7 @@ func (d *decoder) prefetch() {
 		}
 		end := (2 + int(npcs)) * s
 		raw := buf[2*s : end]
-		pre.half[pre.n] = uint8(half(raw))
+		pre.half[pre.n] = uint8(d.table(raw))
 		pre.hash[pre.n] = d.tabs[0].hash(raw) // the tables share their seed
 		pre.klen[pre.n] = uint32(end - 2*s)
 		pre.n++

@@ -7,8 +7,8 @@ import (
 )
 
 // A large profile's records are looked up by two workers, the decoder's
-// goroutine and one more: every stack belongs to one of two raw tables, by
-// half(raw), and each worker looks up and adds only the records of its own
+// goroutine and one more: from then on, every stack belongs to one of two
+// raw tables, by half(raw), and each worker looks up and adds only the records of its own
 // table. The decoder's goroutine reads the file in batches of whole records,
 // and after both workers are done with a batch, it goes through its records
 // in order as the sequential loop would (summed counts and their overflow,
@@ -47,6 +47,48 @@ func half(raw []byte) int {
 // split is table 1's share of the stacks, in 2^32nds (see half).
 var split uint64 = 7 * (1 << 32) / 10
 
+// table returns the raw table of a record's PCs: table 0 until the records
+// are read in parallel, half(raw) from then on.
+func (d *decoder) table(raw []byte) int {
+	if d.tabs[1] == nil {
+		return 0
+	}
+	return half(raw)
+}
+
+// splitTables moves the stacks of table 0 that half gives to table 1 there,
+// so that parallel reading finds them. It returns false when table 1 cannot
+// hold them (its arena is at its limit).
+func (d *decoder) splitTables() bool {
+	t0 := d.tabs[0]
+	t1 := newRawTable(d.lay, t0.seed)
+	var raw []byte
+	for _, sl := range t0.slots {
+		if sl.stack == 0 {
+			continue
+		}
+		key := t0.keyAt(sl.ref)
+		if sl.ref&compactRef != 0 {
+			// Back to the record's 64-bit little-endian PCs.
+			raw = raw[:0]
+			hi := key[:4]
+			for i := 4; i+4 <= len(key); i += 4 {
+				raw = append(append(raw, key[i:i+4]...), hi...)
+			}
+			key = raw
+		}
+		if half(key) != 1 {
+			continue // stays in table 0; a record of table 1 never equals it
+		}
+		if _, ok := t1.add(sl.hash, key); !ok {
+			return false
+		}
+		d.glob[1] = append(grow(d.glob[1], 1), d.glob[0][sl.stack-1])
+	}
+	d.tabs[1] = t1
+	return true
+}
+
 // parBatch is a buffer of whole records, each checked as the sequential loop
 // checks it before looking it up.
 type parBatch struct {
@@ -78,6 +120,10 @@ func (b *parBatch) raw(lay Layout, i int) []byte {
 // with that record next in the reader, after every earlier one is counted
 // exactly as the sequential loop counts it, and with its worker ended.
 func (d *decoder) parallel() (err error) {
+	if !d.splitTables() {
+		d.glob[1] = nil
+		return nil
+	}
 	in := make(chan *parBatch)
 	done := make(chan struct{})
 	go func() {
