@@ -8,13 +8,14 @@ import (
 
 // A large profile's records are looked up by two workers, the decoder's
 // goroutine and one more: from then on, every stack belongs to one of two
-// raw tables, by half(raw), and each worker looks up and adds only the records of its own
-// table. The decoder's goroutine reads the file in batches of whole records,
-// and after both workers are done with a batch, it goes through its records
-// in order as the sequential loop would (summed counts and their overflow,
-// new stacks numbered in first-seen order, adjusted addresses, errors), with
-// each record's table number in place of the lookup. So the output and the
-// errors do not depend on the workers.
+// raw tables, by half(raw), and each worker looks up and adds only the
+// records of its own table. The decoder's goroutine reads the file in
+// batches of whole records, and after both workers are done with a batch,
+// it goes through its records in order as the sequential loop would (summed
+// counts and their overflow, new stacks numbered in first-seen order,
+// adjusted addresses, errors), with each record's number in its table in
+// place of the lookup. So the output and the errors do not depend on the
+// workers.
 
 // parThreshold is the offset from which the records are read in parallel;
 // smaller profiles are read by one goroutine. A variable for the tests.
