@@ -50,6 +50,17 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("info %+v for %d samples", info, len(p.Samples))
 			}
 		}
+		// Read in parallel from the first record, in small batches, the
+		// input decodes exactly as it does sequentially.
+		for _, salvage := range []bool{false, true} {
+			opts := Options{Salvage: salvage}
+			var seq, par string
+			withPar(-1, 0, func() { seq = outcome(t, bytes.NewReader(data), opts) })
+			withPar(0, 64, func() { par = outcome(t, bytes.NewReader(data), opts) })
+			if par != seq {
+				t.Fatalf("salvage %v: read in parallel:\n%s\nsequentially:\n%s", salvage, par, seq)
+			}
+		}
 	})
 }
 

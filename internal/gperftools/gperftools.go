@@ -17,6 +17,7 @@ package gperftools
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"strings"
@@ -143,10 +144,12 @@ type decoder struct {
 	res        *resolver        // the stacks' frames and locations
 	nframes    int              // frames of the stacks
 	byAdjusted map[string]int32 // adjusted addresses -> stack, for stacks with a non-leaf PC 0 or 1
-	byRaw      *rawTable        // raw PC bytes of a record -> stack (= sample) index
+	tabs       [2]*rawTable     // raw PC bytes of a record -> the table's own stack number; a record's table is d.table(raw)
+	glob       [2][]int32       // the tables' stack numbers -> stack (= sample) index
 	counts     []uint64         // per stack
 	pre        prefetched
 	periodN    int64
+	parTried   bool // the records were read in parallel from some point on (see parallel)
 }
 
 func (d *decoder) warn(format string, args ...any) {
@@ -162,13 +165,14 @@ func (d *decoder) decode() (*model.Profile, error) {
 	d.byAdjusted = make(map[string]int32)
 	d.res = newResolver(d.lay)
 	defer d.res.stop()
-	d.byRaw = newRawTable(d.lay)
+	seed := maphash.MakeSeed()
+	d.tabs[0] = newRawTable(d.lay, seed) // tabs[1] when reading in parallel
 	if err := d.records(); err != nil {
 		return nil, err
 	}
 	d.info.DataBytes = d.rd.off
 	d.res.finish()
-	d.byRaw = nil // the keys are no longer needed
+	d.tabs, d.glob = [2]*rawTable{}, [2][]int32{} // the keys are no longer needed
 	var maps []mapping
 	if d.info.Trailer {
 		var err error
@@ -272,6 +276,12 @@ func (d *decoder) recordLoop() error {
 	maxCount := uint64(math.MaxInt64 / d.periodN)
 	for {
 		if d.pre.i == d.pre.n {
+			if !d.parTried && rd.off >= parThreshold {
+				d.parTried = true
+				if err := d.parallel(); err != nil {
+					return err
+				}
+			}
 			d.prefetch()
 		}
 		at := rd.off
@@ -315,17 +325,20 @@ func (d *decoder) recordLoop() error {
 		}
 		// Check the count before a new stack is interned, so that a
 		// salvaged file never holds a stack without its record.
+		w := d.table(raw)
+		t := d.tabs[w]
 		var h uint64
 		if d.pre.i < d.pre.n {
 			h = d.pre.hash[d.pre.i]
 			d.pre.i++
 		} else {
-			h = d.byRaw.hash(raw)
+			h = t.hash(raw)
 		}
-		idx := d.byRaw.find(h, raw)
+		idx := t.find(h, raw)
 		ok := idx >= 0
 		var sum uint64
 		if ok {
+			idx = d.glob[w][idx]
 			sum = d.counts[idx]
 		}
 		if count > maxCount-sum {
@@ -333,7 +346,7 @@ func (d *decoder) recordLoop() error {
 		}
 		if !ok {
 			var err error
-			if idx, err = d.newStack(raw, h, at); err != nil {
+			if idx, err = d.newStack(raw, w, h, nil, at); err != nil {
 				return err
 			}
 			// A new raw stack can equal a known one once adjusted
@@ -355,11 +368,13 @@ func (d *decoder) recErr(at int64, format string, args ...any) error {
 	return &recordError{fmt.Sprintf("record %d at byte %d: %s", d.info.Records+1, at, fmt.Sprintf(format, args...))}
 }
 
-// newStack interns the stack of a record not seen before. raw is its PCs.
-// Only the stack's index is decided here; its frames are made by the
-// resolver, in stack order, which numbers the locations exactly as
-// interning them here would.
-func (d *decoder) newStack(raw []byte, h uint64, at int64) (int32, error) {
+// newStack interns the stack of a record not seen before. raw is its PCs,
+// h their hash, w their table (d.table(raw)). added is their key when a worker
+// of parallel has already added them to that table, and a nil key when it
+// could not; nil to add them here. Only the stack's index is decided here;
+// its frames are made by the resolver, in stack order, which numbers the
+// locations exactly as interning them here would.
+func (d *decoder) newStack(raw []byte, w int, h uint64, added *resKey, at int64) (int32, error) {
 	lay := d.lay
 	s := lay.SlotSize
 	n := len(raw) / s
@@ -390,13 +405,19 @@ func (d *decoder) newStack(raw []byte, h uint64, at int64) (int32, error) {
 	if !ok {
 		idx = int32(len(d.counts))
 	}
-	ref, added := d.byRaw.add(h, raw, idx)
-	if !added {
+	var key resKey
+	if added != nil {
+		key = *added
+	} else if ref, ok := d.tabs[w].add(h, raw); ok {
+		key = resKey{d.tabs[w].keyAt(ref), ref&compactRef != 0}
+	}
+	if key.b == nil {
 		return 0, d.recErr(at, "the distinct stacks need more than %d GiB", (maxChunks*maxChunk)>>30)
 	}
+	d.glob[w] = append(grow(d.glob[w], 1), idx)
 	if !ok {
 		d.counts = append(grow(d.counts, 1), 0)
-		d.res.add(d.byRaw.keyAt(ref), ref&compactRef != 0)
+		d.res.add(key.b, key.compact)
 		d.nframes += n
 		if adj != nil {
 			d.byAdjusted[string(adj)] = idx
@@ -472,6 +493,7 @@ func isSharedLibrary(file string) bool {
 type prefetched struct {
 	hash [16]uint64
 	klen [16]uint32 // bytes of the record's PCs
+	half [16]uint8  // the record's table
 	i, n int
 	sink uint64
 }
@@ -491,42 +513,16 @@ func (d *decoder) prefetch() {
 			break
 		}
 		end := (2 + int(npcs)) * s
-		pre.hash[pre.n] = d.byRaw.hash(buf[2*s : end])
+		raw := buf[2*s : end]
+		pre.half[pre.n] = uint8(d.table(raw))
+		pre.hash[pre.n] = d.tabs[0].hash(raw) // the tables share their seed
 		pre.klen[pre.n] = uint32(end - 2*s)
 		pre.n++
 		buf = buf[end:]
 	}
-	t := d.byRaw
-	mask := uint64(len(t.slots) - 1)
-	var sink uint64
-	for _, h := range pre.hash[:pre.n] {
-		sink += uint64(t.slots[h&mask].ref)
+	for k := range pre.n {
+		pre.sink += d.tabs[pre.half[k]].touch(pre.hash[k:k+1], pre.klen[k:k+1])
 	}
-	counts := d.counts
-	for k, h := range pre.hash[:pre.n] {
-		sl := &t.slots[h&mask]
-		if sl.stack == 0 {
-			continue
-		}
-		// Every cache line of the key, for the comparison to come, as
-		// long as the record's: a matching key has its length, and
-		// reading the stored length first would wait for its line.
-		c := t.chunks[sl.ref&^compactRef>>chunkBits]
-		off := int(sl.ref & (maxChunk - 1))
-		n := int(pre.klen[k])
-		if sl.ref&compactRef != 0 {
-			n = 4 + n/2
-		}
-		end := min(off+4+n, len(c))
-		for j := off; j < end; j += 64 {
-			sink += uint64(c[j])
-		}
-		sink += uint64(c[end-1])
-		if i := int(sl.stack - 1); i < len(counts) {
-			sink += counts[i]
-		}
-	}
-	pre.sink += sink
 }
 
 // grow returns s with room for n more elements, doubling its capacity when

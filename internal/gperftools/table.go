@@ -42,13 +42,14 @@ type rawSlot struct {
 	stack int32  // stack index + 1; 0 marks an empty slot
 }
 
-func newRawTable(lay Layout) *rawTable {
-	return &rawTable{seed: maphash.MakeSeed(), le64: lay == Layout{8, false}, slots: make([]rawSlot, 1024)}
+func newRawTable(lay Layout, seed maphash.Seed) *rawTable {
+	return &rawTable{seed: seed, le64: lay == Layout{8, false}, slots: make([]rawSlot, 1024)}
 }
 
 func (t *rawTable) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) }
 
-// find returns the stack of key, whose hash is h, or -1.
+// find returns the stack of key, whose hash is h, or -1. Stacks are
+// numbered in the table's order of adding.
 func (t *rawTable) find(h uint64, key []byte) int32 {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -110,9 +111,10 @@ func equalCompact(c, raw []byte) bool {
 	return diff == 0
 }
 
-// add records key (hash h, not in the table) as stack and returns where the
-// key is stored, or false when the arena is at its limit of chunks.
-func (t *rawTable) add(h uint64, key []byte, stack int32) (uint32, bool) {
+// add records key (hash h, not in the table) as the table's next stack,
+// numbered t.n, and returns where the key is stored, or false when the
+// arena is at its limit of chunks.
+func (t *rawTable) add(h uint64, key []byte) (uint32, bool) {
 	compact := t.le64 && compactable(key)
 	size := len(key)
 	if compact {
@@ -147,9 +149,41 @@ func (t *rawTable) add(h uint64, key []byte, stack int32) (uint32, bool) {
 		c = append(c, key...)
 	}
 	t.chunks[last] = c
-	t.put(rawSlot{hash: h, ref: ref, stack: stack + 1})
+	t.put(rawSlot{hash: h, ref: ref, stack: int32(t.n) + 1})
 	t.n++
 	return ref, true
+}
+
+// touch loads the slots of the keys of these hashes, and the cache lines
+// of the keys they hold as long as klen says, so that the cache misses of
+// the lookups to come overlap; it returns a value only so the loads are not
+// optimised away.
+func (t *rawTable) touch(hs []uint64, klen []uint32) (sink uint64) {
+	mask := uint64(len(t.slots) - 1)
+	for _, h := range hs {
+		sink += uint64(t.slots[h&mask].ref)
+	}
+	for k, h := range hs {
+		sl := &t.slots[h&mask]
+		if sl.stack == 0 {
+			continue
+		}
+		// Every cache line of the key, for the comparison to come, as
+		// long as the record's: a matching key has its length, and
+		// reading the stored length first would wait for its line.
+		c := t.chunks[sl.ref&^compactRef>>chunkBits]
+		off := int(sl.ref & (maxChunk - 1))
+		n := int(klen[k])
+		if sl.ref&compactRef != 0 {
+			n = 4 + n/2
+		}
+		end := min(off+4+n, len(c))
+		for j := off; j < end; j += 64 {
+			sink += uint64(c[j])
+		}
+		sink += uint64(c[end-1])
+	}
+	return sink
 }
 
 func (t *rawTable) put(s rawSlot) {
