@@ -2,7 +2,6 @@ package gperftools
 
 import (
 	"encoding/binary"
-	"io"
 	"math"
 )
 
@@ -185,17 +184,7 @@ func (d *decoder) fillBatch(b *parBatch) {
 	s := lay.SlotSize
 	n := copy(b.buf, rd.buf[rd.lo:rd.hi])
 	rd.buf, rd.lo, rd.hi = b.buf, 0, n
-	for empty := 0; rd.hi < len(rd.buf) && rd.err == nil; {
-		m, err := rd.r.Read(rd.buf[rd.hi:])
-		rd.hi += m
-		if err != nil {
-			rd.err = err
-		} else if m == 0 {
-			if empty++; empty > 100 {
-				rd.err = io.ErrNoProgress
-			}
-		}
-	}
+	rd.readUntil(len(rd.buf))
 	b.at = rd.off
 	b.recs, b.out, b.stop = b.recs[:0], b.out[:0], false
 	if rd.readErr() != nil {

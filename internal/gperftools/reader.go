@@ -75,6 +75,13 @@ func (rd *reader) fill(n int) int {
 		rd.hi = copy(rd.buf, rd.buf[rd.lo:rd.hi])
 		rd.lo = 0
 	}
+	rd.readUntil(n)
+	return min(n, rd.hi-rd.lo)
+}
+
+// readUntil reads into rd.buf[rd.hi:] until rd.hi reaches n or the
+// underlying reader fails, ends or makes no progress (recorded in rd.err).
+func (rd *reader) readUntil(n int) {
 	for empty := 0; rd.hi < n && rd.err == nil; {
 		m, err := rd.r.Read(rd.buf[rd.hi:])
 		rd.hi += m
@@ -86,7 +93,6 @@ func (rd *reader) fill(n int) int {
 			}
 		}
 	}
-	return min(n, rd.hi-rd.lo)
 }
 
 // readErr returns the error of the underlying reader, other than io.EOF,
