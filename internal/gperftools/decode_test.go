@@ -408,7 +408,10 @@ func TestMaps(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("mappings\n got %x\nwant %x", got, want)
 	}
-	if len(r.info.Deleted) != 1 || r.info.Deleted[0] != "/opt/my app/bin/server" || len(r.warns) != 1 || !strings.Contains(r.warns[0], "deleted") {
+	// Two warnings: the deleted file, and the last line with no newline
+	// (kept, since it parses).
+	if len(r.info.Deleted) != 1 || r.info.Deleted[0] != "/opt/my app/bin/server" || len(r.warns) != 2 ||
+		!strings.Contains(r.warns[0], "deleted") || !strings.Contains(r.warns[1], "does not end with a newline") {
 		t.Errorf("deleted %q warnings %q", r.info.Deleted, r.warns)
 	}
 	wantMap := map[uint64]int32{
@@ -527,5 +530,57 @@ func TestSmallFile(t *testing.T) {
 		if err != nil || info.HeaderWords != MaxHeaderWords-1 || len(p.Samples) != 1 {
 			t.Errorf("err %v, info %+v", err, info)
 		}
+	}
+}
+
+// A real file cut inside its maps text, in the path of an executable
+// line: the records are whole, so it decodes, with a warning that mappings
+// after the cut may be lost (once it lost 7 of 11 in silence) and that the
+// last line's path may be cut short. That line's address range comes
+// before the path and is whole, so the mapping is kept.
+func TestMapsTextCut(t *testing.T) {
+	full, err := os.ReadFile("../../testdata/gperftools/le64-100hz.prof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := decode(t, full, Options{})
+	if len(whole.warns) != 0 {
+		t.Fatalf("the whole file warned: %q", whole.warns)
+	}
+	text := string(full[whole.info.DataBytes:])
+	lines := strings.SplitAfter(text, "\n")
+	at, k := 0, -1
+	for i, l := range lines {
+		if strings.Contains(l, " r-xp ") && strings.Contains(l, "/usr/lib/") && i < len(lines)-2 {
+			k = i
+			break
+		}
+		at += len(l)
+	}
+	if k < 0 {
+		t.Fatal("no executable library line in the maps text")
+	}
+	cutLine := lines[k][:strings.Index(lines[k], "/usr/lib/")+len("/usr/lib/")]
+	cut := full[:int(whole.info.DataBytes)+at+len(cutLine)]
+	r := decode(t, cut, Options{})
+	if len(r.warns) != 1 || !strings.Contains(r.warns[0], "does not end with a newline") || !strings.Contains(r.warns[0], cutLine) {
+		t.Fatalf("warnings %q, want one naming %q", r.warns, cutLine)
+	}
+	if len(r.p.Mappings) >= len(whole.p.Mappings) {
+		t.Fatalf("%d mappings of %d", len(r.p.Mappings), len(whole.p.Mappings))
+	}
+	last, ok := parseMapsLine([]byte(cutLine))
+	if !ok {
+		t.Fatalf("%q does not parse", cutLine)
+	}
+	found := false
+	for _, m := range r.p.Mappings {
+		found = found || m.Start == last.start && m.Limit == last.limit && r.p.String(m.File) == "/usr/lib/"
+	}
+	if !found {
+		t.Fatalf("the cut line's mapping %x-%x is not kept", last.start, last.limit)
+	}
+	if r.info.Records != whole.info.Records {
+		t.Fatalf("records %d, want %d", r.info.Records, whole.info.Records)
 	}
 }

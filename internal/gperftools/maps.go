@@ -32,8 +32,16 @@ func (d *decoder) mapsText() ([]mapping, error) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
+		last := err == errNoNewline
+		if err != nil && !last {
 			return nil, err
+		}
+		if last {
+			// The profiler ends every line with a newline: the file may
+			// have been cut here, with any mappings that followed, and a
+			// path cut short names the wrong file. The line is still used
+			// when it parses (hand-made files often lack the last newline).
+			d.warn("the maps text does not end with a newline (was the file cut?): mappings after byte %d may be lost, and the last line, %q, may be cut short", rd.off, l)
 		}
 		m, ok := parseMapsLine(l)
 		if !ok {

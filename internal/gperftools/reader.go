@@ -137,7 +137,11 @@ func (rd *reader) read(n int) ([]byte, int) {
 
 var errLineTooLong = errors.New("line too long")
 
-// line returns the next line without its "\n" (and "\r"), io.EOF at the end.
+// errNoNewline comes with the last line of the input when no "\n" ends it.
+var errNoNewline = errors.New("last line has no newline")
+
+// line returns the next line without its "\n" (and "\r"), io.EOF at the end;
+// a last line that no "\n" ends comes with errNoNewline.
 // A line longer than the buffer is skipped and reported as errLineTooLong.
 func (rd *reader) line() ([]byte, error) {
 	for scanned := 0; ; {
@@ -150,15 +154,15 @@ func (rd *reader) line() ([]byte, error) {
 		}
 		scanned = rd.hi - rd.lo
 		if rd.err != nil {
+			if err := rd.readErr(); err != nil {
+				return nil, err
+			}
 			if scanned == 0 {
-				if err := rd.readErr(); err != nil {
-					return nil, err
-				}
 				return nil, io.EOF
 			}
 			l := rd.buf[rd.lo:rd.hi]
 			rd.skip(scanned)
-			return trimCR(l), nil
+			return trimCR(l), errNoNewline
 		}
 		if scanned == len(rd.buf) {
 			// Drop the start of an over-long line, then the rest of it.
