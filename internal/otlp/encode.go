@@ -62,6 +62,7 @@ const (
 type encoder struct {
 	opts   EncodeOptions
 	warned map[string]bool
+	out    []byte // the output buffer, kept for the next Encode
 
 	// Per profile.
 	p       *model.Profile
@@ -169,7 +170,7 @@ func appendFixed64Field(b []byte, num protowire.Number, v uint64) []byte {
 
 // profilesData returns the ProfilesData message holding ps.
 func (e *encoder) profilesData(ps []*model.Profile) []byte {
-	b := make([]byte, 0, sizeHint(ps))
+	b := slices.Grow(e.out[:0], sizeHint(ps))
 	b, rp := begin(b, fProfilesDataResourceProfiles)
 
 	res := ps[0].Resource

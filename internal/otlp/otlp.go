@@ -38,6 +38,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -81,6 +82,11 @@ func looksJSON(data []byte) bool {
 	return len(h) > 0 && h[0] == '{'
 }
 
+var encoders sync.Pool
+
+// maxPooledOut caps the output buffer kept with a pooled encoder.
+const maxPooledOut = 16 << 20
+
 // Encode writes ps as one OTLP ProfilesData.
 func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 	if len(ps) == 0 {
@@ -99,8 +105,23 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 			return fmt.Errorf("otlp: profile %d: %v", i, err)
 		}
 	}
-	e := newEncoder(opts)
+	// Encoders, with their scratch tables and output buffer, are reused.
+	e, _ := encoders.Get().(*encoder)
+	if e == nil {
+		e = newEncoder(opts)
+	} else {
+		e.opts = opts
+		clear(e.warned)
+	}
+	defer func() {
+		e.p = nil
+		e.opts = EncodeOptions{}
+		if cap(e.out) <= maxPooledOut {
+			encoders.Put(e)
+		}
+	}()
 	data := e.profilesData(ps)
+	e.out = data
 	if opts.JSON {
 		var err error
 		if data, err = binaryToJSON(data); err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -29,14 +30,64 @@ func IsGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data
 // Decode reads a pprof profile, gzipped or raw protobuf, into the model.
 // A gzipped input may decompress to at most DefaultMaxSize bytes.
 func Decode(data []byte) (*model.Profile, error) {
-	if IsGzip(data) {
-		raw, err := gunzipHint(bytes.NewReader(data), DefaultMaxSize, isize(data))
-		if err != nil {
-			return nil, err
-		}
-		data = raw
+	if !IsGzip(data) {
+		return DecodeRaw(data)
 	}
-	return DecodeRaw(data)
+	// DecodeRaw keeps nothing of its input (strings are copied), so the
+	// decompressed bytes go to a reused buffer.
+	bp, _ := rawBufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	// Deflate expands at most about 1032:1, so a larger size in the
+	// trailer is a lie that must not size an allocation.
+	hint := min(isize(data), 1032*int64(len(data)))
+	raw, err := gunzipInto((*bp)[:0], bytes.NewReader(data), DefaultMaxSize, hint)
+	if err != nil {
+		return nil, err
+	}
+	p, err := DecodeRaw(raw)
+	if cap(raw) <= maxPooledRaw {
+		*bp = raw
+		rawBufs.Put(bp)
+	}
+	return p, err
+}
+
+// rawBufs keeps decompression buffers of Decode for reuse; buffers larger
+// than maxPooledRaw are left to the garbage collector.
+var rawBufs sync.Pool
+
+const maxPooledRaw = 8 << 20
+
+// gunzipInto appends the decompression of r to buf, failing once the
+// output would exceed max bytes. hint, gzip's size modulo 2^32, only
+// presizes buf.
+func gunzipInto(buf []byte, r io.Reader, limit, hint int64) ([]byte, error) {
+	zr, err := NewGzipReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %v", err)
+	}
+	defer PutGzipReader(zr)
+	if hint > 0 && hint <= limit && hint < 1<<30 {
+		buf = slices.Grow(buf, int(hint)+1)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, max(512, len(buf)))
+		}
+		n, err := zr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, fmt.Errorf("gzip: decompressed size exceeds the limit of %d bytes", limit)
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %v", err)
+		}
+	}
 }
 
 // isize is gzip's trailer: the decompressed size modulo 2^32, a hint.
@@ -49,7 +100,7 @@ func isize(data []byte) int64 {
 }
 
 // Gunzip decompresses r, failing once the output would exceed max bytes.
-func Gunzip(r io.Reader, max int64) ([]byte, error) { return gunzipHint(r, max, 0) }
+func Gunzip(r io.Reader, max int64) ([]byte, error) { return gunzipInto(nil, r, max, 0) }
 
 // gzipReaders keeps decompressors (and their 32 KiB windows) for reuse.
 var gzipReaders sync.Pool
@@ -71,26 +122,6 @@ func NewGzipReader(r io.Reader) (*gzip.Reader, error) {
 func PutGzipReader(zr *gzip.Reader) {
 	zr.Close()
 	gzipReaders.Put(zr)
-}
-
-func gunzipHint(r io.Reader, max, hint int64) ([]byte, error) {
-	zr, err := NewGzipReader(r)
-	if err != nil {
-		return nil, fmt.Errorf("gzip: %v", err)
-	}
-	defer PutGzipReader(zr)
-	var buf bytes.Buffer
-	if hint > 0 && hint <= max && hint < 1<<30 {
-		buf.Grow(int(hint) + bytes.MinRead)
-	}
-	n, err := io.Copy(&buf, io.LimitReader(zr, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("gzip: %v", err)
-	}
-	if n > max {
-		return nil, fmt.Errorf("gzip: decompressed size exceeds the limit of %d bytes", max)
-	}
-	return buf.Bytes(), nil
 }
 
 // Profile message field numbers.
