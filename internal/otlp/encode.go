@@ -65,18 +65,24 @@ type encoder struct {
 	out    []byte // the output buffer, kept for the next Encode
 
 	// Per profile.
-	p       *model.Profile
-	strs    []string // the string table written
-	smap    []int32  // model string index -> index in strs
-	lorder  []int32  // model location indices in the order written
-	lmap    []int32  // model location index -> written index
-	li      []int64  // location_indices
-	stStart []int32  // per model stack: start in li, -1 if unused
-	attrs   []uint64 // attribute indices of label sets, back to back
-	lsStart []int32  // per label set: start in attrs; -1 unknown, -2 written as labels
-	lsEnd   []int32
-	kv      []kvKey // attribute table
-	units   [][2]int32
+	p          *model.Profile
+	strs       []string // the string table written
+	smap       []int32  // model string index -> index in strs
+	lorder     []int32  // model location indices in the order written
+	lmap       []int32  // model location index -> written index
+	li         []int64  // location_indices
+	stStart    []int32  // per model stack: start in li, -1 if unused
+	sused      []int32  // scratch of layoutStacks
+	skeys      []int32
+	soffs      []int32
+	sortStacks []seq
+	lkeys      []locKey
+	lkeys2     []locKey
+	attrs      []uint64 // attribute indices of label sets, back to back
+	lsStart    []int32  // per label set: start in attrs; -1 unknown, -2 written as labels
+	lsEnd      []int32
+	kv         []kvKey // attribute table
+	units      [][2]int32
 }
 
 type kvKey struct {
@@ -104,7 +110,7 @@ func (e *encoder) warn(msg string) {
 // end writes the length. One byte is reserved for the length; longer
 // bodies are moved up to make room.
 func begin(b []byte, num protowire.Number) ([]byte, int) {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = appendTag(b, num, protowire.BytesType)
 	b = append(b, 0)
 	return b, len(b)
 }
@@ -120,7 +126,7 @@ func end(b []byte, start int) []byte {
 		b = append(b, 0)
 	}
 	copy(b[start+extra:], b[start:start+n])
-	protowire.AppendVarint(b[:start-1], uint64(n))
+	appendVarint(b[:start-1], uint64(n))
 	return b
 }
 
@@ -128,29 +134,29 @@ func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+	b = appendTag(b, num, protowire.VarintType)
+	return appendVarint(b, v)
 }
 
 func appendBoolField(b []byte, num protowire.Number, v bool) []byte {
 	if !v {
 		return b
 	}
-	return append(protowire.AppendTag(b, num, protowire.VarintType), 1)
+	return append(appendTag(b, num, protowire.VarintType), 1)
 }
 
 func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
 	if len(v) == 0 {
 		return b
 	}
-	return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
+	return protowire.AppendBytes(appendTag(b, num, protowire.BytesType), v)
 }
 
 func (e *encoder) appendStringField(b []byte, num protowire.Number, v string) []byte {
 	if v == "" {
 		return b
 	}
-	return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), e.validUTF8(v))
+	return protowire.AppendString(appendTag(b, num, protowire.BytesType), e.validUTF8(v))
 }
 
 func (e *encoder) validUTF8(s string) string {
@@ -165,7 +171,7 @@ func appendFixed64Field(b []byte, num protowire.Number, v uint64) []byte {
 	if v == 0 {
 		return b
 	}
-	return protowire.AppendFixed64(protowire.AppendTag(b, num, protowire.Fixed64Type), v)
+	return protowire.AppendFixed64(appendTag(b, num, protowire.Fixed64Type), v)
 }
 
 // profilesData returns the ProfilesData message holding ps.
@@ -343,16 +349,16 @@ func (e *encoder) appendKeyValue(b []byte, num protowire.Number, a model.Attribu
 func (e *encoder) appendAnyValue(b []byte, v model.Value) []byte {
 	switch v.Kind {
 	case model.KindString:
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = appendTag(b, 1, protowire.BytesType)
 		b = protowire.AppendString(b, e.validUTF8(v.Str))
 	case model.KindBool:
-		b = protowire.AppendTag(b, 2, protowire.VarintType)
-		b = protowire.AppendVarint(b, protowire.EncodeBool(v.Bool))
+		b = appendTag(b, 2, protowire.VarintType)
+		b = appendVarint(b, protowire.EncodeBool(v.Bool))
 	case model.KindInt:
-		b = protowire.AppendTag(b, 3, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(v.Int))
+		b = appendTag(b, 3, protowire.VarintType)
+		b = appendVarint(b, uint64(v.Int))
 	case model.KindDouble:
-		b = protowire.AppendTag(b, 4, protowire.Fixed64Type)
+		b = appendTag(b, 4, protowire.Fixed64Type)
 		b = protowire.AppendFixed64(b, math.Float64bits(v.Double))
 	case model.KindArray:
 		var s int
@@ -372,7 +378,7 @@ func (e *encoder) appendAnyValue(b []byte, v model.Value) []byte {
 		}
 		b = end(b, s)
 	case model.KindBytes:
-		b = protowire.AppendTag(b, 7, protowire.BytesType)
+		b = appendTag(b, 7, protowire.BytesType)
 		b = protowire.AppendBytes(b, v.Bytes)
 	}
 	return b
@@ -427,7 +433,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			var vs int
 			b, vs = begin(b, 2)
 			for _, v := range s.Values {
-				b = protowire.AppendVarint(b, uint64(v))
+				b = appendVarint(b, uint64(v))
 			}
 			b = end(b, vs)
 		}
@@ -439,7 +445,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 				lab = appendVarintField(lab, 2, e.sx(l.Str))
 				lab = appendVarintField(lab, 3, uint64(l.Num))
 				lab = appendVarintField(lab, 4, e.sx(l.NumUnit))
-				b = protowire.AppendTag(b, 3, protowire.BytesType)
+				b = appendTag(b, 3, protowire.BytesType)
 				b = protowire.AppendBytes(b, lab)
 			}
 		}
@@ -450,7 +456,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			var as int
 			b, as = begin(b, 10)
 			for _, a := range e.attrs[st:e.lsEnd[s.LabelSet]] {
-				b = protowire.AppendVarint(b, a)
+				b = appendVarint(b, a)
 			}
 			b = end(b, as)
 		}
@@ -461,7 +467,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			var ts int
 			b, ts = begin(b, 13)
 			for _, t := range s.Timestamps {
-				b = protowire.AppendVarint(b, t)
+				b = appendVarint(b, t)
 			}
 			b = end(b, ts)
 		}
@@ -469,7 +475,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	}
 
 	if mapShift == 1 {
-		b = append(protowire.AppendTag(b, fProfileMapping, protowire.BytesType), 0)
+		b = append(appendTag(b, fProfileMapping, protowire.BytesType), 0)
 	}
 	for i := range p.Mappings {
 		m := &p.Mappings[i]
@@ -509,7 +515,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		b = end(b, lb)
 	}
 	if funcShift == 1 {
-		b = append(protowire.AppendTag(b, fProfileFunction, protowire.BytesType), 0)
+		b = append(appendTag(b, fProfileFunction, protowire.BytesType), 0)
 	}
 	for i := range p.Functions {
 		f := &p.Functions[i]
@@ -522,7 +528,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		b = end(b, fb)
 	}
 	for _, s := range e.strs {
-		b = protowire.AppendTag(b, fProfileStringTable, protowire.BytesType)
+		b = appendTag(b, fProfileStringTable, protowire.BytesType)
 		b = protowire.AppendString(b, e.validUTF8(s))
 	}
 	b = appendVarintField(b, fProfileDropFrames, e.sx(p.DropFrames))
@@ -537,7 +543,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		var cb int
 		b, cb = begin(b, fProfileComment)
 		for _, c := range p.Comments {
-			b = protowire.AppendVarint(b, e.sx(c))
+			b = appendVarint(b, e.sx(c))
 		}
 		b = end(b, cb)
 	}
@@ -546,7 +552,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		var lb int
 		b, lb = begin(b, fProfileLocationIndices)
 		for _, x := range e.li {
-			b = protowire.AppendVarint(b, uint64(e.lmap[x]))
+			b = appendVarint(b, uint64(e.lmap[x]))
 		}
 		b = end(b, lb)
 	}
@@ -557,10 +563,10 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		var vb int
 		b, vb = begin(b, 2)
 		if k.numeric {
-			b = protowire.AppendTag(b, 3, protowire.VarintType)
-			b = protowire.AppendVarint(b, uint64(k.num))
+			b = appendTag(b, 3, protowire.VarintType)
+			b = appendVarint(b, uint64(k.num))
 		} else {
-			b = protowire.AppendTag(b, 1, protowire.BytesType)
+			b = appendTag(b, 1, protowire.BytesType)
 			b = protowire.AppendString(b, e.validUTF8(p.String(k.str)))
 		}
 		b = end(b, vb)
@@ -575,7 +581,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	}
 	if anyLink {
 		if linkShift == 1 {
-			b = append(protowire.AppendTag(b, fProfileLinkTable, protowire.BytesType), 0)
+			b = append(appendTag(b, fProfileLinkTable, protowire.BytesType), 0)
 		}
 		for _, l := range p.Links {
 			var lb int
@@ -616,7 +622,7 @@ func (e *encoder) layoutStacks() {
 	e.li = e.li[:0]
 
 	// Distinct used stacks (by table index).
-	used := make([]int32, 0, min(ns, len(p.Samples)))
+	used := e.sused[:0]
 	for i := range p.Samples {
 		s := p.Samples[i].Stack
 		if e.stStart[s] == -1 {
@@ -625,20 +631,27 @@ func (e *encoder) layoutStacks() {
 		}
 	}
 	get := func(s int32) []int32 { return p.Stacks.Get(int(s)) }
-	slices.SortFunc(used, func(a, b int32) int {
-		x, y := get(a), get(b)
-		i, j := len(x)-1, len(y)-1
-		for ; i >= 0 && j >= 0; i, j = i-1, j-1 {
-			if lx, ly := e.lmap[x[i]], e.lmap[y[j]]; lx != ly {
-				return int(lx) - int(ly)
-			}
-		}
-		return len(x) - len(y)
-	})
-	frames := 0
+	// Each used stack's written location indices, root first, back to
+	// back: comparisons are then plain slice compares.
+	keys, offs := e.skeys[:0], e.soffs[:0]
 	for _, s := range used {
-		frames += len(get(s))
+		offs = append(offs, int32(len(keys)))
+		st := get(s)
+		for i := len(st) - 1; i >= 0; i-- {
+			keys = append(keys, e.lmap[st[i]])
+		}
 	}
+	offs = append(offs, int32(len(keys)))
+	frames := len(keys)
+	ss := e.sortStacks[:0]
+	for k, s := range used {
+		ss = append(ss, seq{keys[offs[k]:offs[k+1]], s})
+	}
+	sortSeqs(ss)
+	for k := range ss {
+		used[k] = ss[k].i
+	}
+	e.sused, e.sortStacks, e.skeys, e.soffs = used, ss, keys, offs
 	if cap(e.li) < frames {
 		e.li = make([]int64, 0, frames)
 	}
@@ -791,6 +804,9 @@ func (e *encoder) layoutStrings() {
 			}
 		}
 	}
+	// (A multikey quicksort, as for stacks, walks the long shared
+	// prefixes of package paths byte by byte and was slower here than
+	// comparisons, which compare many bytes at a time.)
 	slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(p.Strings[a], p.Strings[b]) })
 	e.strs = append(e.strs[:0], "")
 	e.smap[0] = 0
@@ -809,25 +825,99 @@ func (e *encoder) layoutStrings() {
 func (e *encoder) layoutLocations() {
 	locs := e.p.Locations
 	n := len(locs)
-	e.lorder = slices.Grow(e.lorder[:0], n)[:n]
 	e.lmap = slices.Grow(e.lmap[:0], n)[:n]
-	for i := range e.lorder {
-		e.lorder[i] = int32(i)
+	// The keys sort beside the indices: no indirection per compare.
+	keys := e.lkeys[:0]
+	for i := range locs {
+		keys = append(keys, locKey{locs[i].Address, locs[i].Mapping, int32(i)})
 	}
-	less := func(a, b int32) int {
-		x, y := &locs[a], &locs[b]
-		if x.Mapping != y.Mapping {
-			return int(x.Mapping) - int(y.Mapping)
+	less := func(x, y locKey) int {
+		if x.mapping != y.mapping {
+			return int(x.mapping) - int(y.mapping)
 		}
-		if c := cmp.Compare(x.Address, y.Address); c != 0 {
+		if c := cmp.Compare(x.address, y.address); c != 0 {
 			return c
 		}
-		return int(a) - int(b) // a total order: the result is deterministic
+		return int(x.i) - int(y.i) // a total order: the result is deterministic
 	}
-	if !slices.IsSortedFunc(e.lorder, less) {
-		slices.SortFunc(e.lorder, less)
+	if !slices.IsSortedFunc(keys, less) && !radixSortLocKeys(keys, &e.lkeys2) {
+		slices.SortFunc(keys, less)
 	}
-	for k, i := range e.lorder {
-		e.lmap[i] = int32(k)
+	e.lorder = slices.Grow(e.lorder[:0], n)[:n]
+	for k, x := range keys {
+		e.lorder[k] = x.i
+		e.lmap[x.i] = int32(k)
 	}
+	e.lkeys = keys
+}
+
+type locKey struct {
+	address uint64
+	mapping int32
+	i       int32
+}
+
+// radixSortLocKeys sorts keys (in index order) by mapping then address,
+// stably, with a least-significant-byte-first radix sort over the bytes in
+// which the keys differ, when both fit one 64-bit key (addresses below
+// 2^48, fewer than 2^15 mappings). It reports false, sorting nothing, when
+// they do not. tmp is scratch. Locations have a few varying address bytes,
+// so this is a few linear passes, against n·log n comparisons.
+func radixSortLocKeys(keys []locKey, tmp *[]locKey) bool {
+	or, and := uint64(0), ^uint64(0)
+	for _, x := range keys {
+		if x.address >= 1<<48 || x.mapping >= 1<<15-1 {
+			return false
+		}
+		k := packLocKey(x)
+		or, and = or|k, and&k
+	}
+	buf := slices.Grow((*tmp)[:0], len(keys))[:len(keys)]
+	*tmp = buf
+	src, dst := keys, buf
+	var count [256]int
+	for shift := uint(0); shift < 64; shift += 8 {
+		if (or^and)>>shift&0xff == 0 {
+			continue // every key has the same byte here
+		}
+		count = [256]int{}
+		for _, x := range src {
+			count[packLocKey(x)>>shift&0xff]++
+		}
+		pos := 0
+		for i, c := range count {
+			count[i] = pos
+			pos += c
+		}
+		for _, x := range src {
+			b := packLocKey(x) >> shift & 0xff
+			dst[count[b]] = x
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	if len(keys) > 0 && &src[0] != &keys[0] {
+		copy(keys, src)
+	}
+	return true
+}
+
+// packLocKey is mapping+1 (none is -1) over the address.
+func packLocKey(x locKey) uint64 { return uint64(x.mapping+1)<<48 | x.address }
+
+// appendVarint is protowire.AppendVarint with the one-byte case inlined:
+// most varints of a profile are small, and the call was a fifth of the
+// writer's instructions.
+func appendVarint(b []byte, v uint64) []byte {
+	if v < 0x80 {
+		return append(b, byte(v))
+	}
+	return protowire.AppendVarint(b, v)
+}
+
+func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
+	if t := uint64(num)<<3 | uint64(typ); t < 0x80 {
+		return append(b, byte(t))
+	}
+	return protowire.AppendTag(b, num, typ)
 }
