@@ -69,6 +69,8 @@ type encoder struct {
 	smap    []int32  // model string index -> index in strs
 	lorder  []int32  // model location indices in the order written
 	lmap    []int32  // model location index -> written index
+	forder  []int32  // model function indices in the order written
+	fmap    []int32  // model function index -> written index
 	li      []int64  // location_indices
 	stStart []int32  // per model stack: start in li, -1 if unused
 	attrs   []uint64 // attribute indices of label sets, back to back
@@ -385,6 +387,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	// (and the same derived profile id).
 	e.layoutLocations()
 	e.layoutStacks()
+	e.layoutFunctions()
 	e.layoutAttributes()
 	e.layoutStrings()
 
@@ -498,7 +501,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			var nb int
 			b, nb = begin(b, 4)
 			if ln.Function != model.NoFunction {
-				b = appendVarintField(b, 1, uint64(int(ln.Function)+funcShift))
+				b = appendVarintField(b, 1, uint64(int(e.fmap[ln.Function])+funcShift))
 			}
 			b = appendVarintField(b, 2, uint64(ln.Line))
 			b = appendVarintField(b, 3, uint64(ln.Column))
@@ -510,7 +513,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	if funcShift == 1 {
 		b = append(protowire.AppendTag(b, fProfileFunction, protowire.BytesType), 0)
 	}
-	for i := range p.Functions {
+	for _, i := range e.forder {
 		f := &p.Functions[i]
 		var fb int
 		b, fb = begin(b, fProfileFunction)
@@ -728,8 +731,92 @@ func (e *encoder) layoutAttributes() {
 		}
 		e.lsEnd[ls] = int32(len(e.attrs))
 	}
+	e.sortAttributes()
 	if conflict {
 		e.warn("otlp: some numeric labels have a unit other than their key's first unit; those samples carry their labels in the deprecated Sample.label field")
+	}
+}
+
+// sortAttributes sorts the attribute table by key, then kind (strings
+// first), then value, and renumbers e.attrs. In a Go heap profile the
+// table is mostly the numeric "bytes" label, one entry per allocation size;
+// in increasing order its values compress better than in order of first
+// use (0.2% of the heap fixture's gzipped size, no change elsewhere). Cost:
+// one sort of the table, O(k log k).
+func (e *encoder) sortAttributes() {
+	if len(e.kv) < 2 {
+		return
+	}
+	p := e.p
+	perm := make([]int32, len(e.kv))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int {
+		x, y := &e.kv[a], &e.kv[b]
+		if c := strings.Compare(p.String(x.key), p.String(y.key)); c != 0 {
+			return c
+		}
+		if x.numeric != y.numeric {
+			if x.numeric {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(x.num, y.num); c != 0 {
+			return c
+		}
+		if c := strings.Compare(p.String(x.str), p.String(y.str)); c != 0 {
+			return c
+		}
+		return int(a) - int(b) // a total order: the result is deterministic
+	})
+	if slices.IsSorted(perm) {
+		return
+	}
+	inv := make([]uint64, len(perm))
+	kv := make([]kvKey, len(perm))
+	for k, i := range perm {
+		inv[i] = uint64(k)
+		kv[k] = e.kv[i]
+	}
+	copy(e.kv, kv)
+	for i, a := range e.attrs {
+		e.attrs[i] = inv[a]
+	}
+}
+
+// layoutFunctions orders the function table by first use when going through
+// the locations in written (address) order, each location's lines from the
+// outermost caller in: functions then follow their code's order in the
+// binary, and a location's function index is mostly its predecessor's or
+// one more, which gzip likes. Against input order this saves 1.1% of the
+// gzipped size of the cpu fixtures, 0.5% of rich, 0.2% of heap, mutex and
+// block; a sort by name was worse than input order for block and goroutine
+// (+0.7%). Functions no location uses follow, in input order. Cost:
+// O(locations + lines).
+func (e *encoder) layoutFunctions() {
+	p := e.p
+	n := len(p.Functions)
+	e.forder = slices.Grow(e.forder[:0], n)
+	e.fmap = slices.Grow(e.fmap[:0], n)[:n]
+	for i := range e.fmap {
+		e.fmap[i] = -1
+	}
+	for _, li := range e.lorder {
+		lines := p.Locations[li].Lines
+		for k := len(lines) - 1; k >= 0; k-- {
+			if f := lines[k].Function; f != model.NoFunction && e.fmap[f] == -1 {
+				e.fmap[f] = int32(len(e.forder))
+				e.forder = append(e.forder, f)
+			}
+		}
+	}
+	for i := range e.fmap {
+		if e.fmap[i] == -1 {
+			e.fmap[i] = int32(len(e.forder))
+			e.forder = append(e.forder, int32(i))
+		}
 	}
 }
 
@@ -799,6 +886,39 @@ func (e *encoder) layoutStrings() {
 			e.strs = append(e.strs, s)
 		}
 		e.smap[i] = int32(len(e.strs) - 1)
+	}
+	if len(e.strs) <= 128 {
+		return // every index is a one-byte varint already
+	}
+	// Function names are the most referenced strings (name and
+	// system_name of each function): put them first, still sorted, so
+	// that more of them get one-byte indices. Equal strings were merged
+	// above, so a string is a name by its content, whatever its model
+	// index. Gain: 1.3% of the heap fixture's gzipped size, 0.3% for cpu;
+	// profiles with 128 strings or fewer are left as they are (there the
+	// split made block and goroutine 0.5% bigger). Cost: O(strings).
+	isName := make([]bool, len(e.strs))
+	for i := range p.Functions {
+		f := &p.Functions[i]
+		isName[e.smap[f.Name]] = true
+		isName[e.smap[f.SystemName]] = true
+	}
+	isName[0] = false // "" stays first
+	remap := make([]int32, len(e.strs))
+	strs := make([]string, 1, len(e.strs))
+	for pass := 0; pass < 2; pass++ {
+		for k := 1; k < len(e.strs); k++ {
+			if isName[k] == (pass == 0) {
+				remap[k] = int32(len(strs))
+				strs = append(strs, e.strs[k])
+			}
+		}
+	}
+	copy(e.strs, strs)
+	for i, x := range e.smap {
+		if x > 0 {
+			e.smap[i] = remap[x]
+		}
 	}
 }
 
