@@ -517,9 +517,16 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		f := &p.Functions[i]
 		var fb int
 		b, fb = begin(b, fProfileFunction)
+		// Filename first. Neighbours (in address order) mostly come from
+		// the same file, so their records then start with the same 4
+		// bytes, which is what compress/flate needs to emit a match;
+		// name first, the shared runs are 3 bytes. Against name first
+		// (gzipped size): mutex -2.6%, block -1.8%, goroutine -1.1%,
+		// heap -0.8%, cpu -0.5%; rich, synthetic-20k and deep-* within
+		// +-0.1%.
+		b = appendVarintField(b, 4, e.sx(f.Filename))
 		b = appendVarintField(b, 2, e.sx(f.Name))
 		b = appendVarintField(b, 3, e.sx(f.SystemName))
-		b = appendVarintField(b, 4, e.sx(f.Filename))
 		b = appendVarintField(b, 5, uint64(f.StartLine))
 		b = end(b, fb)
 	}
