@@ -445,9 +445,11 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 				b = protowire.AppendBytes(b, lab)
 			}
 		}
-		n := len(p.Stacks.Get(int(s.Stack)))
-		b = appendVarintField(b, 7, uint64(e.stStart[s.Stack]))
-		b = appendVarintField(b, 8, uint64(n))
+		// attribute_indices right after the values, before the stack's
+		// start and length (in a heap profile the attribute, the "bytes"
+		// label, goes with the values). Against start, length,
+		// attributes (gzipped size): heap -0.8%, deep-stacks -0.3%, cpu
+		// -0.1%; goroutine +0.4% (3 bytes); the others within 0.05%.
 		if st >= 0 && e.lsEnd[s.LabelSet] > st {
 			var as int
 			b, as = begin(b, 10)
@@ -456,6 +458,9 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			}
 			b = end(b, as)
 		}
+		n := len(p.Stacks.Get(int(s.Stack)))
+		b = appendVarintField(b, 7, uint64(e.stStart[s.Stack]))
+		b = appendVarintField(b, 8, uint64(n))
 		if s.Link != model.NoLink {
 			b = appendVarintField(b, 12, uint64(int(s.Link)+linkShift))
 		}
