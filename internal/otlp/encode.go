@@ -70,6 +70,8 @@ type encoder struct {
 	smap       []int32  // model string index -> index in strs
 	lorder     []int32  // model location indices in the order written
 	lmap       []int32  // model location index -> written index
+	forder     []int32  // model function indices in the order written
+	fmap       []int32  // model function index -> written index
 	li         []int64  // location_indices
 	stStart    []int32  // per model stack: start in li, -1 if unused
 	sused      []int32  // scratch of layoutStacks
@@ -392,6 +394,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	// (and the same derived profile id).
 	e.layoutLocations()
 	e.layoutStacks()
+	e.layoutFunctions()
 	e.layoutAttributes()
 	e.layoutStrings()
 
@@ -449,9 +452,11 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 				b = protowire.AppendBytes(b, lab)
 			}
 		}
-		n := len(p.Stacks.Get(int(s.Stack)))
-		b = appendVarintField(b, 7, uint64(e.stStart[s.Stack]))
-		b = appendVarintField(b, 8, uint64(n))
+		// attribute_indices right after the values, before the stack's
+		// start and length (in a heap profile the attribute, the "bytes"
+		// label, goes with the values). Against start, length,
+		// attributes (gzipped size): heap -0.8%, deep-stacks -0.3%, cpu
+		// -0.1%; goroutine +0.4% (3 bytes); the others within 0.05%.
 		if st >= 0 && e.lsEnd[s.LabelSet] > st {
 			var as int
 			b, as = begin(b, 10)
@@ -460,6 +465,9 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			}
 			b = end(b, as)
 		}
+		n := len(p.Stacks.Get(int(s.Stack)))
+		b = appendVarintField(b, 7, uint64(e.stStart[s.Stack]))
+		b = appendVarintField(b, 8, uint64(n))
 		if s.Link != model.NoLink {
 			b = appendVarintField(b, 12, uint64(int(s.Link)+linkShift))
 		}
@@ -505,7 +513,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			var nb int
 			b, nb = begin(b, 4)
 			if ln.Function != model.NoFunction {
-				b = appendVarintField(b, 1, uint64(int(ln.Function)+funcShift))
+				b = appendVarintField(b, 1, uint64(int(e.fmap[ln.Function])+funcShift))
 			}
 			b = appendVarintField(b, 2, uint64(ln.Line))
 			b = appendVarintField(b, 3, uint64(ln.Column))
@@ -517,13 +525,20 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	if funcShift == 1 {
 		b = append(appendTag(b, fProfileFunction, protowire.BytesType), 0)
 	}
-	for i := range p.Functions {
+	for _, i := range e.forder {
 		f := &p.Functions[i]
 		var fb int
 		b, fb = begin(b, fProfileFunction)
+		// Filename first. Neighbours (in address order) mostly come from
+		// the same file, so their records then start with the same 4
+		// bytes, which is what compress/flate needs to emit a match;
+		// name first, the shared runs are 3 bytes. Against name first
+		// (gzipped size): mutex -2.6%, block -1.8%, goroutine -1.1%,
+		// heap -0.8%, cpu -0.5%; rich, synthetic-20k and deep-* within
+		// +-0.1%.
+		b = appendVarintField(b, 4, e.sx(f.Filename))
 		b = appendVarintField(b, 2, e.sx(f.Name))
 		b = appendVarintField(b, 3, e.sx(f.SystemName))
-		b = appendVarintField(b, 4, e.sx(f.Filename))
 		b = appendVarintField(b, 5, uint64(f.StartLine))
 		b = end(b, fb)
 	}
@@ -612,6 +627,14 @@ func (e *encoder) appendValueType(b []byte, num protowire.Number, t model.ValueT
 // caller part of its successor if of any. Going through the sorted stacks
 // backwards, a stack either reuses its successor's tail or is written out.
 // Neighbours in location_indices then share callers, which gzip likes.
+//
+// Tried and dropped: stacks in order of first use by the samples (so that
+// start indices rise), sharing a slice whenever the whole stack is the
+// caller part of one written before (a trie of suffixes, O(frames)): block
+// -0.2%, but cpu +0.5%, synthetic-20k +1.8%, deep-stacks +9% and
+// deep-unique +18% (a stack written before its callers' shorter stacks
+// cannot share with them). Cost of the sorted layout: one sort of the
+// distinct stacks, comparisons walking common callers.
 func (e *encoder) layoutStacks() {
 	p := e.p
 	ns := p.Stacks.Len()
@@ -742,8 +765,92 @@ func (e *encoder) layoutAttributes() {
 		}
 		e.lsEnd[ls] = int32(len(e.attrs))
 	}
+	e.sortAttributes()
 	if conflict {
 		e.warn("otlp: some numeric labels have a unit other than their key's first unit; those samples carry their labels in the deprecated Sample.label field")
+	}
+}
+
+// sortAttributes sorts the attribute table by key, then kind (strings
+// first), then value, and renumbers e.attrs. In a Go heap profile the
+// table is mostly the numeric "bytes" label, one entry per allocation size;
+// in increasing order its values compress better than in order of first
+// use (0.2% of the heap fixture's gzipped size, no change elsewhere). Cost:
+// one sort of the table, O(k log k).
+func (e *encoder) sortAttributes() {
+	if len(e.kv) < 2 {
+		return
+	}
+	p := e.p
+	perm := make([]int32, len(e.kv))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int {
+		x, y := &e.kv[a], &e.kv[b]
+		if c := strings.Compare(p.String(x.key), p.String(y.key)); c != 0 {
+			return c
+		}
+		if x.numeric != y.numeric {
+			if x.numeric {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(x.num, y.num); c != 0 {
+			return c
+		}
+		if c := strings.Compare(p.String(x.str), p.String(y.str)); c != 0 {
+			return c
+		}
+		return int(a) - int(b) // a total order: the result is deterministic
+	})
+	if slices.IsSorted(perm) {
+		return
+	}
+	inv := make([]uint64, len(perm))
+	kv := make([]kvKey, len(perm))
+	for k, i := range perm {
+		inv[i] = uint64(k)
+		kv[k] = e.kv[i]
+	}
+	copy(e.kv, kv)
+	for i, a := range e.attrs {
+		e.attrs[i] = inv[a]
+	}
+}
+
+// layoutFunctions orders the function table by first use when going through
+// the locations in written (address) order, each location's lines from the
+// outermost caller in: functions then follow their code's order in the
+// binary, and a location's function index is mostly its predecessor's or
+// one more, which gzip likes. Against input order this saves 1.1% of the
+// gzipped size of the cpu fixtures, 0.5% of rich, 0.2% of heap, mutex and
+// block; a sort by name was worse than input order for block and goroutine
+// (+0.7%). Functions no location uses follow, in input order. Cost:
+// O(locations + lines).
+func (e *encoder) layoutFunctions() {
+	p := e.p
+	n := len(p.Functions)
+	e.forder = slices.Grow(e.forder[:0], n)
+	e.fmap = slices.Grow(e.fmap[:0], n)[:n]
+	for i := range e.fmap {
+		e.fmap[i] = -1
+	}
+	for _, li := range e.lorder {
+		lines := p.Locations[li].Lines
+		for k := len(lines) - 1; k >= 0; k-- {
+			if f := lines[k].Function; f != model.NoFunction && e.fmap[f] == -1 {
+				e.fmap[f] = int32(len(e.forder))
+				e.forder = append(e.forder, f)
+			}
+		}
+	}
+	for i := range e.fmap {
+		if e.fmap[i] == -1 {
+			e.fmap[i] = int32(len(e.forder))
+			e.forder = append(e.forder, int32(i))
+		}
 	}
 }
 
@@ -754,7 +861,9 @@ func (e *encoder) sx(i int32) uint64 { return uint64(e.smap[i]) }
 // by index (label keys and values in attribute_table are written inline, so
 // strings only they use are left out), each once, sorted, with "" first.
 // Sorted strings put names with common prefixes side by side, which gzip
-// compresses better (about 1.5% of a Go profile's gzipped size).
+// compresses better (about 1.5% of a Go profile's gzipped size; order of
+// first use through the functions was 0.6% to 1% worse than sorted).
+// Cost: one sort of the strings used.
 func (e *encoder) layoutStrings() {
 	p := e.p
 	n := len(p.Strings)
@@ -817,11 +926,52 @@ func (e *encoder) layoutStrings() {
 		}
 		e.smap[i] = int32(len(e.strs) - 1)
 	}
+	if len(e.strs) <= 128 {
+		return // every index is a one-byte varint already
+	}
+	// Function names are the most referenced strings (name and
+	// system_name of each function): put them first, still sorted, so
+	// that more of them get one-byte indices. Equal strings were merged
+	// above, so a string is a name by its content, whatever its model
+	// index. Gain: 1.4% of the heap fixture's gzipped size, 0.3% for cpu;
+	// profiles with 128 strings or fewer are left as they are (there the
+	// split made block and goroutine 0.5% bigger). Cost: O(strings).
+	isName := make([]bool, len(e.strs))
+	for i := range p.Functions {
+		f := &p.Functions[i]
+		isName[e.smap[f.Name]] = true
+		isName[e.smap[f.SystemName]] = true
+	}
+	isName[0] = false // "" stays first
+	remap := make([]int32, len(e.strs))
+	strs := make([]string, 1, len(e.strs))
+	for pass := 0; pass < 2; pass++ {
+		for k := 1; k < len(e.strs); k++ {
+			if isName[k] == (pass == 0) {
+				remap[k] = int32(len(strs))
+				strs = append(strs, e.strs[k])
+			}
+		}
+	}
+	copy(e.strs, strs)
+	for i, x := range e.smap {
+		if x > 0 {
+			e.smap[i] = remap[x]
+		}
+	}
 }
 
 // layoutLocations orders the location table by mapping and address (input
 // order among equals). Neighbouring addresses then share their high bytes,
 // which gzip compresses better (about 1.5% of a Go profile's gzipped size).
+// Cost: one sort, skipped when the input is in order already (a decoded
+// pprofx OTLP file).
+//
+// Tried and dropped: order of first appearance when walking the samples'
+// stacks, as Go's runtime numbers pprof locations (leaf first: cpu +1.5%,
+// heap +1.7%, mutex +1.5%; root first: cpu +1.5%, heap +1.5%, mutex
+// +1.1%); the 127 locations most used by stacks first (one-byte indices in
+// location_indices), each part in address order: cpu +1.2%, heap +0.3%.
 func (e *encoder) layoutLocations() {
 	locs := e.p.Locations
 	n := len(locs)
