@@ -505,10 +505,12 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		l := &p.Locations[i]
 		var lb int
 		b, lb = begin(b, fProfileLocation)
-		if l.Mapping != model.NoMapping {
-			b = appendVarintField(b, 2, uint64(int(l.Mapping)+mapShift))
-		}
-		b = appendVarintField(b, 3, l.Address)
+		// Lines first, then mapping and address: in address order the
+		// lines of neighbours repeat (same function, near line numbers)
+		// while addresses always differ, and gzip finds the longer matches
+		// this way. On the Go fixtures it saves 1 to 2% of the gzipped size
+		// (it takes heap-lines under 0.89); the generated profiles, whose
+		// locations are one line each at random, grow by 0.3 to 0.7%.
 		for _, ln := range l.Lines {
 			var nb int
 			b, nb = begin(b, 4)
@@ -519,6 +521,10 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			b = appendVarintField(b, 3, uint64(ln.Column))
 			b = end(b, nb)
 		}
+		if l.Mapping != model.NoMapping {
+			b = appendVarintField(b, 2, uint64(int(l.Mapping)+mapShift))
+		}
+		b = appendVarintField(b, 3, l.Address)
 		b = appendBoolField(b, 5, l.IsFolded)
 		b = end(b, lb)
 	}
