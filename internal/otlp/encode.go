@@ -133,11 +133,18 @@ func end(b []byte, start int) []byte {
 }
 
 func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
+	if v-1 < 0x7f && num < 16 { // 1..127, inlined: most fields are this
+		return append(b, byte(num)<<3, byte(v))
+	}
+	return appendVarintFieldSlow(b, num, v)
+}
+
+func appendVarintFieldSlow(b []byte, num protowire.Number, v uint64) []byte {
 	if v == 0 {
 		return b
 	}
 	b = appendTag(b, num, protowire.VarintType)
-	return appendVarint(b, v)
+	return protowire.AppendVarint(b, v)
 }
 
 func appendBoolField(b []byte, num protowire.Number, v bool) []byte {
@@ -386,17 +393,38 @@ func (e *encoder) appendAnyValue(b []byte, v model.Value) []byte {
 	return b
 }
 
+// parallelStrings is the size of string table from which its layout runs
+// on its own goroutine.
+const parallelStrings = 128
+
 // profile appends the Profile message body of p to b.
 func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	e.p = p
 	// Locations first: stacks are ordered by written location indices, so
 	// that encoding a decoded pprofx profile again gives the same bytes
 	// (and the same derived profile id).
+	//
+	// The string table depends on the attributes only; its sort is the
+	// largest part of the layout, so on a big enough table it runs on
+	// another goroutine beside the location, stack and function layouts
+	// (which write other fields of e). The result is the same either way.
+	e.layoutAttributes()
+	var done chan struct{}
+	if len(p.Strings) >= parallelStrings {
+		done = make(chan struct{})
+		go func() {
+			defer close(done)
+			e.layoutStrings()
+		}()
+	}
 	e.layoutLocations()
 	e.layoutStacks()
 	e.layoutFunctions()
-	e.layoutAttributes()
-	e.layoutStrings()
+	if done != nil {
+		<-done
+	} else {
+		e.layoutStrings()
+	}
 
 	for _, t := range p.SampleTypes {
 		b = e.appendValueType(b, fProfileSampleType, t)
@@ -1072,8 +1100,8 @@ func appendVarint(b []byte, v uint64) []byte {
 }
 
 func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
-	if t := uint64(num)<<3 | uint64(typ); t < 0x80 {
-		return append(b, byte(t))
+	if num < 16 {
+		return append(b, byte(num)<<3|byte(typ))
 	}
-	return protowire.AppendTag(b, num, typ)
+	return protowire.AppendVarint(b, uint64(num)<<3|uint64(typ))
 }

@@ -481,7 +481,10 @@ func (d *decoder) decode() error {
 		return err
 	}
 	// Pass 2: locations, now that mappings and functions are known.
-	for _, pos := range locAt {
+	for k, pos := range locAt {
+		// A chunk that fills up (inlined frames) is followed by one sized
+		// for a line per remaining location, not by a fixed 4096 lines.
+		d.lines.next = len(locAt) - k + 16
 		if err := d.scan(d.data, pos, 0, &g); err != nil {
 			return err
 		}
