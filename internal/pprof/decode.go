@@ -420,8 +420,10 @@ func (d *decoder) decode() error {
 	p := d.p
 	// Pass 0: count the tables so that they are allocated once, and note
 	// where the locations and samples are.
+	// The string table's spans are noted here too, and where every other
+	// field is, so that pass 1 does not go through the whole message again.
 	var counts [16]int
-	var locAt, sampleAt []int
+	var locAt, sampleAt, restAt []int
 	var g field
 	for pos := 0; pos < len(d.data); pos = g.next {
 		if err := d.scan(d.data, pos, 0, &g); err != nil {
@@ -441,6 +443,13 @@ func (d *decoder) decode() error {
 				return err
 			}
 			sampleAt = append(sampleAt, pos)
+		case fStringTable:
+			if err := d.wantBytes(&g); err != nil {
+				return err
+			}
+			d.strSpans = append(d.strSpans, g.next-len(g.b), g.next)
+		default:
+			restAt = append(restAt, pos)
 		}
 	}
 	p.SampleTypes = make([]model.ValueType, 0, counts[fSampleType])
@@ -448,7 +457,6 @@ func (d *decoder) decode() error {
 	p.Functions = make([]model.Function, 0, counts[fFunction])
 	p.Locations = make([]model.Location, 0, counts[fLocation])
 	p.Samples = make([]model.Sample, 0, counts[fSample])
-	d.strSpans = make([]int, 0, 2*counts[fStringTable])
 	d.mapIdx.ids = make([]uint64, 0, counts[fMapping])
 	d.fnIdx.ids = make([]uint64, 0, counts[fFunction])
 	d.locIdx.ids = make([]uint64, 0, counts[fLocation])
@@ -456,15 +464,13 @@ func (d *decoder) decode() error {
 	// Most locations have one line: the first chunk of lines fits that.
 	d.lines.next = counts[fLocation] + 16
 
-	// Pass 1: everything but locations and samples.
-	for pos := 0; pos < len(d.data); pos = g.next {
+	// Pass 1: everything but strings, locations and samples.
+	for _, pos := range restAt {
 		if err := d.scan(d.data, pos, 0, &g); err != nil {
 			return err
 		}
-		if g.num != fLocation && g.num != fSample {
-			if err := d.profileField(g); err != nil {
-				return err
-			}
+		if err := d.profileField(g); err != nil {
+			return err
 		}
 	}
 	if len(d.strSpans) == 0 {
@@ -545,12 +551,6 @@ func (d *decoder) profileField(fv field) error {
 			return err
 		}
 		return d.function(f)
-	case fStringTable:
-		if err := d.wantBytes(f); err != nil {
-			return err
-		}
-		start := f.next - len(f.b)
-		d.strSpans = append(d.strSpans, start, f.next)
 	case fDropFrames:
 		p.DropFrames, err = d.strIdx(f)
 	case fKeepFrames:
