@@ -315,28 +315,7 @@ func (d *decoder) field(buf []byte, pos, base int) (field, error) {
 func (d *decoder) each(buf []byte, base int, fn func(f field) error) error {
 	var f field
 	for pos := 0; pos < len(buf); pos = f.next - base {
-		// Fast path: a one-byte tag with a one-byte varint or length, the
-		// shape of most fields in a profile.
-		if t := buf[pos]; t < 0x80 && t >= 8 && pos+1 < len(buf) && buf[pos+1] < 0x80 {
-			switch t & 7 {
-			case 0:
-				f = field{num: protowire.Number(t >> 3), typ: protowire.VarintType, v: uint64(buf[pos+1]), off: base + pos, next: base + pos + 2}
-				if err := fn(f); err != nil {
-					return err
-				}
-				continue
-			case 2:
-				if end := pos + 2 + int(buf[pos+1]); end <= len(buf) {
-					f = field{num: protowire.Number(t >> 3), typ: protowire.BytesType, b: buf[pos+2 : end], off: base + pos, next: base + end}
-					if err := fn(f); err != nil {
-						return err
-					}
-					continue
-				}
-			}
-		}
-		var err error
-		if f, err = d.field(buf, pos, base); err != nil {
+		if err := d.scan(buf, pos, base, &f); err != nil {
 			return err
 		}
 		if err := fn(f); err != nil {
@@ -684,14 +663,17 @@ func (d *decoder) function(f *field) error {
 // scan reads the field at buf[pos:] into g: the common one-byte shapes
 // directly, the rest through d.field.
 func (d *decoder) scan(buf []byte, pos, base int, g *field) error {
-	if t := buf[pos]; t < 0x80 && t >= 8 && pos+1 < len(buf) && buf[pos+1] < 0x80 {
+	if t := buf[pos]; t < 0x80 && t >= 8 {
 		switch t & 7 {
 		case 0:
-			*g = field{num: protowire.Number(t >> 3), typ: protowire.VarintType, v: uint64(buf[pos+1]), off: base + pos, next: base + pos + 2}
-			return nil
+			if v, next := shortVarint(buf, pos+1); next > 0 {
+				*g = field{num: protowire.Number(t >> 3), typ: protowire.VarintType, v: v, off: base + pos, next: base + next}
+				return nil
+			}
 		case 2:
-			if end := pos + 2 + int(buf[pos+1]); end <= len(buf) {
-				*g = field{num: protowire.Number(t >> 3), typ: protowire.BytesType, b: buf[pos+2 : end], off: base + pos, next: base + end}
+			if l, next := shortVarint(buf, pos+1); next > 0 && l <= uint64(len(buf)-next) {
+				end := next + int(l)
+				*g = field{num: protowire.Number(t >> 3), typ: protowire.BytesType, b: buf[next:end], off: base + pos, next: base + end}
 				return nil
 			}
 		}
@@ -699,6 +681,22 @@ func (d *decoder) scan(buf []byte, pos, base int, g *field) error {
 	var err error
 	*g, err = d.field(buf, pos, base)
 	return err
+}
+
+// shortVarint reads a varint of at most 8 bytes (values below 2^56: ids,
+// indices, lengths, line numbers, most addresses) at buf[i:], returning
+// the position after it, or next <= 0 when it is longer, truncated or
+// missing: then the general path reads it and names any error.
+func shortVarint(buf []byte, i int) (v uint64, next int) {
+	for shift := uint(0); shift < 56 && i < len(buf); shift += 7 {
+		c := buf[i]
+		i++
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, i
+		}
+	}
+	return 0, 0
 }
 
 func (d *decoder) location(f *field) error {
