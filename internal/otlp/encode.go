@@ -672,7 +672,11 @@ func (e *encoder) layoutStacks() {
 	get := func(s int32) []int32 { return p.Stacks.Get(int(s)) }
 	// Each used stack's written location indices, root first, back to
 	// back: comparisons are then plain slice compares.
-	keys, offs := e.skeys[:0], e.soffs[:0]
+	frames := 0
+	for _, s := range used {
+		frames += len(get(s))
+	}
+	keys, offs := slices.Grow(e.skeys[:0], frames), slices.Grow(e.soffs[:0], len(used)+1)
 	for _, s := range used {
 		offs = append(offs, int32(len(keys)))
 		st := get(s)
@@ -681,7 +685,6 @@ func (e *encoder) layoutStacks() {
 		}
 	}
 	offs = append(offs, int32(len(keys)))
-	frames := len(keys)
 	ss := e.sortStacks[:0]
 	for k, s := range used {
 		ss = append(ss, seq{keys[offs[k]:offs[k+1]], s})

@@ -403,6 +403,7 @@ func (d *decoder) decode() error {
 	// field is, so that pass 1 does not go through the whole message again.
 	var counts [16]int
 	var locAt, sampleAt, restAt []int
+	sampleBytes := 0
 	var g field
 	for pos := 0; pos < len(d.data); pos = g.next {
 		if err := d.scan(d.data, pos, 0, &g); err != nil {
@@ -422,6 +423,7 @@ func (d *decoder) decode() error {
 				return err
 			}
 			sampleAt = append(sampleAt, pos)
+			sampleBytes += len(g.b)
 		case fStringTable:
 			if err := d.wantBytes(&g); err != nil {
 				return err
@@ -489,6 +491,9 @@ func (d *decoder) decode() error {
 	}
 	d.values.buf = make([]int64, 0, nValues)
 	stacks := make(map[string]int32, len(sampleAt))
+	// Location ids take a byte or two each: half the samples' bytes is a
+	// fair first guess of the frames, which saves regrowing a big table.
+	p.Stacks.Grow(len(sampleAt), sampleBytes/2)
 	labelSets := make(map[string]int32)
 	p.LabelSets = []model.LabelSet{{}}
 	for _, pos := range sampleAt {
