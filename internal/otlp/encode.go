@@ -80,6 +80,8 @@ type encoder struct {
 	sortStacks []seq
 	lkeys      []locKey
 	lkeys2     []locKey
+	kvIndex    map[kvKey]int32 // scratch of layoutAttributes
+	keyUnit    map[int32]int32
 	attrs      []uint64 // attribute indices of label sets, back to back
 	lsStart    []int32  // per label set: start in attrs; -1 unknown, -2 written as labels
 	lsEnd      []int32
@@ -731,8 +733,13 @@ func (e *encoder) layoutAttributes() {
 		e.lsStart[i], e.lsEnd[i] = -1, -1
 	}
 	e.attrs, e.kv, e.units = e.attrs[:0], e.kv[:0], e.units[:0]
-	index := map[kvKey]int32{}
-	keyUnit := map[int32]int32{} // numeric key -> its unit (0: none)
+	if e.kvIndex == nil {
+		e.kvIndex, e.keyUnit = map[kvKey]int32{}, map[int32]int32{}
+	}
+	clear(e.kvIndex)
+	clear(e.keyUnit)
+	index := e.kvIndex
+	keyUnit := e.keyUnit // numeric key -> its unit (0: none)
 	conflict := false
 	for i := range p.Samples {
 		ls := p.Samples[i].LabelSet
