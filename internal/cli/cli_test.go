@@ -115,6 +115,13 @@ func TestConvertFailureKeepsOutput(t *testing.T) {
 	}
 }
 
+// badCRC returns a copy of the gzip file data with its CRC-32 flipped.
+func badCRC(data []byte) []byte {
+	b := bytes.Clone(data)
+	b[len(b)-8] ^= 0xff
+	return b
+}
+
 func TestBadInputs(t *testing.T) {
 	orig, _ := os.ReadFile(cpuFixture)
 	raw, _ := gzip.NewReader(bytes.NewReader(orig))
@@ -130,6 +137,8 @@ func TestBadInputs(t *testing.T) {
 		{"empty", nil, nil, "empty input"},
 		{"truncated gzip", orig[:len(orig)-20], nil, "gzip: unexpected EOF"},
 		{"truncated raw", rawBuf.Bytes()[:rawBuf.Len()-7], nil, "byte offset"},
+		// Named once: "gzip: invalid checksum", not "gzip: gzip: ...".
+		{"gzip checksum", badCRC(orig), nil, "<stdin>: gzip: invalid checksum"},
 		{"gperftools header cut", append(make([]byte, 8), []byte{3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x27, 0, 0, 0, 0, 0, 0}...), nil, "header cut at byte 32"},
 		{"too big", orig, []string{"--max-input-size", "1KiB"}, "larger than the limit of 1024 bytes"},
 	}

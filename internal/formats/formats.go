@@ -238,7 +238,10 @@ func titled(res detect.Result) string {
 }
 
 func compressionErr(c detect.Compression, err error) error {
-	if c != detect.None && !strings.Contains(err.Error(), "--max-input-size") {
+	// The decompressors' own errors already start with their name
+	// ("gzip: invalid checksum"): name the compression once.
+	if msg := err.Error(); c != detect.None && !strings.Contains(msg, "--max-input-size") &&
+		!strings.HasPrefix(msg, string(c)+": ") {
 		return fmt.Errorf("%s: %v", c, err)
 	}
 	return err

@@ -2,6 +2,8 @@ package pprof
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -256,5 +258,27 @@ func TestNoQuadraticAllocation(t *testing.T) {
 	}
 	if got := ms1.TotalAlloc - ms0.TotalAlloc; got > 100*uint64(len(in)) {
 		t.Fatalf("decoding %d bytes allocated %d bytes (%v allocs)", len(in), got, allocs)
+	}
+}
+
+// A gzip trailer that claims a huge decompressed size (it is only checked
+// at the end) must not size an allocation: a 40-byte file claiming almost
+// 1 GiB is read with a small buffer and fails on the size mismatch.
+func TestGzipSizeHintBounded(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte{0x0a, 0x02, 0x08, 0x01})
+	zw.Close()
+	data := buf.Bytes()
+	binary.LittleEndian.PutUint32(data[len(data)-4:], 1<<30-1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Decode(data)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a wrong size in the trailer was accepted")
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Fatalf("decoding a %d-byte file allocated %d bytes", len(data), got)
 	}
 }
