@@ -81,6 +81,8 @@ var formatTitles = map[detect.Format]string{
 	detect.Gperftools:   "gperftools CPU profile",
 	detect.OTLP:         "OTLP profiles (protobuf)",
 	detect.OTLPJSON:     "OTLP profiles (JSON)",
+	detect.OTLPDev:      "OTLP profiles (v1development)",
+	detect.OTLPDevJSON:  "OTLP profiles (v1development)",
 	detect.Bundle:       "pprofx bundle",
 	detect.GoLegacyText: "Go legacy text profile",
 	detect.PerfData:     "Linux perf.data",
