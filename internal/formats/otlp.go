@@ -83,6 +83,7 @@ func init() {
 		}
 		if json {
 			w.desc, w.suffixes = "OTLP profiles v1experimental, OTLP JSON (.otlp.json; .otlp.json.gz gzipped)", []string{".otlp.json", ".otlp.json.gz"}
+			w.text = true
 		}
 		registerWriter(f, w)
 	}

@@ -132,6 +132,11 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 		if data, err = binaryToJSON(data); err != nil {
 			return fmt.Errorf("otlp: %v", err)
 		}
+		// JSON is text: it ends with a newline (which also makes a
+		// file of several JSON lines).
+		if len(data) == 0 || data[len(data)-1] != '\n' {
+			data = append(data, '\n')
+		}
 	}
 	if !opts.Gzip {
 		_, err := w.Write(data)
