@@ -2,10 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/pprofcmp"
 )
 
 // TestOutputNameNamesNoFormat: an output name whose extension names no
@@ -61,6 +65,52 @@ func TestUnpackWritesWhatConvertWrites(t *testing.T) {
 		c := run(t, nil, ExitOK, "convert", b, "--index", "2", "--to", to)
 		if !bytes.Equal(u.out.Bytes(), c.out.Bytes()) {
 			t.Errorf("--to %s to stdout: unpack and convert differ", to)
+		}
+	}
+}
+
+// TestUnpackAllNamesAndModes: unpack --all names each file with the
+// suffix convert reads the format from, zero-pads the index to the width
+// of the count, and gives files the mode convert gives a new file.
+func TestUnpackAllNamesAndModes(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b.ppxb")
+	var inputs []string
+	for len(inputs) < 11 {
+		inputs = append(inputs, goFixtures(t)...)
+	}
+	inputs = inputs[:11]
+	run(t, nil, ExitOK, append([]string{"merge", "-o", b}, inputs...)...)
+	conv := filepath.Join(dir, "c.pb.gz")
+	run(t, nil, ExitOK, "convert", cpuFixture, "-o", conv)
+	st, err := os.Stat(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := st.Mode().Perm()
+	for _, to := range []string{"pprof", "pprof-raw", "otlp", "otlp-json"} {
+		out := filepath.Join(dir, to)
+		run(t, nil, ExitOK, "unpack", b, "--all", "-o", out, "--to", to)
+		for i, in := range inputs {
+			name := fmt.Sprintf("%02d-%s%s", i, strings.TrimSuffix(filepath.Base(in), ".pb.gz"), formats.Suffix(formats.OutFormat(to)))
+			p := filepath.Join(out, name)
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Errorf("--to %s: %v", to, err)
+				continue
+			}
+			if st.Mode().Perm() != want {
+				t.Errorf("%s: mode %v, convert writes %v", name, st.Mode().Perm(), want)
+			}
+			if f, ok := formats.OutFormatForPath(p); !ok || string(f) != to {
+				t.Errorf("%s: convert would take it for %q", name, f)
+			}
+			// convert reads it back to the same profile.
+			back := filepath.Join(dir, "back.pb.gz")
+			run(t, nil, ExitOK, "convert", p, "-o", back)
+			if d := pprofcmp.Diff(parse(t, mustRead(t, in)), parse(t, mustRead(t, back))); d != "" {
+				t.Errorf("%s:\n%s", name, d)
+			}
 		}
 	}
 }

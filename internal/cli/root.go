@@ -170,6 +170,21 @@ func isCobraUsage(err error) bool {
 // Execute runs pprofx on the process's arguments and streams.
 func Execute() int { return Main(os.Args[1:], System()) }
 
+// unwrapPathErr strips the file names that os errors carry ("mkdir
+// ro/sub: permission denied", "rename .x.tmp x: ..."): a FileError names
+// the file the user gave, once.
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
 // openInput opens a named input, "-" being ios.In.
 func openInput(ios *IOStreams, name string) (io.ReadCloser, error) {
 	if name == "-" {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"github.com/pprofx/pprofx/internal/bundle"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/output"
 )
 
 // UnpackOptions are the inputs of `pprofx unpack`.
@@ -142,12 +144,12 @@ func unpackRun(o *UnpackOptions) error {
 		return unpackOne(o, r, o.Index, o.Output, to)
 	}
 	if err := os.MkdirAll(o.Output, 0o755); err != nil {
-		return &FileError{o.Output, err}
+		return &FileError{o.Output, unwrapPathErr(err)}
 	}
 	// Every profile is written to a temporary file first; only when all of
 	// them are written are they renamed into place, so a bundle that fails
 	// halfway leaves no unpacked files behind.
-	width := len(fmt.Sprint(max(r.Len()-1, 0)))
+	width := len(fmt.Sprint(r.Len()))
 	type done struct{ tmp, final string }
 	var written []done
 	ok := false
@@ -164,7 +166,7 @@ func unpackRun(o *UnpackOptions) error {
 		o.IO.progress("unpacking", i+1, r.Len(), filepath.Base(final))
 		tmp, err := os.CreateTemp(o.Output, "."+filepath.Base(final)+".*.tmp")
 		if err != nil {
-			return &FileError{o.Output, err}
+			return &FileError{o.Output, unwrapPathErr(err)}
 		}
 		written = append(written, done{tmp.Name(), final})
 		bw := bufio.NewWriterSize(tmp, 1<<16)
@@ -172,8 +174,14 @@ func unpackRun(o *UnpackOptions) error {
 		if err == nil {
 			err = bw.Flush()
 		}
+		if err == nil {
+			// The mode convert gives a new file (0666 less the umask).
+			if cerr := tmp.Chmod(output.NewFileMode(final)); cerr != nil {
+				err = &FileError{final, unwrapPathErr(cerr)}
+			}
+		}
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = &FileError{final, cerr}
+			err = &FileError{final, unwrapPathErr(cerr)}
 		}
 		if err != nil {
 			return err
@@ -181,7 +189,7 @@ func unpackRun(o *UnpackOptions) error {
 	}
 	for _, d := range written {
 		if err := os.Rename(d.tmp, d.final); err != nil {
-			return &FileError{d.final, err}
+			return &FileError{d.final, unwrapPathErr(err)}
 		}
 	}
 	ok = true
@@ -214,7 +222,9 @@ func outName(name string, i, width int, to formats.OutFormat) string {
 		base = ""
 	}
 	lower := strings.ToLower(base)
-	for _, suf := range []string{".pb.gz", ".pprof.gz", ".pprof", ".pb", ".gz", ".prof", ".ppxb", ".json"} {
+	sufs := append(formats.Suffixes(), ".gz", ".prof", ".ppxb", ".json")
+	sort.Slice(sufs, func(i, j int) bool { return len(sufs[i]) > len(sufs[j]) }) // longest first
+	for _, suf := range sufs {
 		if strings.HasSuffix(lower, suf) {
 			base = base[:len(base)-len(suf)]
 			break
@@ -226,10 +236,7 @@ func outName(name string, i, width int, to formats.OutFormat) string {
 		}
 		return r
 	}, base)
-	ext := map[formats.OutFormat]string{formats.OutPprof: ".pb.gz", formats.OutPprofRaw: ".pb"}[to]
-	if ext == "" {
-		ext = "." + string(to)
-	}
+	ext := formats.Suffix(to) // the suffix convert reads the format from
 	s := fmt.Sprintf("%0*d", width, i)
 	if base != "" {
 		s += "-" + base

@@ -41,12 +41,8 @@ func Write(path string, stdout io.Writer, fn func(w io.Writer) error) error {
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return err
+	if err := tmp.Chmod(NewFileMode(path)); err != nil {
+		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
