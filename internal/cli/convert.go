@@ -128,13 +128,9 @@ func convertRun(o *ConvertOptions) error {
 		}
 		items = []formats.Item{item}
 	}
-	err = writeOutput(ios, o.Output, func(w io.Writer) error {
+	return writeOutput(ios, o.Output, func(w io.Writer) error {
 		return formats.Write(w, to, items, wo)
 	})
-	if err != nil {
-		return &FileError{o.Output, err}
-	}
-	return nil
 }
 
 // pick chooses the profile to work on from an input that may hold several.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,9 +11,17 @@ import (
 	"github.com/pprofx/pprofx/internal/output"
 )
 
-// writeOutput writes to path ("-": stdout) atomically.
+// writeOutput writes to path ("-": stdout) atomically. Its errors name a
+// file: fn's own FileErrors (about an input, say) pass through, any other
+// error is about path.
 func writeOutput(ios *IOStreams, path string, fn func(w io.Writer) error) error {
-	return output.Write(path, ios.Out, fn)
+	err := output.Write(path, ios.Out, fn)
+	var fe *FileError
+	var ue *UsageError
+	if err == nil || errors.As(err, &fe) || errors.As(err, &ue) || errors.Is(err, errReported) {
+		return err
+	}
+	return &FileError{path, err}
 }
 
 // outputFormat is the format to write: --to, else the one the output's

@@ -131,24 +131,24 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	case detect.Gzip:
 		zr, err := pprof.NewGzipReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("gzip: %v", err)
+			return nil, &DecompressError{detect.Gzip, err}
 		}
 		defer pprof.PutGzipReader(zr)
-		body = zr
+		body = &decompressor{newGzipMembers(zr, br), detect.Gzip}
 	case detect.Zstd:
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(max)))
 		if err != nil {
-			return nil, fmt.Errorf("zstd: %v", err)
+			return nil, &DecompressError{detect.Zstd, err}
 		}
 		defer zr.Close()
-		body = zr
+		body = &decompressor{zr, detect.Zstd}
 	}
 	lr := &limitedReader{r: body, left: max, max: max}
 	inner := getBufio(lr)
 	defer bufioPool.Put(inner)
 	head, err := inner.Peek(detect.HeadSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, compressionErr(in.Compression, err)
+		return nil, err
 	}
 	res, err := detect.Sniff(head)
 	if err != nil {
@@ -160,12 +160,12 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		return nil, fmt.Errorf("detected %s, not supported yet", titled(res))
 	}
 	if err := read(inner, in, opts); err != nil {
-		return nil, compressionErr(in.Compression, err)
+		return nil, err
 	}
 	if opts.KeepOriginal && in.Format != detect.Pprof {
 		// The whole source, as it was given, goes into the profiles.
 		if _, err := io.Copy(io.Discard, inner); err != nil {
-			return nil, compressionErr(in.Compression, err)
+			return nil, err
 		}
 		for _, it := range in.Items {
 			it.Profile.OriginalPayload = orig.Bytes()
@@ -237,16 +237,6 @@ func titled(res detect.Result) string {
 		t += " (" + res.Layout + ")"
 	}
 	return t
-}
-
-func compressionErr(c detect.Compression, err error) error {
-	// The decompressors' own errors already start with their name
-	// ("gzip: invalid checksum"): name the compression once.
-	if msg := err.Error(); c != detect.None && !strings.Contains(msg, "--max-input-size") &&
-		!strings.HasPrefix(msg, string(c)+": ") {
-		return fmt.Errorf("%s: %v", c, err)
-	}
-	return err
 }
 
 // OutFormat names an output format.

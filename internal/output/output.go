@@ -25,7 +25,7 @@ func Write(path string, stdout io.Writer, fn func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("cannot create a file in %s: %v", dir, unwrapPath(err))
+		return fmt.Errorf("cannot create a temporary file beside it: %v", unwrapPath(err))
 	}
 	ok := false
 	defer func() {
@@ -48,15 +48,20 @@ func Write(path string, stdout io.Writer, fn func(w io.Writer) error) error {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot replace %s: %v", path, unwrapPath(err))
+		return fmt.Errorf("cannot rename the temporary file to it: %v", unwrapPath(err))
 	}
 	ok = true
 	return nil
 }
 
+// unwrapPath strips the file names of os errors: the caller names the
+// output, and the temporary file's name means nothing to the user.
 func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+	switch e := err.(type) {
+	case *os.PathError:
+		return e.Err
+	case *os.LinkError:
+		return e.Err
 	}
 	return err
 }
