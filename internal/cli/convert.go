@@ -51,7 +51,8 @@ an existing OUT untouched.`,
   pprofx convert heap.pb -o heap.pb.gz
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx convert cpu.otlp -o back.pb.gz
-  curl -s localhost:6060/debug/pprof/profile | pprofx convert - -o - --to pprof-raw | wc -c`,
+  pprofx convert cpu.pb.gz -o - --to otlp-json | head -c 300
+  cat cpu.prof | pprofx convert - -o - --to pprof-raw | wc -c`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Input = args[0]
@@ -65,7 +66,8 @@ an existing OUT untouched.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "-", `output file ("-": standard output)`)
 	f.StringVar(&o.To, "to", "", "output format (default: from the output name)")
-	f.IntVar(&o.Index, "index", -1, "which profile to convert, when the input holds several (0-based)")
+	o.Index = -1
+	f.Var((*indexFlag)(&o.Index), "index", "which profile to convert, when the input holds several (0-based)")
 	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
 	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
 	f.StringVar(&o.ProfileID, "profile-id", "", "OTLP output: the profile_id, 32 hex digits (default: derived from the content)")

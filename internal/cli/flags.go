@@ -10,8 +10,21 @@ import (
 // 2GiB, 512MiB, 64KiB, 1GB, 1000.
 type byteSize int64
 
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
-func (b *byteSize) Type() string   { return "size" }
+// String writes the size in the largest binary unit that divides it, so
+// that --help shows the default as 2GiB.
+func (b *byteSize) String() string {
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.mult && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+func (b *byteSize) Type() string { return "size" }
 
 func (b *byteSize) Set(s string) error {
 	units := []struct {
@@ -31,5 +44,27 @@ func (b *byteSize) Set(s string) error {
 		return fmt.Errorf("%q is not a size (e.g. 2GiB, 512MiB, 1000000)", s)
 	}
 	*b = byteSize(n * mult)
+	return nil
+}
+
+// indexFlag is --index N: a profile's 0-based index, or -1 when not given
+// (which --help does not show as a default).
+type indexFlag int
+
+func (x *indexFlag) String() string {
+	if *x < 0 {
+		return ""
+	}
+	return strconv.Itoa(int(*x))
+}
+
+func (x *indexFlag) Type() string { return "N" }
+
+func (x *indexFlag) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not an index (0, 1, 2, ...)", s)
+	}
+	*x = indexFlag(n)
 	return nil
 }

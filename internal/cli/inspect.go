@@ -38,7 +38,7 @@ mappings, the label keys, the period, time and duration.
 With --json it prints one JSON object per file, one per line, for scripts.
 A file that cannot be read is reported on stderr; the others are still shown,
 and the exit status is 1.`,
-		Example: `  pprofx inspect testdata/go/cpu.pb.gz
+		Example: `  pprofx inspect cpu.pb.gz
   pprofx inspect --json *.pb.gz | jq '.profiles[0].samples'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

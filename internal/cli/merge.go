@@ -51,7 +51,7 @@ not the profiles.
 standard input). The bundle is written atomically: a failed run leaves an
 existing output untouched.`,
 		Example: `  pprofx merge cpu-1.pb.gz cpu-2.pb.gz heap.pb.gz -o profiles.ppxb
-  find /var/profiles -name '*.pb.gz' | sort | pprofx merge --files-from - -o day.ppxb
+  find profiles -name '*.pb.gz' | sort | pprofx merge --files-from - -o day.ppxb
   pprofx merge day1.ppxb day2.ppxb -o week.ppxb`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args

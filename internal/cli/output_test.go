@@ -114,3 +114,24 @@ func TestUnpackAllNamesAndModes(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpDefaults: --max-input-size shows its default as 2GiB, --index
+// shows no default (-1 means "not given").
+func TestHelpDefaults(t *testing.T) {
+	for _, cmd := range []string{"convert", "unpack", "inspect", "merge", "list"} {
+		s := run(t, nil, ExitOK, cmd, "--help")
+		help := s.out.String()
+		if !strings.Contains(help, "(default 2GiB)") {
+			t.Errorf("%s --help: no '(default 2GiB)'", cmd)
+		}
+		if strings.Contains(help, "(default -1)") {
+			t.Errorf("%s --help shows -1", cmd)
+		}
+	}
+	for in, want := range map[byteSize]string{2 << 30: "2GiB", 512 << 20: "512MiB", 1000: "1000", 3 << 10: "3KiB", 1<<30 + 1: "1073741825"} {
+		if got := in.String(); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", int64(in), got, want)
+		}
+	}
+	run(t, nil, ExitUsage, "convert", cpuFixture, "--index", "-1")
+}

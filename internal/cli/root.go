@@ -116,7 +116,7 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   find profiles -name '*.pb.gz' | pprofx merge --files-from - -o all.ppxb
   pprofx unpack all.ppxb --index 2 -o third.pb.gz
-  curl -s http://localhost:6060/debug/pprof/heap | pprofx inspect -`,
+  cat heap.pb.gz | pprofx inspect -`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -124,8 +124,9 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{err.Error()} })
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(NewCmdConvert(ios, nil), NewCmdInspect(ios, nil), NewCmdVersion(ios),
-		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil))
+		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil), NewCmdCompletion(ios))
 	return root
 }
 

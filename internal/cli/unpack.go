@@ -48,7 +48,7 @@ it exactly as they read the original, samples in order.
 Output formats:
   ` + joinLines(formats.OutFormats(), "\n  "),
 		Example: `  pprofx unpack week.ppxb --index 2 -o monday-heap.pb.gz
-  pprofx unpack week.ppxb --index 0 -o - | go tool pprof -top /dev/stdin
+  pprofx unpack week.ppxb --index 0 -o first.pb.gz && go tool pprof -top first.pb.gz
   pprofx unpack week.ppxb --all -o week/`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -67,7 +67,8 @@ Output formats:
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.Index, "index", -1, "which profile to unpack (0-based)")
+	o.Index = -1
+	f.Var((*indexFlag)(&o.Index), "index", "which profile to unpack (0-based)")
 	f.BoolVar(&o.All, "all", false, "unpack every profile into the directory given with -o")
 	f.StringVarP(&o.Output, "output", "o", "-", `output file ("-": standard output), or directory with --all`)
 	f.StringVar(&o.To, "to", "", "output format (default: from the output name, else pprof)")
