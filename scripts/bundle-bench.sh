@@ -1,6 +1,7 @@
 #!/bin/sh
 # Measures bundles against the figures of issue 5 on the corpus made by
-# scripts/bundle-corpus.sh (./corpus, 100 files; ./corpus/1000 for the
+# scripts/bundle-corpus.sh (testdata/corpus, 100 files, committed; or
+# $CORPUS; ./corpus/1000 for the
 # memory comparison, made with
 #   go run ./internal/bundle/cmd/bundle-corpus -o corpus/1000 -n 500).
 # Prints: sizes (bundle, google/pprof's lossy profile.Merge, tar of the raw
@@ -9,7 +10,7 @@
 # and peak RSS of merging 1,000 vs 100 profiles.
 set -eu
 cd "$(dirname "$0")/.."
-corpus=corpus
+corpus=${CORPUS:-testdata/corpus}
 ls $corpus/cpu-*.pb.gz >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,7 +1,10 @@
 #!/bin/sh
-# Generates the bundle benchmark corpus (100 files, about 60-100 s) into
-# ./corpus (git-ignored): 50 one-second CPU profiles and 50 heap profiles of
-# one Go program running a changing mix of workloads. Usage:
+# Generates a bundle benchmark corpus (100 files, about 60-100 s) into
+# ./corpus (git-ignored) or DIR: 50 one-second CPU profiles and 50 heap
+# profiles of one Go program running a changing mix of workloads. The one
+# the tests and README figures use is committed as testdata/corpus
+# (scripts/bundle-corpus.sh testdata/corpus replaces it; then the README's
+# figures must be measured again). Usage:
 #   scripts/bundle-corpus.sh [DIR]
 # Then: go test ./internal/bundle -run Corpus -bench . -benchtime 3x
 set -eu

@@ -204,23 +204,23 @@ func TestEmptyBundle(t *testing.T) {
 	}
 }
 
-// corpusProfiles reads the bundle corpus (scripts/bundle-corpus.sh) and the
-// Go fixtures, skipping when there are none.
+// corpusFiles lists the bundle corpus: the committed testdata/corpus
+// (scripts/bundle-corpus.sh made it), or the directory $PPROFX_CORPUS.
 func corpusFiles(t testing.TB) []string {
 	dir := os.Getenv("PPROFX_CORPUS")
 	if dir == "" {
-		dir = "../../corpus"
+		dir = "../../testdata/corpus"
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.pb.gz"))
 	if len(files) == 0 {
-		t.Skipf("no corpus in %s: run scripts/bundle-corpus.sh", dir)
+		t.Fatalf("no corpus in %s (scripts/bundle-corpus.sh makes one)", dir)
 	}
 	return files
 }
 
 func TestDeterministicAndAssociative(t *testing.T) {
 	a, b, c := handBuilt(0), handBuilt(1), handBuilt(2)
-	if files, _ := filepath.Glob("../../corpus/*.pb.gz"); len(files) >= 3 {
+	if files, _ := filepath.Glob("../../testdata/corpus/*.pb.gz"); len(files) >= 3 {
 		a, b, c = decodeFile(t, files[0]), decodeFile(t, files[len(files)-1]), handBuilt(1)
 	}
 	abc, err := bundleOf(a, b, c)

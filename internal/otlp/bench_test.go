@@ -82,7 +82,7 @@ type benchInput struct {
 	data []byte // gzipped pprof
 }
 
-func benchInputs(b *testing.B) []benchInput {
+func benchInputs(b testing.TB) []benchInput {
 	var in []benchInput
 	for _, name := range pprofFixtures(b) {
 		data, err := os.ReadFile(name)
