@@ -38,8 +38,11 @@ func NewCmdUnpack(ios *IOStreams, runF func(*UnpackOptions) error) *cobra.Comman
 		Short: "Take profiles back out of a bundle, exactly as they went in",
 		Long: `Unpack writes one profile of a bundle (--index N, 0-based, as 'pprofx list'
 numbers them) or all of them (--all, into the directory -o DIR, created if
-needed, as NNN-NAME files). Unpacking one profile reads only the bundle's
-index, its shared tables and that profile's own section.
+needed, as INDEX-NAME.SUFFIX files: the index zero-padded to the width of
+the count, the name it was merged under, the suffix of the output format).
+Unpacking one profile reads only the bundle's index, its shared tables and
+that profile's own section; it writes what 'pprofx convert BUNDLE --index N'
+writes.
 
 The output format is --to FORMAT, or else the one the output's name says, or
 else pprof (gzipped). A profile comes back as it went in: pprof tools read
