@@ -69,13 +69,13 @@ func FuzzBlocks(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	tab, err := r.block("tables", r.tablesOff, r.tablesLen, r.tablesRaw)
+	tab, err := r.block("tables", r.tablesOff, r.tablesLen, r.tablesRaw, DefaultLimit)
 	if err != nil {
 		f.Fatal(err)
 	}
 	for i := 0; i < r.Len(); i++ {
 		e := r.entries[i]
-		sec, err := r.block("section", e.off, e.size, e.rawSize)
+		sec, err := r.block("section", e.off, e.size, e.rawSize, DefaultLimit)
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -69,7 +69,7 @@ Output formats:
 	f.BoolVar(&o.All, "all", false, "unpack every profile into the directory given with -o")
 	f.StringVarP(&o.Output, "output", "o", "-", `output file ("-": standard output), or directory with --all`)
 	f.StringVar(&o.To, "to", "", "output format (default: from the output name, else pprof)")
-	f.Var(&size, "max-input-size", "largest bundle read from standard input")
+	f.Var(&size, "max-input-size", "largest bundle read from standard input, and most one profile of a bundle may expand to (decompressed, in memory)")
 	return cmd
 }
 
@@ -84,7 +84,7 @@ func openBundle(ios *IOStreams, name string, max int64) (*bundle.Reader, func(),
 		if int64(len(data)) > max {
 			return nil, nil, fmt.Errorf("input is larger than the limit of %d bytes (--max-input-size)", max)
 		}
-		r, err := openBundleReader(bytes.NewReader(data), int64(len(data)))
+		r, err := openBundleReader(bytes.NewReader(data), int64(len(data)), max)
 		return r, func() {}, err
 	}
 	in, err := openInput(ios, name)
@@ -97,7 +97,7 @@ func openBundle(ios *IOStreams, name string, max int64) (*bundle.Reader, func(),
 		f.Close()
 		return nil, nil, err
 	}
-	r, err := openBundleReader(f, st.Size())
+	r, err := openBundleReader(f, st.Size(), max)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -105,8 +105,8 @@ func openBundle(ios *IOStreams, name string, max int64) (*bundle.Reader, func(),
 	return r, func() { f.Close() }, nil
 }
 
-func openBundleReader(ra io.ReaderAt, size int64) (*bundle.Reader, error) {
-	r, err := bundle.Open(ra, size)
+func openBundleReader(ra io.ReaderAt, size, limit int64) (*bundle.Reader, error) {
+	r, err := bundle.OpenLimit(ra, size, limit)
 	if err == bundle.ErrNotBundle {
 		var head [64]byte
 		n, _ := ra.ReadAt(head[:min(int64(len(head)), size)], 0)

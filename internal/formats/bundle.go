@@ -18,7 +18,11 @@ func init() {
 		if err != nil {
 			return err
 		}
-		br, err := bundle.Open(bytes.NewReader(data), int64(len(data)))
+		limit := opts.MaxInputSize
+		if limit <= 0 {
+			limit = DefaultMaxInputSize
+		}
+		br, err := bundle.OpenLimit(bytes.NewReader(data), int64(len(data)), limit)
 		if err != nil {
 			return err
 		}

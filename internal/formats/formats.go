@@ -6,6 +6,7 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -110,6 +111,18 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // Read detects the format of r (named name in messages) and decodes it.
 func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	max := opts.MaxInputSize
@@ -120,7 +133,8 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	if opts.KeepOriginal {
 		r = io.TeeReader(&limitedReader{r: r, left: max, max: max}, &orig)
 	}
-	br := getBufio(r)
+	cr := &countingReader{r: r}
+	br := getBufio(cr)
 	defer bufioPool.Put(br)
 	head, _ := br.Peek(detect.HeadSize)
 	in := &Input{Compression: detect.CompressionOf(head)}
@@ -148,6 +162,11 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, compressionErr(in.Compression, err)
 	}
+	if in.Compression != detect.None {
+		if inner := detect.CompressionOf(head); inner != detect.None {
+			return nil, fmt.Errorf("%s inside %s: the input is compressed twice; pprofx takes off one layer (decompress it once first)", inner, in.Compression)
+		}
+	}
 	res, err := detect.Sniff(head)
 	if err != nil {
 		return nil, err
@@ -158,6 +177,9 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		return nil, fmt.Errorf("detected %s, not supported yet", titled(res))
 	}
 	if err := read(inner, in, opts); err != nil {
+		if in.Compression != detect.None && errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%s: truncated at byte %d (the compressed stream ends there, %d bytes decompressed)", in.Compression, cr.n, max-lr.left)
+		}
 		return nil, compressionErr(in.Compression, err)
 	}
 	if opts.KeepOriginal && in.Format != detect.Pprof {
@@ -193,7 +215,50 @@ var readers = map[detect.Format]reader{}
 func registerReader(f detect.Format, r reader) { readers[f] = r }
 
 // readAll reads the rest of r, which is bounded by --max-input-size.
-func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
+func readAll(r io.Reader) ([]byte, error) { return readChunks(r, nil) }
+
+// readChunks reads the rest of r into first's room and then into chunks
+// that grow with what was read (never past maxChunk), and joins them into
+// one slice of exactly the size read. Memory is at most twice the data,
+// and an input cut off by --max-input-size fails as soon as it is over,
+// never after a buffer was doubled past the limit.
+func readChunks(r io.Reader, first []byte) ([]byte, error) {
+	buf := first[:0]
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, minChunk)
+	}
+	var full [][]byte
+	total := 0
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) < cap(buf) {
+			continue
+		}
+		full = append(full, buf)
+		total += len(buf)
+		buf = make([]byte, 0, min(max(total, minChunk), maxChunk))
+	}
+	if len(full) == 0 {
+		return buf, nil
+	}
+	out := make([]byte, 0, total+len(buf))
+	for _, c := range full {
+		out = append(out, c...)
+	}
+	return append(out, buf...), nil
+}
+
+const (
+	minChunk = 64 << 10
+	maxChunk = 64 << 20
+)
 
 // Readers and buffers are reused across the inputs of one run (merge
 // reads hundreds).
@@ -213,20 +278,20 @@ func getBufio(r io.Reader) *bufio.Reader {
 // withBuffer reads the rest of r into a pooled buffer and calls fn with
 // its bytes, which fn must not keep.
 func withBuffer(r io.Reader, fn func(data []byte) error) error {
-	buf, _ := bufferPool.Get().(*bytes.Buffer)
-	if buf == nil {
-		buf = new(bytes.Buffer)
+	var first []byte
+	if bp, ok := bufferPool.Get().(*[]byte); ok {
+		first = *bp
 	}
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= 64<<20 {
-			bufferPool.Put(buf)
-		}
-	}()
-	if _, err := buf.ReadFrom(r); err != nil {
+	data, err := readChunks(r, first)
+	if err != nil {
 		return err
 	}
-	return fn(buf.Bytes())
+	defer func() {
+		if cap(data) <= 64<<20 {
+			bufferPool.Put(&data)
+		}
+	}()
+	return fn(data)
 }
 
 func titled(res detect.Result) string {
