@@ -463,15 +463,13 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 		return nil, d.err
 	}
 	nv := len(p.SampleTypes)
-	// Each sample costs its model entry and its own copy of its values,
-	// however few bytes it took here: counted against the limit first.
+	// Each sample costs its model entry and its values, however few bytes
+	// it took here: counted against the limit first. (The values are shared
+	// with the row in memory, but any output repeats them per sample.)
 	if !d.spend("samples", uint64(n)*uint64(unsafe.Sizeof(model.Sample{})+8*uintptr(nv))) {
 		return nil, d.err
 	}
 	p.Samples = make([]model.Sample, n)
-	// Values are copied from the rows into chunks allocated as samples are
-	// read, so memory follows the samples actually decoded.
-	var chunk []int64
 	nrows := len(t.rowNode)
 	fresh := int64(d.u32("first_new_row"))
 	var r int64
@@ -497,12 +495,9 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(chunk) < nv {
-			chunk = make([]int64, max(nv, 4096))
-		}
-		v := chunk[:nv:nv]
-		chunk = chunk[nv:]
-		copy(v, vals)
+		// Samples of one row share its values (a slice of the shared
+		// tables, capped so that an append cannot reach the next row's).
+		v := vals[:nv:nv]
 		p.Samples[i] = model.Sample{Stack: s, Values: v, LabelSet: u.labelSet(t.rowLabels[r]), Link: u.link(t.rowLink[r])}
 	}
 	if flags&colTimestamps != 0 {

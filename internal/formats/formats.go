@@ -51,6 +51,8 @@ type Input struct {
 	Format      detect.Format
 	Compression detect.Compression
 	Layout      string
+	// Size is how many (decompressed) bytes of the input were read.
+	Size int64
 	// Facts about the input beyond its profiles, for inspect: name, value.
 	Facts [][2]string
 	Items []Item
@@ -182,6 +184,7 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		}
 		return nil, compressionErr(in.Compression, err)
 	}
+	in.Size = max - lr.left
 	if opts.KeepOriginal && in.Format != detect.Pprof {
 		// The whole source, as it was given, goes into the profiles.
 		if _, err := io.Copy(io.Discard, inner); err != nil {
@@ -379,6 +382,39 @@ type WriteOptions struct {
 	// Gzip asks formats that are not gzipped by nature (OTLP) to gzip
 	// their output: the output name ends in .gz.
 	Gzip bool
+}
+
+// DefaultMaxExpansion bounds how many times its input's size an output
+// may grow to (--max-expansion).
+const DefaultMaxExpansion = 1024
+
+// CheckExpansion refuses to write items in format f when the output would
+// be more than factor times the input's size (inputSize decompressed bytes;
+// at least 64 KiB is allowed for). Only pprof can expand so: it has no
+// stack sharing, so a sample repeats every location id of its stack, where
+// OTLP and bundles share one stack among many samples. It counts before
+// anything is written.
+func CheckExpansion(f OutFormat, items []Item, inputSize, factor int64) error {
+	if f != OutPprof && f != OutPprofRaw {
+		return nil
+	}
+	if factor <= 0 {
+		factor = DefaultMaxExpansion
+	}
+	limit := factor * max(inputSize, 64<<10)
+	var ids int64
+	for _, it := range items {
+		p := it.Profile
+		for i := range p.Samples {
+			st := p.Samples[i].Stack
+			ids += int64(p.Stacks.Offsets[st+1] - p.Stacks.Offsets[st])
+		}
+		if ids > limit {
+			return fmt.Errorf("the pprof output would repeat %d or more location ids over %d samples (pprof has no stack sharing): more than %d times the %d-byte input; refused before writing (--max-expansion raises the limit)",
+				ids, len(p.Samples), factor, inputSize)
+		}
+	}
+	return nil
 }
 
 // HoldsMany reports whether format f holds several profiles in one file.

@@ -18,7 +18,9 @@ const (
 func init() {
 	registerReader(detect.Pprof, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
 		// DecodeRaw keeps nothing of its input, so the buffer is reused.
-		return withBuffer(r, func(data []byte) error {
+		// The framing is checked as the bytes arrive: a bad input fails at
+		// its first bad byte, before the rest is read.
+		return withBuffer(&pprof.FrameChecker{R: r}, func(data []byte) error {
 			p, err := pprof.DecodeRaw(data)
 			if err != nil {
 				return err
