@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pprofx/pprofx/internal/output"
 )
 
 // IOStreams carries the standard streams, and whether they are terminals.
@@ -168,7 +170,11 @@ func isCobraUsage(err error) bool {
 }
 
 // Execute runs pprofx on the process's arguments and streams.
-func Execute() int { return Main(os.Args[1:], System()) }
+func Execute() int {
+	// A temporary output file is removed on SIGINT, SIGTERM and SIGHUP.
+	output.HandleSignals()
+	return Main(os.Args[1:], System())
+}
 
 // openInput opens a named input, "-" being ios.In.
 func openInput(ios *IOStreams, name string) (io.ReadCloser, error) {

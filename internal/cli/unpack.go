@@ -14,6 +14,7 @@ import (
 	"github.com/pprofx/pprofx/internal/bundle"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/output"
 )
 
 // UnpackOptions are the inputs of `pprofx unpack`.
@@ -150,7 +151,8 @@ func unpackRun(o *UnpackOptions) error {
 	}
 	// Every profile is written to a temporary file first; only when all of
 	// them are written are they renamed into place, so a bundle that fails
-	// halfway leaves no unpacked files behind.
+	// halfway leaves the folder as it was. A name that cannot be replaced
+	// (a directory, a device) is found before anything is written.
 	width := len(fmt.Sprint(max(r.Len()-1, 0)))
 	type done struct{ tmp, final string }
 	var written []done
@@ -158,15 +160,25 @@ func unpackRun(o *UnpackOptions) error {
 	defer func() {
 		if !ok {
 			for _, d := range written {
-				os.Remove(d.tmp)
+				output.RemoveTemp(d.tmp)
 			}
 		}
 	}()
+	finals := make([]string, r.Len())
+	for i := range finals {
+		final, err := output.Resolve(filepath.Join(o.Output, outName(r.Entry(i).Name, i, width, to)))
+		if err == nil {
+			err = output.CheckReplaceable(final)
+		}
+		if err != nil {
+			return &FileError{final, err}
+		}
+		finals[i] = final
+	}
 	defer o.IO.clearProgress()
-	for i := 0; i < r.Len(); i++ {
-		final := filepath.Join(o.Output, outName(r.Entry(i).Name, i, width, to))
+	for i, final := range finals {
 		o.IO.progress("unpacking", i+1, r.Len(), filepath.Base(final))
-		tmp, err := os.CreateTemp(o.Output, "."+filepath.Base(final)+".*.tmp")
+		tmp, err := output.CreateTemp(final)
 		if err != nil {
 			return &FileError{o.Output, err}
 		}
@@ -176,6 +188,11 @@ func unpackRun(o *UnpackOptions) error {
 		if err == nil {
 			err = bw.Flush()
 		}
+		if err == nil {
+			if err = tmp.Chmod(0o644); err != nil {
+				err = &FileError{final, err}
+			}
+		}
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = &FileError{final, cerr}
 		}
@@ -183,9 +200,16 @@ func unpackRun(o *UnpackOptions) error {
 			return err
 		}
 	}
-	for _, d := range written {
-		if err := os.Rename(d.tmp, d.final); err != nil {
-			return &FileError{d.final, err}
+	for k, d := range written {
+		if err := output.Rename(d.tmp, d.final); err != nil {
+			// Not one of the checks above foresaw this (a permission
+			// changed meanwhile): what was renamed stays, the rest is
+			// removed, and the error says how far it got.
+			for _, rest := range written[k+1:] {
+				output.RemoveTemp(rest.tmp)
+			}
+			ok = true
+			return &FileError{d.final, fmt.Errorf("%v (%d of %d files were already in place)", err, k, len(written))}
 		}
 	}
 	ok = true
