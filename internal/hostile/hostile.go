@@ -52,7 +52,7 @@ func Cases(small bool) []Case {
 		}
 		return full
 	}
-	nSamples := pick(520<<20, 10<<20) // 4 bytes each: 1.94 GiB / 40 MiB
+	nSamples := pick(520_000_000, 10<<20) // 4 bytes each: 1.94 GiB / 40 MiB
 	nStrings := pick(10_000_000, 2_000_000)
 	nIDs := pick(100_000_000, 10_000_000)
 	nOTLP := pick(20_000_000, 5_000_000) // 2-byte empty samples

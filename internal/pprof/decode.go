@@ -74,7 +74,12 @@ func gunzipInto(buf []byte, r io.Reader, limit, hint int64) ([]byte, error) {
 	}
 	for {
 		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, max(512, len(buf)))
+			// Grow with what was read, never past one byte over the limit
+			// (which tells "too big" from "exactly the limit").
+			if int64(len(buf)) > limit {
+				return nil, fmt.Errorf("gzip: decompressed size exceeds the limit of %d bytes", limit)
+			}
+			buf = slices.Grow(buf, int(min(int64(max(512, len(buf))), limit+1-int64(len(buf)))))
 		}
 		n, err := zr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
