@@ -14,7 +14,7 @@ func init() {
 	// at merge. (pprofx unpack and list read bundles directly, section by
 	// section, instead.)
 	registerReader(detect.Bundle, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
-		data, err := readAll(r)
+		data, err := readAll(r, opts.sizeHint)
 		if err != nil {
 			return err
 		}

@@ -6,9 +6,11 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -34,6 +36,10 @@ type ReadOptions struct {
 	Salvage bool
 	// Warn is told about anything read with a loss or a doubt.
 	Warn func(msg string)
+	// sizeHint is the input's decompressed size when a file says it (its
+	// size, or gzip's trailer), bounded by the limit and by what the
+	// compressed bytes can expand to; 0 when unknown.
+	sizeHint int64
 	// KeepOriginal puts the input's own bytes, as given, into each
 	// profile's OriginalPayload when the input is not pprof (OTLP's
 	// original_payload, for --keep-original).
@@ -157,6 +163,7 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		defer zr.Close()
 		body = zr
 	}
+	opts.sizeHint = sizeHint(r, in.Compression, max)
 	lr := &limitedReader{r: body, left: max, max: max}
 	inner := getBufio(lr)
 	defer bufioPool.Put(inner)
@@ -217,8 +224,55 @@ var readers = map[detect.Format]reader{}
 
 func registerReader(f detect.Format, r reader) { readers[f] = r }
 
-// readAll reads the rest of r, which is bounded by --max-input-size.
-func readAll(r io.Reader) ([]byte, error) { return readChunks(r, nil) }
+// sizeHint returns the decompressed size a file input declares: its own
+// size, or for gzip the trailer's (modulo 2^32, and only when deflate's
+// 1032:1 at most can reach it from the file's size), or 0. It is never
+// more than the limit, and it only sizes the first buffer.
+func sizeHint(r io.Reader, c detect.Compression, limit int64) int64 {
+	f, ok := r.(interface {
+		io.ReaderAt
+		Stat() (os.FileInfo, error)
+	})
+	if !ok {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	size := st.Size()
+	var n int64
+	switch c {
+	case detect.None:
+		n = size
+	case detect.Gzip:
+		var t [4]byte
+		if size < 18 {
+			return 0
+		}
+		if _, err := f.ReadAt(t[:], size-4); err != nil {
+			return 0
+		}
+		n = int64(binary.LittleEndian.Uint32(t[:]))
+		if n > 1032*size {
+			return 0
+		}
+	}
+	if n > limit {
+		return 0
+	}
+	return n
+}
+
+// readAll reads the rest of r, which is bounded by --max-input-size, into
+// a buffer of hint bytes (plus one, to see the end) when hint is known.
+func readAll(r io.Reader, hint int64) ([]byte, error) {
+	var first []byte
+	if hint > 0 {
+		first = make([]byte, 0, hint+1)
+	}
+	return readChunks(r, first)
+}
 
 // readChunks reads the rest of r into first's room and then into chunks
 // that grow with what was read (never past maxChunk), and joins them into
@@ -259,8 +313,9 @@ func readChunks(r io.Reader, first []byte) ([]byte, error) {
 }
 
 const (
-	minChunk = 64 << 10
-	maxChunk = 64 << 20
+	minChunk  = 64 << 10
+	maxChunk  = 64 << 20
+	maxPooled = 64 << 20
 )
 
 // Readers and buffers are reused across the inputs of one run (merge
@@ -279,22 +334,25 @@ func getBufio(r io.Reader) *bufio.Reader {
 }
 
 // withBuffer reads the rest of r into a pooled buffer and calls fn with
-// its bytes, which fn must not keep.
-func withBuffer(r io.Reader, fn func(data []byte) error) error {
+// its bytes, which fn must not keep unless keep is set: a buffer larger
+// than the pool takes is fn's.
+func withBuffer(r io.Reader, hint int64, fn func(data []byte, keep bool) error) error {
 	var first []byte
 	if bp, ok := bufferPool.Get().(*[]byte); ok {
 		first = *bp
+	}
+	if hint >= int64(cap(first)) {
+		first = make([]byte, 0, hint+1)
 	}
 	data, err := readChunks(r, first)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cap(data) <= 64<<20 {
-			bufferPool.Put(&data)
-		}
-	}()
-	return fn(data)
+	pool := cap(data) <= maxPooled
+	if pool {
+		defer bufferPool.Put(&data)
+	}
+	return fn(data, !pool)
 }
 
 func titled(res detect.Result) string {

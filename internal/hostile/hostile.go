@@ -91,7 +91,7 @@ func Cases(small bool) []Case {
 		Args: []string{"convert", "IN", "-o", "OUT.pb.gz"}, Exit: 1, Msg: "--max-expansion",
 		Raw: 10 * nSlice, Gen: gz(func(w io.Writer) error { return otlpSlices(w, nSlice) })})
 	add(Case{Name: "bundle-rows.ppxb", Desc: fmt.Sprintf("bundle: 1000 sample types, %d samples sharing one row, --max-input-size 1MiB", bundleSamples),
-		Args: []string{"inspect", "--max-input-size", "1MiB", "IN"}, Exit: 1, Msg: "limit of",
+		Args: []string{"inspect", "--max-input-size", "1MiB", "IN"}, Exit: 1, Msg: "(--max-input-size)",
 		Raw: 1 << 20, Gen: func(w io.Writer) error { return bundleRows(w, int(bundleSamples)) }})
 	// 2M samples of 1000 values expand to 16 GB, past the default limit;
 	// the small scale's 200k (1.6 GB) are under it, so it sets a lower one.
@@ -100,7 +100,7 @@ func Cases(small bool) []Case {
 		limitArgs, limit = []string{"inspect", "--max-input-size", "64MiB", "IN"}, 64<<20
 	}
 	add(Case{Name: "bundle-rows.ppxb", Desc: "same, --max-input-size " + model.HumanBytes(limit),
-		Args: limitArgs, Exit: 1, Msg: "limit of",
+		Args: limitArgs, Exit: 1, Msg: "(--max-input-size)",
 		Raw: limit, Gen: func(w io.Writer) error { return bundleRows(w, int(bundleSamples)) }})
 	add(Case{Name: "bundle-zeros.ppxb", Desc: fmt.Sprintf("bundle: a section of %d zeros (zstd)", zeros-1),
 		Args: []string{"inspect", "--max-input-size", fmt.Sprint(zeros / 2), "IN"}, Exit: 1, Msg: "more than the",

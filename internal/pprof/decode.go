@@ -168,6 +168,7 @@ type decoder struct {
 	lines  chunks[model.Line]
 	values chunks[int64]
 	key    []byte
+	owned  bool // strings may point into data
 }
 
 // idIndex maps the ids of one pprof table to model indices. ids that are
@@ -384,11 +385,19 @@ func (d *decoder) varints(f *field, fn func(v uint64)) error {
 }
 
 // DecodeRaw reads an uncompressed profile.proto message into the model.
-func DecodeRaw(data []byte) (*model.Profile, error) {
+// The profile keeps nothing of data: its strings are copied.
+func DecodeRaw(data []byte) (*model.Profile, error) { return decodeRaw(data, false) }
+
+// DecodeRawOwned is DecodeRaw for a caller that hands data over: the
+// profile's strings point into it, so that a large input is not copied
+// again (data must not change afterwards).
+func DecodeRawOwned(data []byte) (*model.Profile, error) { return decodeRaw(data, true) }
+
+func decodeRaw(data []byte, owned bool) (*model.Profile, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("pprof: empty profile")
 	}
-	d := &decoder{data: data, p: &model.Profile{}}
+	d := &decoder{data: data, p: &model.Profile{}, owned: owned}
 	if err := d.decode(); err != nil {
 		return nil, err
 	}
@@ -601,6 +610,16 @@ func (d *decoder) profileField(fv field) error {
 }
 
 func (d *decoder) buildStrings(n, total int) {
+	if d.owned {
+		d.p.Strings = make([]string, 0, n)
+		d.topLevel(func(g *field) error {
+			if g.num == fStringTable {
+				d.p.Strings = append(d.p.Strings, unsafe.String(unsafe.SliceData(g.b), len(g.b)))
+			}
+			return nil
+		})
+		return
+	}
 	// One allocation for every string: each is a slice of this one.
 	all := make([]byte, 0, total)
 	d.p.Strings = make([]string, 0, n)
