@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
@@ -26,6 +27,8 @@ type Reader struct {
 
 	tablesOff, tablesLen, tablesRaw uint64
 	limit                           int64
+	totalLimit                      int64        // 0: none
+	spent                           atomic.Int64 // what the profiles read so far expanded to
 
 	mu     sync.Mutex
 	t      *tables
@@ -137,6 +140,11 @@ func OpenLimit(r io.ReaderAt, size, limit int64) (*Reader, error) {
 	}
 	return rd, nil
 }
+
+// LimitTotal bounds what all the profiles read from r expand to together
+// (the limit of OpenLimit bounds each one), for a caller that keeps every
+// profile it reads.
+func (r *Reader) LimitTotal(n int64) { r.totalLimit = n }
 
 // Len returns the number of profiles in the bundle.
 func (r *Reader) Len() int { return len(r.entries) }
@@ -263,15 +271,24 @@ func (r *Reader) Profile(i int) (*model.Profile, error) {
 	}
 	e := &r.entries[i]
 	room := r.limit - int64(r.tablesRaw)
+	if r.totalLimit > 0 {
+		room = min(room, r.totalLimit-int64(r.tablesRaw)-r.spent.Load())
+	}
+	if room <= 0 {
+		return nil, errf("profile %d: the profiles read before it expand to the limit of %d bytes (--max-input-size)", i, r.totalLimit)
+	}
 	raw, err := r.block("section", e.off, e.size, e.rawSize, room)
 	if err != nil {
 		return nil, errf("profile %d: %v", i, trimPrefix(err))
 	}
 	b := &unpacker{t: t}
-	p, err := b.decode(&dec{b: raw, block: "section", room: max(room-int64(len(raw)), 1)}, e)
+	d := &dec{b: raw, block: "section", room: max(room-int64(len(raw)), 1)}
+	start := d.room
+	p, err := b.decode(d, e)
 	if err != nil {
 		return nil, errf("profile %d: %v", i, trimPrefix(err))
 	}
+	r.spent.Add(int64(len(raw)) + start - d.room)
 	if err := p.Validate(); err != nil {
 		return nil, errf("profile %d: %v", i, err)
 	}

@@ -26,6 +26,8 @@ func init() {
 		if err != nil {
 			return err
 		}
+		// Every profile is kept: together they are bounded by the limit.
+		br.LimitTotal(limit)
 		in.Facts = append(in.Facts, [2]string{"bundle version", fmt.Sprint(bundle.Version)}, [2]string{"profiles", fmt.Sprint(br.Len())})
 		for i := 0; i < br.Len(); i++ {
 			p, err := br.Profile(i)
