@@ -540,15 +540,31 @@ const (
 	stringSize   = int(unsafe.Sizeof(""))
 )
 
+// fieldCost is what one top-level field of each number takes in the
+// model, beyond its bytes.
+var fieldCost = [16]int{fSample: sampleSize + 8, fLocation: locationSize, fFunction: functionSize,
+	fMapping: mappingSize, fStringTable: stringSize}
+
 // checkBudget refuses an input whose table counts would take more memory
 // than model.MemoryPerInputByte times its size: a count the bytes cannot
 // justify (millions of empty samples or strings) is refused before
 // anything is allocated for it.
 func (d *decoder) checkBudget(counts *[16]int, stringBytes int) error {
-	need := int64(counts[fSample])*int64(sampleSize+8) + int64(counts[fLocation])*int64(locationSize) +
-		int64(counts[fFunction])*int64(functionSize) + int64(counts[fMapping])*int64(mappingSize) +
-		int64(counts[fStringTable])*int64(stringSize) + int64(stringBytes)
-	return model.CheckMemory("pprof", need, int64(len(d.data)), fmt.Sprintf(
+	var need int64
+	for num, n := range counts {
+		need += int64(n) * int64(fieldCost[num])
+	}
+	need += int64(stringBytes)
+	if need <= model.MemoryPerInputByte*int64(len(d.data))+16<<20 {
+		return nil
+	}
+	return budgetError(counts, need, int64(len(d.data)))
+}
+
+// budgetError names the counts that would take need bytes from n input
+// bytes (all of them, or the first n of an input still being read).
+func budgetError(counts *[16]int, need, n int64) error {
+	return model.CheckMemory("pprof", need, n, fmt.Sprintf(
 		"%d samples, %d locations, %d functions, %d mappings and %d strings",
 		counts[fSample], counts[fLocation], counts[fFunction], counts[fMapping], counts[fStringTable]))
 }

@@ -3,6 +3,8 @@ package pprof
 import (
 	"fmt"
 	"io"
+
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // FrameChecker passes a raw profile.proto through while it checks the
@@ -20,6 +22,9 @@ type FrameChecker struct {
 	shift   uint
 	skip    uint64 // bytes left of a fixed or length-delimited value
 	err     error
+
+	counts [16]int // top-level fields so far, by number
+	need   int64   // what they take in the model
 }
 
 const (
@@ -80,6 +85,16 @@ func (c *FrameChecker) check(b []byte) error {
 			num, typ := v>>3, v&7
 			if num == 0 || num > 1<<29-1 {
 				return c.fail("bad field tag")
+			}
+			if num < 16 {
+				c.counts[num]++
+				c.need += int64(fieldCost[num])
+				// The decoder checks the same bound once it has every
+				// byte; a prefix past it fails here, before the rest is
+				// read (millions of tiny samples).
+				if c.need > model.MemoryPerInputByte*c.off+16<<20 {
+					return budgetError(&c.counts, c.need, c.off)
+				}
 			}
 			switch typ {
 			case 0:
