@@ -234,7 +234,10 @@ func jsonObjects(data []byte) int64 {
 }
 
 // jsonReader reads tokens, naming the byte of a syntax error.
-type jsonReader struct{ dec *json.Decoder }
+type jsonReader struct {
+	dec   *json.Decoder
+	depth int // objects open
+}
 
 func (r *jsonReader) token() (json.Token, error) {
 	tok, err := r.dec.Token()
@@ -288,6 +291,10 @@ func (r *jsonReader) message(m protoreflect.Message, tok json.Token, path *jpath
 	if tok != json.Delim('{') {
 		return fmt.Errorf("%s: want an object, got %s", pathOrTop(path), tokenKind(tok))
 	}
+	if r.depth++; r.depth > 100 {
+		return fmt.Errorf("byte %d: %s: objects nested deeper than 100", r.dec.InputOffset(), pathOrTop(path))
+	}
+	defer func() { r.depth-- }()
 	fds := m.Descriptor().Fields()
 	for r.dec.More() {
 		kt, err := r.token()
