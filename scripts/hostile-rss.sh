@@ -15,10 +15,15 @@ scale=${1:-}
 dir=${HOSTILE_DIR:-/tmp/pprofx-hostile${scale}}
 mkdir -p "$dir" "$dir/out"
 go build -o "$dir/pprofx" ./cmd/pprofx
-if [ ! -s "$dir/manifest.tsv" ]; then
-	go run ./internal/tools/genhostile -o "$dir" $scale > "$dir/manifest.tsv.tmp"
-	mv "$dir/manifest.tsv.tmp" "$dir/manifest.tsv"
-fi
+# The files are made once (a few minutes at full scale); the list of cases
+# every time.
+go run ./internal/tools/genhostile -o "$dir" $scale -list > "$dir/manifest.tsv"
+while IFS=$'\t' read -r name _; do
+	if [ ! -s "$dir/$name" ]; then
+		go run ./internal/tools/genhostile -o "$dir" $scale > /dev/null
+		break
+	fi
+done < "$dir/manifest.tsv"
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 printf '| %-40s | %10s | %12s | %10s | %10s | %7s | %4s | %s |\n' "case" "file" "decompressed" "bound" "peak RSS" "wall" "exit" "answer"
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..42})" "------------" "--------------" "------------" "------------" "---------" "------" "--------"
@@ -29,8 +34,13 @@ while IFS=$'\t' read -r name raw want msg desc args; do
 	# shellcheck disable=SC2086
 	set -- ${args//IN/$in}
 	argv=("${@//OUT/$dir/out/o}")
+	stdin=/dev/null
+	if [ "${argv[-1]:0:1}" = "<" ]; then # "<FILE": standard input
+		stdin=${argv[-1]:1}
+		unset 'argv[-1]'
+	fi
 	set +e
-	/usr/bin/time -v -o "$dir/time.txt" "$dir/pprofx" "${argv[@]}" > /dev/null 2> "$dir/stderr.txt"
+	/usr/bin/time -v -o "$dir/time.txt" "$dir/pprofx" "${argv[@]}" < "$stdin" > /dev/null 2> "$dir/stderr.txt"
 	code=$?
 	set -e
 	rss_kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/time.txt")

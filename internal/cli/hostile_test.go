@@ -40,11 +40,19 @@ func TestHostileInputs(t *testing.T) {
 			}
 			out := t.TempDir()
 			var args []string
+			var stdin []byte
 			for _, a := range c.Args {
 				a = strings.ReplaceAll(a, "IN", in)
+				if strings.HasPrefix(a, "<") { // standard input from a file
+					var err error
+					if stdin, err = os.ReadFile(a[1:]); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
 				args = append(args, strings.ReplaceAll(a, "OUT", filepath.Join(out, "o")))
 			}
-			s := newStreams(nil)
+			s := newStreams(stdin)
 			runtime.GC()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)

@@ -165,7 +165,14 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		defer zr.Close()
 		body = zr
 	}
-	opts.sizeHint = sizeHint(r, in.Compression, max)
+	var declared int64
+	opts.sizeHint, declared = sizeHint(r, in.Compression, max)
+	if declared > max {
+		// Gzip's trailer holds the size modulo 2^32 (of the last member):
+		// the data is at least that long, or corrupt. Either way it is
+		// refused now, not after max bytes were inflated.
+		return nil, fmt.Errorf("%s: its trailer says it decompresses to %d bytes, more than the limit of %d bytes (--max-input-size)", in.Compression, declared, max)
+	}
 	lr := &limitedReader{r: body, left: max, max: max}
 	inner := getBufio(lr)
 	defer bufioPool.Put(inner)
@@ -233,18 +240,19 @@ func registerReader(f detect.Format, r reader) { readers[f] = r }
 // sizeHint returns the decompressed size a file input declares: its own
 // size, or for gzip the trailer's (modulo 2^32, and only when deflate's
 // 1032:1 at most can reach it from the file's size), or 0. It is never
-// more than the limit, and it only sizes the first buffer.
-func sizeHint(r io.Reader, c detect.Compression, limit int64) int64 {
+// more than the limit, and it only sizes the first buffer. declared is
+// gzip's trailer, whatever it says.
+func sizeHint(r io.Reader, c detect.Compression, limit int64) (hint, declared int64) {
 	f, ok := r.(interface {
 		io.ReaderAt
 		Stat() (os.FileInfo, error)
 	})
 	if !ok {
-		return 0
+		return 0, 0
 	}
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return 0
+		return 0, 0
 	}
 	size := st.Size()
 	var n int64
@@ -254,20 +262,21 @@ func sizeHint(r io.Reader, c detect.Compression, limit int64) int64 {
 	case detect.Gzip:
 		var t [4]byte
 		if size < 18 {
-			return 0
+			return 0, 0
 		}
 		if _, err := f.ReadAt(t[:], size-4); err != nil {
-			return 0
+			return 0, 0
 		}
 		n = int64(binary.LittleEndian.Uint32(t[:]))
+		declared = n
 		if n > 1032*size {
-			return 0
+			return 0, declared
 		}
 	}
 	if n > limit {
-		return 0
+		return 0, declared
 	}
-	return n
+	return n, declared
 }
 
 // readAll reads the rest of r, which is bounded by --max-input-size, into

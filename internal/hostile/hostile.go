@@ -28,7 +28,8 @@ type Case struct {
 	Name string // file name, e.g. pprof-samples.pb.gz
 	Desc string // what it is, for tables
 	// Args are pprofx's arguments; "IN" stands for the file, "OUT" for an
-	// output path in a scratch folder.
+	// output path in a scratch folder, and "<IN" (last) gives the file as
+	// standard input.
 	Args []string
 	// Exit is the exit status pprofx must give, Msg a part of its stderr
 	// ("" when it must succeed with nothing on stderr but warnings).
@@ -112,7 +113,10 @@ func Cases(small bool) []Case {
 		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize), "IN"}, Exit: 0,
 		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
 	add(Case{Name: "gzip-cap.pb.gz", Desc: "same, cap one byte less",
-		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize - 1), "IN"}, Exit: 1, Msg: "--max-input-size",
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize - 1), "IN"}, Exit: 1, Msg: "its trailer says",
+		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
+	add(Case{Name: "gzip-cap.pb.gz", Desc: "same, cap one byte less, from standard input",
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize - 1), "-", "<IN"}, Exit: 1, Msg: "(--max-input-size)",
 		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
 	add(Case{Name: "gzip-zeros.gz", Desc: fmt.Sprintf("gzip: %d zeros", zeros),
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "unknown format",

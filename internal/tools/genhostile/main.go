@@ -4,7 +4,7 @@
 // message ("-" for none), description, pprofx arguments (IN: the file, OUT: a scratch
 // output). scripts/hostile-rss.sh runs them.
 //
-//	go run ./internal/tools/genhostile -o /tmp/hostile [-small]
+//	go run ./internal/tools/genhostile -o /tmp/hostile [-small] [-list]
 package main
 
 import (
@@ -21,6 +21,7 @@ import (
 func main() {
 	out := flag.String("o", "hostile", "folder to write the files into")
 	small := flag.Bool("small", false, "the tests' small scale instead of the issue's")
+	list := flag.Bool("list", false, "print the lines only; write no file")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "genhostile:", err)
@@ -29,7 +30,7 @@ func main() {
 	done := map[string]bool{}
 	for _, c := range hostile.Cases(*small) {
 		path := filepath.Join(*out, c.Name)
-		if !done[c.Name] {
+		if !done[c.Name] && !*list {
 			done[c.Name] = true
 			if err := write(path, c); err != nil {
 				fmt.Fprintf(os.Stderr, "genhostile: %s: %v\n", c.Name, err)
