@@ -121,13 +121,17 @@ func Cases(small bool) []Case {
 	add(Case{Name: "gzip-zeros.gz", Desc: fmt.Sprintf("gzip: %d zeros", zeros),
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "unknown format",
 		Raw: zeros, Gen: gz(func(w io.Writer) error { return repeat(w, make([]byte, 1<<16), zeros>>16) })})
-	add(Case{Name: "gzip-pprof-zeros.pb.gz", Desc: fmt.Sprintf("gzip: a pprof of 4 KiB then %d zeros", zeros),
+	add(Case{Name: "gzip-pprof-zeros.pb.gz", Desc: fmt.Sprintf("gzip: a pprof of 4 KiB then zeros, %d bytes in all", zeros),
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "pprof: byte offset 4096: bad field tag",
-		Raw: zeros + 4096, Gen: gz(func(w io.Writer) error {
+		Raw: zeros, Gen: gz(func(w io.Writer) error {
 			if err := pprofOfSize(w, 4096); err != nil {
 				return err
 			}
-			return repeat(w, make([]byte, 1<<16), zeros>>16)
+			if err := repeat(w, make([]byte, 1<<16), zeros>>16-1); err != nil {
+				return err
+			}
+			_, err := w.Write(make([]byte, 1<<16-4096))
+			return err
 		})})
 	add(Case{Name: "gzip-gzip.pb.gz.gz", Desc: "gzip inside gzip",
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "gzip inside gzip",
