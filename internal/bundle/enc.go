@@ -30,6 +30,27 @@ type dec struct {
 	off   int
 	block string
 	err   error
+	// room is how many bytes what this block expands to in memory (shared
+	// string prefixes, values copied per sample) may still take; 0 means
+	// DefaultLimit.
+	room int64
+}
+
+// spend takes n bytes of expansion from the block's room, failing when
+// there are not that many left.
+func (d *dec) spend(what string, n uint64) bool {
+	if d.err != nil {
+		return false
+	}
+	if d.room == 0 {
+		d.room = DefaultLimit
+	}
+	if n > uint64(d.room) {
+		d.fail(what, "expands to more than the limit of %d bytes (--max-input-size)", d.room)
+		return false
+	}
+	d.room -= int64(n)
+	return true
 }
 
 func (d *dec) fail(what string, format string, args ...any) {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pprofx/pprofx/internal/model"
@@ -24,6 +26,9 @@ type Reader struct {
 	entries []Entry
 
 	tablesOff, tablesLen, tablesRaw uint64
+	limit                           int64
+	totalLimit                      int64        // 0: none
+	spent                           atomic.Int64 // what the profiles read so far expanded to
 
 	mu     sync.Mutex
 	t      *tables
@@ -31,8 +36,24 @@ type Reader struct {
 	loaded bool
 }
 
-// Open reads the index of the bundle of the given size in r.
-func Open(r io.ReaderAt, size int64) (*Reader, error) {
+// DefaultLimit is the default bound on what one profile of a bundle
+// expands to: its blocks decompressed and its tables and samples in memory.
+const DefaultLimit = 2 << 30
+
+// Open reads the index of the bundle of the given size in r, with
+// DefaultLimit.
+func Open(r io.ReaderAt, size int64) (*Reader, error) { return OpenLimit(r, size, DefaultLimit) }
+
+// OpenLimit reads the index of the bundle of the given size in r. limit
+// (--max-input-size) bounds what reading one profile may expand to: the
+// index, the shared tables and the profile's section decompressed, and
+// what the section's samples take in memory (each sample's values are its
+// own, however few bytes the section spends on a sample that repeats a
+// row). A bundle is bounded by what it expands to, not by its file size.
+func OpenLimit(r io.ReaderAt, size, limit int64) (*Reader, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
 	if size < headerSize+footerSize {
 		var head [8]byte
 		n, _ := r.ReadAt(head[:min(int64(8), max(size, 0))], 0)
@@ -67,7 +88,7 @@ func Open(r io.ReaderAt, size int64) (*Reader, error) {
 		u[i] = binary.LittleEndian.Uint64(f[8*i:])
 	}
 	count := binary.LittleEndian.Uint32(f[48:])
-	rd := &Reader{r: r, size: size, tablesOff: u[0], tablesLen: u[1], tablesRaw: u[2]}
+	rd := &Reader{r: r, size: size, tablesOff: u[0], tablesLen: u[1], tablesRaw: u[2], limit: limit}
 	indexOff, indexLen, indexRaw := u[3], u[4], u[5]
 	end := uint64(footAt)
 	if rd.tablesOff < headerSize || rd.tablesLen > end || rd.tablesOff > end-rd.tablesLen ||
@@ -75,11 +96,11 @@ func Open(r io.ReaderAt, size int64) (*Reader, error) {
 		return nil, errf("corrupt footer at byte %d: tables at %d+%d, index at %d+%d in a %d-byte file",
 			footAt, rd.tablesOff, rd.tablesLen, indexOff, indexLen, size)
 	}
-	raw, err := rd.block("index", indexOff, indexLen, indexRaw)
+	raw, err := rd.block("index", indexOff, indexLen, indexRaw, limit)
 	if err != nil {
 		return nil, err
 	}
-	d := &dec{b: raw, block: "index"}
+	d := &dec{b: raw, block: "index", room: max(limit-int64(len(raw)), 1)}
 	n := d.count("profile count", 8)
 	if d.err == nil && n != int(count) {
 		d.fail("profile count", "%d profiles, footer says %d", n, count)
@@ -120,6 +141,11 @@ func Open(r io.ReaderAt, size int64) (*Reader, error) {
 	return rd, nil
 }
 
+// LimitTotal bounds what all the profiles read from r expand to together
+// (the limit of OpenLimit bounds each one), for a caller that keeps every
+// profile it reads.
+func (r *Reader) LimitTotal(n int64) { r.totalLimit = n }
+
 // Len returns the number of profiles in the bundle.
 func (r *Reader) Len() int { return len(r.entries) }
 
@@ -152,12 +178,15 @@ var decoders = sync.Pool{New: func() any {
 // block reads and decompresses the block at off, checking that it
 // decompresses to exactly rawLen bytes. Memory grows with the data actually
 // decompressed, never with rawLen itself.
-func (r *Reader) block(what string, off, n, rawLen uint64) ([]byte, error) {
+func (r *Reader) block(what string, off, n, rawLen uint64, room int64) ([]byte, error) {
 	if n > uint64(r.size) || off > uint64(r.size)-n {
 		return nil, errf("%s block at byte %d: %d bytes run past the end of the %d-byte file", what, off, n, r.size)
 	}
 	if rawLen > math.MaxInt32 {
 		return nil, errf("%s block at byte %d: raw size %d too large", what, off, rawLen)
+	}
+	if rawLen > uint64(room) {
+		return nil, errf("%s block at byte %d: decompresses to %d bytes, more than the %d bytes left of the limit (--max-input-size)", what, off, rawLen, room)
 	}
 	comp := make([]byte, n)
 	if _, err := r.r.ReadAt(comp, int64(off)); err != nil {
@@ -184,10 +213,13 @@ func (r *Reader) block(what string, off, n, rawLen uint64) ([]byte, error) {
 	if err := zd.Reset(bytes.NewReader(comp)); err != nil {
 		return nil, errf("%s block at byte %d: %v", what, off, err)
 	}
-	buf := make([]byte, 0, min(rawLen, 16*n+64))
+	buf := make([]byte, 0, min(rawLen+1, 16*n+64))
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			// Grow with what was decompressed, never past the stated size.
+			nb := make([]byte, len(buf), min(2*uint64(cap(buf)), rawLen+1))
+			copy(nb, buf)
+			buf = nb
 		}
 		room := buf[len(buf):cap(buf)]
 		if uint64(len(buf))+uint64(len(room)) > rawLen+1 {
@@ -216,11 +248,11 @@ func (r *Reader) tables() (*tables, error) {
 	defer r.mu.Unlock()
 	if !r.loaded {
 		r.loaded = true
-		raw, err := r.block("tables", r.tablesOff, r.tablesLen, r.tablesRaw)
+		raw, err := r.block("tables", r.tablesOff, r.tablesLen, r.tablesRaw, r.limit)
 		if err != nil {
 			r.tErr = err
 		} else {
-			r.t, r.tErr = decodeTables(&dec{b: raw, block: "tables"})
+			r.t, r.tErr = decodeTables(&dec{b: raw, block: "tables", room: max(r.limit-int64(len(raw)), 1)})
 		}
 	}
 	return r.t, r.tErr
@@ -238,15 +270,25 @@ func (r *Reader) Profile(i int) (*model.Profile, error) {
 		return nil, err
 	}
 	e := &r.entries[i]
-	raw, err := r.block("section", e.off, e.size, e.rawSize)
+	room := r.limit - int64(r.tablesRaw)
+	if r.totalLimit > 0 {
+		room = min(room, r.totalLimit-int64(r.tablesRaw)-r.spent.Load())
+	}
+	if room <= 0 {
+		return nil, errf("profile %d: the profiles read before it expand to the limit of %d bytes (--max-input-size)", i, r.totalLimit)
+	}
+	raw, err := r.block("section", e.off, e.size, e.rawSize, room)
 	if err != nil {
 		return nil, errf("profile %d: %v", i, trimPrefix(err))
 	}
 	b := &unpacker{t: t}
-	p, err := b.decode(&dec{b: raw, block: "section"}, e)
+	d := &dec{b: raw, block: "section", room: max(room-int64(len(raw)), 1)}
+	start := d.room
+	p, err := b.decode(d, e)
 	if err != nil {
 		return nil, errf("profile %d: %v", i, trimPrefix(err))
 	}
+	r.spent.Add(int64(len(raw)) + start - d.room)
 	if err := p.Validate(); err != nil {
 		return nil, errf("profile %d: %v", i, err)
 	}
@@ -437,11 +479,14 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	p.Samples = make([]model.Sample, n)
 	nv := len(p.SampleTypes)
-	// Values are copied from the rows into chunks allocated as samples are
-	// read, so memory follows the samples actually decoded.
-	var chunk []int64
+	// Each sample costs its model entry and its values, however few bytes
+	// it took here: counted against the limit first. (The values are shared
+	// with the row in memory, but any output repeats them per sample.)
+	if !d.spend("samples", uint64(n)*uint64(unsafe.Sizeof(model.Sample{})+8*uintptr(nv))) {
+		return nil, d.err
+	}
+	p.Samples = make([]model.Sample, n)
 	nrows := len(t.rowNode)
 	fresh := int64(d.u32("first_new_row"))
 	var r int64
@@ -467,12 +512,9 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(chunk) < nv {
-			chunk = make([]int64, max(nv, 4096))
-		}
-		v := chunk[:nv:nv]
-		chunk = chunk[nv:]
-		copy(v, vals)
+		// Samples of one row share its values (a slice of the shared
+		// tables, capped so that an append cannot reach the next row's).
+		v := vals[:nv:nv]
 		p.Samples[i] = model.Sample{Stack: s, Values: v, LabelSet: u.labelSet(t.rowLabels[r]), Link: u.link(t.rowLink[r])}
 	}
 	if flags&colTimestamps != 0 {
@@ -486,6 +528,9 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 			}
 		}
 		if d.err != nil {
+			return nil, d.err
+		}
+		if !d.spend("sample.timestamps", 8*uint64(total)) {
 			return nil, d.err
 		}
 		all := make([]uint64, total)

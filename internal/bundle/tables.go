@@ -748,7 +748,8 @@ func decodeStrings(d *dec, what string) []string {
 	blob := d.b[d.off : d.off+int(total)]
 	d.off += int(total)
 	out := make([]string, n)
-	// Shared prefixes make strings longer than the blob: bound the total.
+	// Shared prefixes make strings longer than the blob: what they add
+	// counts against the limit.
 	var size uint64
 	prev := ""
 	pos := uint64(0)
@@ -758,8 +759,7 @@ func decodeStrings(d *dec, what string) []string {
 			return nil
 		}
 		size += shared[i] + suffix[i]
-		if size > 1<<30 {
-			d.fail(what, "strings exceed 1 GiB")
+		if shared[i] > 0 && !d.spend(what, shared[i]) {
 			return nil
 		}
 		if shared[i] == 0 {

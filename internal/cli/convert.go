@@ -23,6 +23,7 @@ type ConvertOptions struct {
 	ProfileID    string   // --profile-id HEX; "" = derived from the content
 	Resource     []string // --resource KEY=VALUE, repeated
 	KeepOriginal bool     // --keep-original: embed a non-pprof source
+	MaxExpansion int64    // --max-expansion: output at most this many times the input
 }
 
 // NewCmdConvert builds `pprofx convert`. runF replaces convertRun in tests.
@@ -73,6 +74,7 @@ an existing OUT untouched.`,
 	f.StringVar(&o.ProfileID, "profile-id", "", "OTLP output: the profile_id, 32 hex digits (default: derived from the content)")
 	f.StringArrayVar(&o.Resource, "resource", nil, "OTLP output: a resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
 	f.BoolVar(&o.KeepOriginal, "keep-original", false, "OTLP output: embed a non-pprof input file as the original_payload")
+	f.Int64Var(&o.MaxExpansion, "max-expansion", formats.DefaultMaxExpansion, "largest output, as a multiple of the (decompressed) input's size: pprof repeats a stack shared by many samples in each")
 	return cmd
 }
 
@@ -129,6 +131,9 @@ func convertRun(o *ConvertOptions) error {
 			return &FileError{o.Input, err}
 		}
 		items = []formats.Item{item}
+	}
+	if err := formats.CheckExpansion(to, items, src.Size, o.MaxExpansion); err != nil {
+		return &FileError{o.Input, err}
 	}
 	return writeOutput(ios, o.Output, func(w io.Writer) error {
 		return formats.Write(w, to, items, wo)

@@ -194,7 +194,7 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 	if name != "-" {
 		if f, size, ok := openBundleFile(name); ok {
 			defer f.Close()
-			r, err := bundle.Open(f, size)
+			r, err := bundle.OpenLimit(f, size, o.MaxInputSize)
 			if err != nil {
 				return err
 			}
@@ -218,7 +218,7 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 			return fmt.Errorf("input is larger than the limit of %d bytes (--max-input-size)", o.MaxInputSize)
 		}
 		if bundle.IsBundle(data) {
-			r, err := bundle.Open(bytes.NewReader(data), int64(len(data)))
+			r, err := bundle.OpenLimit(bytes.NewReader(data), int64(len(data)), o.MaxInputSize)
 			if err != nil {
 				return err
 			}

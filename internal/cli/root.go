@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/pprofx/pprofx/internal/output"
 )
 
 // IOStreams carries the standard streams, and whether they are terminals.
@@ -169,7 +171,11 @@ func isCobraUsage(err error) bool {
 }
 
 // Execute runs pprofx on the process's arguments and streams.
-func Execute() int { return Main(os.Args[1:], System()) }
+func Execute() int {
+	// A temporary output file is removed on SIGINT, SIGTERM and SIGHUP.
+	output.HandleSignals()
+	return Main(os.Args[1:], System())
+}
 
 // unwrapPathErr strips the file names that os errors carry ("mkdir
 // ro/sub: permission denied", "rename .x.tmp x: ..."): a FileError names

@@ -75,7 +75,7 @@ Output formats:
 	f.BoolVar(&o.All, "all", false, "unpack every profile into the directory given with -o")
 	f.StringVarP(&o.Output, "output", "o", "-", `output file ("-": standard output), or directory with --all`)
 	f.StringVar(&o.To, "to", "", "output format (default: from the output name, else pprof)")
-	f.Var(&size, "max-input-size", "largest bundle read from standard input")
+	f.Var(&size, "max-input-size", "largest bundle read from standard input, and most one profile of a bundle may expand to (decompressed, in memory)")
 	return cmd
 }
 
@@ -90,7 +90,7 @@ func openBundle(ios *IOStreams, name string, max int64) (*bundle.Reader, func(),
 		if int64(len(data)) > max {
 			return nil, nil, fmt.Errorf("input is larger than the limit of %d bytes (--max-input-size)", max)
 		}
-		r, err := openBundleReader(bytes.NewReader(data), int64(len(data)))
+		r, err := openBundleReader(bytes.NewReader(data), int64(len(data)), max)
 		return r, func() {}, err
 	}
 	in, err := openInput(ios, name)
@@ -103,7 +103,7 @@ func openBundle(ios *IOStreams, name string, max int64) (*bundle.Reader, func(),
 		f.Close()
 		return nil, nil, err
 	}
-	r, err := openBundleReader(f, st.Size())
+	r, err := openBundleReader(f, st.Size(), max)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -111,8 +111,8 @@ func openBundle(ios *IOStreams, name string, max int64) (*bundle.Reader, func(),
 	return r, func() { f.Close() }, nil
 }
 
-func openBundleReader(ra io.ReaderAt, size int64) (*bundle.Reader, error) {
-	r, err := bundle.Open(ra, size)
+func openBundleReader(ra io.ReaderAt, size, limit int64) (*bundle.Reader, error) {
+	r, err := bundle.OpenLimit(ra, size, limit)
 	if err == bundle.ErrNotBundle {
 		var head [64]byte
 		n, _ := ra.ReadAt(head[:min(int64(len(head)), size)], 0)
@@ -152,7 +152,8 @@ func unpackRun(o *UnpackOptions) error {
 	}
 	// Every profile is written to a temporary file first; only when all of
 	// them are written are they renamed into place, so a bundle that fails
-	// halfway leaves no unpacked files behind.
+	// halfway leaves the folder as it was. A name that cannot be replaced
+	// (a directory, a device) is found before anything is written.
 	width := len(fmt.Sprint(r.Len()))
 	type done struct{ tmp, final string }
 	var written []done
@@ -160,15 +161,25 @@ func unpackRun(o *UnpackOptions) error {
 	defer func() {
 		if !ok {
 			for _, d := range written {
-				os.Remove(d.tmp)
+				output.RemoveTemp(d.tmp)
 			}
 		}
 	}()
+	finals := make([]string, r.Len())
+	for i := range finals {
+		final, err := output.Resolve(filepath.Join(o.Output, outName(r.Entry(i).Name, i, width, to)))
+		if err == nil {
+			err = output.CheckReplaceable(final)
+		}
+		if err != nil {
+			return &FileError{final, err}
+		}
+		finals[i] = final
+	}
 	defer o.IO.clearProgress()
-	for i := 0; i < r.Len(); i++ {
-		final := filepath.Join(o.Output, outName(r.Entry(i).Name, i, width, to))
+	for i, final := range finals {
 		o.IO.progress("unpacking", i+1, r.Len(), filepath.Base(final))
-		tmp, err := os.CreateTemp(o.Output, "."+filepath.Base(final)+".*.tmp")
+		tmp, err := output.CreateTemp(final)
 		if err != nil {
 			return &FileError{o.Output, unwrapPathErr(err)}
 		}
@@ -191,9 +202,16 @@ func unpackRun(o *UnpackOptions) error {
 			return err
 		}
 	}
-	for _, d := range written {
-		if err := os.Rename(d.tmp, d.final); err != nil {
-			return &FileError{d.final, unwrapPathErr(err)}
+	for k, d := range written {
+		if err := output.Rename(d.tmp, d.final); err != nil {
+			// Not one of the checks above foresaw this (a permission
+			// changed meanwhile): what was renamed stays, the rest is
+			// removed, and the error says how far it got.
+			for _, rest := range written[k+1:] {
+				output.RemoveTemp(rest.tmp)
+			}
+			ok = true
+			return &FileError{d.final, fmt.Errorf("%v (%d of %d files were already in place)", err, k, len(written))}
 		}
 	}
 	ok = true

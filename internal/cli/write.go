@@ -54,7 +54,7 @@ func writeOptions(ios *IOStreams, out string) formats.WriteOptions {
 // refuseTerminal refuses to write a binary format to standard output when
 // it is a terminal; text (OTLP JSON) may go there.
 func refuseTerminal(ios *IOStreams, out string, to formats.OutFormat) error {
-	if out == "-" && ios.OutIsTerminal && !formats.IsText(to, false) {
+	if output.IsStdout(out) && ios.OutIsTerminal && !formats.IsText(to, false) {
 		return &UsageError{"refusing to write a binary profile to a terminal: name an output with -o, or pipe it"}
 	}
 	return nil

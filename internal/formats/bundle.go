@@ -14,14 +14,20 @@ func init() {
 	// at merge. (pprofx unpack and list read bundles directly, section by
 	// section, instead.)
 	registerReader(detect.Bundle, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
-		data, err := readAll(r)
+		data, err := readAll(r, opts.sizeHint)
 		if err != nil {
 			return err
 		}
-		br, err := bundle.Open(bytes.NewReader(data), int64(len(data)))
+		limit := opts.MaxInputSize
+		if limit <= 0 {
+			limit = DefaultMaxInputSize
+		}
+		br, err := bundle.OpenLimit(bytes.NewReader(data), int64(len(data)), limit)
 		if err != nil {
 			return err
 		}
+		// Every profile is kept: together they are bounded by the limit.
+		br.LimitTotal(limit)
 		in.Facts = append(in.Facts, [2]string{"bundle version", fmt.Sprint(bundle.Version)}, [2]string{"profiles", fmt.Sprint(br.Len())})
 		for i := 0; i < br.Len(); i++ {
 			p, err := br.Profile(i)

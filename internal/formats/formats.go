@@ -6,8 +6,11 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -33,6 +36,10 @@ type ReadOptions struct {
 	Salvage bool
 	// Warn is told about anything read with a loss or a doubt.
 	Warn func(msg string)
+	// sizeHint is the input's decompressed size when a file says it (its
+	// size, or gzip's trailer), bounded by the limit and by what the
+	// compressed bytes can expand to; 0 when unknown.
+	sizeHint int64
 	// KeepOriginal puts the input's own bytes, as given, into each
 	// profile's OriginalPayload when the input is not pprof (OTLP's
 	// original_payload, for --keep-original).
@@ -50,6 +57,8 @@ type Input struct {
 	Format      detect.Format
 	Compression detect.Compression
 	Layout      string
+	// Size is how many (decompressed) bytes of the input were read.
+	Size int64
 	// Facts about the input beyond its profiles, for inspect: name, value.
 	Facts [][2]string
 	Items []Item
@@ -112,6 +121,18 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // Read detects the format of r (named name in messages) and decodes it.
 func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	max := opts.MaxInputSize
@@ -122,7 +143,8 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	if opts.KeepOriginal {
 		r = io.TeeReader(&limitedReader{r: r, left: max, max: max}, &orig)
 	}
-	br := getBufio(r)
+	cr := &countingReader{r: r}
+	br := getBufio(cr)
 	defer bufioPool.Put(br)
 	head, _ := br.Peek(detect.HeadSize)
 	in := &Input{Compression: detect.CompressionOf(head)}
@@ -143,12 +165,32 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		defer zr.Close()
 		body = &decompressor{zr, detect.Zstd}
 	}
+	var declared int64
+	opts.sizeHint, declared = sizeHint(r, in.Compression, max)
+	if declared > max {
+		// Gzip's trailer holds the size modulo 2^32 (of the last member):
+		// the data is at least that long, or corrupt. Either way it is
+		// refused now, not after max bytes were inflated.
+		return nil, fmt.Errorf("%s: its trailer says it decompresses to %d bytes, more than the limit of %d bytes (--max-input-size)", in.Compression, declared, max)
+	}
 	lr := &limitedReader{r: body, left: max, max: max}
 	inner := getBufio(lr)
 	defer bufioPool.Put(inner)
+	// A compressed stream that ends early says at which byte.
+	readErr := func(err error) error {
+		if in.Compression != detect.None && errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%s: truncated at byte %d (the compressed stream ends there, %d bytes decompressed)", in.Compression, cr.n, max-lr.left)
+		}
+		return err
+	}
 	head, err := inner.Peek(detect.HeadSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, err
+		return nil, readErr(err)
+	}
+	if in.Compression != detect.None {
+		if inner := detect.CompressionOf(head); inner != detect.None {
+			return nil, fmt.Errorf("%s inside %s: the input is compressed twice; pprofx takes off one layer (decompress it once first)", inner, in.Compression)
+		}
 	}
 	res, err := detect.Sniff(head)
 	if err != nil {
@@ -160,8 +202,9 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		return nil, fmt.Errorf("detected %s, not supported yet", titled(res))
 	}
 	if err := read(inner, in, opts); err != nil {
-		return nil, err
+		return nil, readErr(err)
 	}
+	in.Size = max - lr.left
 	if opts.KeepOriginal && in.Format != detect.Pprof {
 		// The whole source, as it was given, goes into the profiles.
 		if _, err := io.Copy(io.Discard, inner); err != nil {
@@ -194,8 +237,101 @@ var readers = map[detect.Format]reader{}
 
 func registerReader(f detect.Format, r reader) { readers[f] = r }
 
-// readAll reads the rest of r, which is bounded by --max-input-size.
-func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
+// sizeHint returns the decompressed size a file input declares: its own
+// size, or for gzip the trailer's (modulo 2^32, and only when deflate's
+// 1032:1 at most can reach it from the file's size), or 0. It is never
+// more than the limit, and it only sizes the first buffer. declared is
+// gzip's trailer, whatever it says.
+func sizeHint(r io.Reader, c detect.Compression, limit int64) (hint, declared int64) {
+	f, ok := r.(interface {
+		io.ReaderAt
+		Stat() (os.FileInfo, error)
+	})
+	if !ok {
+		return 0, 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0, 0
+	}
+	size := st.Size()
+	var n int64
+	switch c {
+	case detect.None:
+		n = size
+	case detect.Gzip:
+		var t [4]byte
+		if size < 18 {
+			return 0, 0
+		}
+		if _, err := f.ReadAt(t[:], size-4); err != nil {
+			return 0, 0
+		}
+		n = int64(binary.LittleEndian.Uint32(t[:]))
+		declared = n
+		if n > 1032*size {
+			return 0, declared
+		}
+	}
+	if n > limit {
+		return 0, declared
+	}
+	return n, declared
+}
+
+// readAll reads the rest of r, which is bounded by --max-input-size, into
+// a buffer of hint bytes (plus one, to see the end) when hint is known.
+func readAll(r io.Reader, hint int64) ([]byte, error) {
+	var first []byte
+	if hint > 0 {
+		first = make([]byte, 0, hint+1)
+	}
+	return readChunks(r, first)
+}
+
+// readChunks reads the rest of r into first's room and then into chunks
+// that grow with what was read (never past maxChunk), and joins them into
+// one slice of exactly the size read. Memory is at most twice the data,
+// and an input cut off by --max-input-size fails as soon as it is over,
+// never after a buffer was doubled past the limit.
+func readChunks(r io.Reader, first []byte) ([]byte, error) {
+	buf := first[:0]
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, minChunk)
+	}
+	var full [][]byte
+	total := 0
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) < cap(buf) {
+			continue
+		}
+		full = append(full, buf)
+		total += len(buf)
+		buf = make([]byte, 0, min(max(total, minChunk), maxChunk))
+	}
+	if len(full) == 0 {
+		return buf, nil
+	}
+	out := make([]byte, 0, total+len(buf))
+	for _, c := range full {
+		out = append(out, c...)
+	}
+	return append(out, buf...), nil
+}
+
+const (
+	minChunk  = 64 << 10
+	maxChunk  = 64 << 20
+	maxPooled = 64 << 20
+)
 
 // Readers and buffers are reused across the inputs of one run (merge
 // reads hundreds).
@@ -213,22 +349,25 @@ func getBufio(r io.Reader) *bufio.Reader {
 }
 
 // withBuffer reads the rest of r into a pooled buffer and calls fn with
-// its bytes, which fn must not keep.
-func withBuffer(r io.Reader, fn func(data []byte) error) error {
-	buf, _ := bufferPool.Get().(*bytes.Buffer)
-	if buf == nil {
-		buf = new(bytes.Buffer)
+// its bytes, which fn must not keep unless keep is set: a buffer larger
+// than the pool takes is fn's.
+func withBuffer(r io.Reader, hint int64, fn func(data []byte, keep bool) error) error {
+	var first []byte
+	if bp, ok := bufferPool.Get().(*[]byte); ok {
+		first = *bp
 	}
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= 64<<20 {
-			bufferPool.Put(buf)
-		}
-	}()
-	if _, err := buf.ReadFrom(r); err != nil {
+	if hint >= int64(cap(first)) {
+		first = make([]byte, 0, hint+1)
+	}
+	data, err := readChunks(r, first)
+	if err != nil {
 		return err
 	}
-	return fn(buf.Bytes())
+	pool := cap(data) <= maxPooled
+	if pool {
+		defer bufferPool.Put(&data)
+	}
+	return fn(data, !pool)
 }
 
 func titled(res detect.Result) string {
@@ -339,6 +478,39 @@ type WriteOptions struct {
 	// Gzip asks formats that are not gzipped by nature (OTLP) to gzip
 	// their output: the output name ends in .gz.
 	Gzip bool
+}
+
+// DefaultMaxExpansion bounds how many times its input's size an output
+// may grow to (--max-expansion).
+const DefaultMaxExpansion = 1024
+
+// CheckExpansion refuses to write items in format f when the output would
+// be more than factor times the input's size (inputSize decompressed bytes;
+// at least 64 KiB is allowed for). Only pprof can expand so: it has no
+// stack sharing, so a sample repeats every location id of its stack, where
+// OTLP and bundles share one stack among many samples. It counts before
+// anything is written.
+func CheckExpansion(f OutFormat, items []Item, inputSize, factor int64) error {
+	if f != OutPprof && f != OutPprofRaw {
+		return nil
+	}
+	if factor <= 0 {
+		factor = DefaultMaxExpansion
+	}
+	limit := factor * max(inputSize, 64<<10)
+	var ids int64
+	for _, it := range items {
+		p := it.Profile
+		for i := range p.Samples {
+			st := p.Samples[i].Stack
+			ids += int64(p.Stacks.Offsets[st+1] - p.Stacks.Offsets[st])
+		}
+		if ids > limit {
+			return fmt.Errorf("the pprof output would repeat %d or more location ids over %d samples (pprof has no stack sharing): more than %d times the %d-byte input; refused before writing (--max-expansion raises the limit)",
+				ids, len(p.Samples), factor, inputSize)
+		}
+	}
+	return nil
 }
 
 // HoldsMany reports whether format f holds several profiles in one file.

@@ -21,7 +21,7 @@ const (
 
 func init() {
 	read := func(r *bufio.Reader, in *Input, opts ReadOptions) error {
-		data, err := readAll(r)
+		data, err := readAll(r, opts.sizeHint)
 		if err != nil {
 			return err
 		}

@@ -18,8 +18,16 @@ const (
 func init() {
 	registerReader(detect.Pprof, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
 		// DecodeRaw keeps nothing of its input, so the buffer is reused.
-		return withBuffer(r, func(data []byte) error {
-			p, err := pprof.DecodeRaw(data)
+		// The framing is checked as the bytes arrive: a bad input fails at
+		// its first bad byte, before the rest is read.
+		return withBuffer(&pprof.FrameChecker{R: r}, opts.sizeHint, func(data []byte, keep bool) error {
+			decode := pprof.DecodeRaw
+			if keep {
+				// A buffer too large to reuse is handed to the profile: its
+				// strings point into it rather than being copied.
+				decode = pprof.DecodeRawOwned
+			}
+			p, err := decode(data)
 			if err != nil {
 				return err
 			}

@@ -24,6 +24,11 @@ func (d *decoder) mapsText() ([]mapping, error) {
 	start := rd.off
 	var maps []mapping
 	seenDeleted := map[string]bool{}
+	// A line repeated word for word adds nothing (the first copy owns every
+	// address the later ones cover): it is kept once, so that a maps text
+	// of one line repeated millions of times takes the memory of one.
+	seen := map[string]bool{}
+	dups := 0
 	for {
 		l, err := rd.line()
 		if err == errLineTooLong {
@@ -43,10 +48,15 @@ func (d *decoder) mapsText() ([]mapping, error) {
 			// when it parses (hand-made files often lack the last newline).
 			d.warn("the maps text does not end with a newline (was the file cut?): mappings after byte %d may be lost, and the last line, %q, may be cut short", rd.off, l)
 		}
+		if seen[string(l)] {
+			dups++
+			continue
+		}
 		m, ok := parseMapsLine(l)
 		if !ok {
 			continue
 		}
+		seen[string(l)] = true
 		if f, ok := bytesCutSuffix(m.file, deletedSuffix); ok {
 			m.file = f
 			if !seenDeleted[f] {
@@ -58,6 +68,9 @@ func (d *decoder) mapsText() ([]mapping, error) {
 		maps = append(maps, m)
 	}
 	d.info.MapsBytes = rd.off - start
+	if dups > 0 {
+		d.warn("the maps text repeats %d lines word for word; each was kept once", dups)
+	}
 	// The main binary first: the first named file that is neither a shared
 	// library nor a [pseudo] mapping such as [vdso].
 	for i, m := range maps {

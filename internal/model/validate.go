@@ -144,3 +144,37 @@ func (p *Profile) Validate() error {
 	}
 	return nil
 }
+
+// MemoryPerInputByte bounds what a decoder may allocate for a profile's
+// tables, per byte of its (decompressed) input. With the input itself and
+// the decoders' own buffers, a process stays within 64 MiB plus 16 times
+// the input.
+const MemoryPerInputByte = 14
+
+// memorySlack is what any input may take beyond MemoryPerInputByte times
+// its size (a small input with a few large tables).
+const memorySlack = 16 << 20
+
+// CheckMemory refuses a decode whose tables, counted before they are
+// allocated, would take need bytes: more than MemoryPerInputByte times the
+// input bytes that hold them. what names the counts, for the message.
+func CheckMemory(format string, need, inputBytes int64, what string) error {
+	if need <= MemoryPerInputByte*inputBytes+memorySlack {
+		return nil
+	}
+	return fmt.Errorf("%s: %s in %d bytes would take %s in memory, more than %d times the input: refused (a crafted or corrupt file?)",
+		format, what, inputBytes, HumanBytes(need), MemoryPerInputByte)
+}
+
+// HumanBytes renders n bytes as e.g. "1.5 GiB".
+func HumanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/proto"
@@ -39,29 +40,72 @@ func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
 		data = raw
 	}
 	pd := &profilespb.ProfilesData{}
+	var st *stripped
 	switch {
 	case len(data) > 0 && data[0] == 0x0a && looksJSON(data):
 		// A newline then '{': binary, if it parses, else JSON.
-		binErr := proto.Unmarshal(data, pd)
-		if binErr == nil {
+		var binErr error
+		if pd, st, binErr = decodeBinary(data); binErr == nil {
 			break
+		}
+		if _, ok := binErr.(*memoryError); ok {
+			return nil, binErr
 		}
 		pd = &profilespb.ProfilesData{}
 		if err := jsonToMessage(data, pd.ProtoReflect()); err != nil {
-			return nil, fmt.Errorf("otlp: neither binary (%v) nor JSON (%v)",
-				locateWireError(data, pd.ProtoReflect().Descriptor(), binErr), err)
+			return nil, fmt.Errorf("otlp: neither binary (%v) nor JSON (%v)", binErr, err)
 		}
 	case looksJSON(data):
 		if err := jsonToMessage(data, pd.ProtoReflect()); err != nil {
 			return nil, fmt.Errorf("otlp json: %v", err)
 		}
 	default:
-		if err := proto.Unmarshal(data, pd); err != nil {
-			return nil, fmt.Errorf("otlp: %v", locateWireError(data, pd.ProtoReflect().Descriptor(), err))
+		var err error
+		if pd, st, err = decodeBinary(data); err != nil {
+			if _, ok := err.(*memoryError); ok {
+				return nil, err
+			}
+			return nil, fmt.Errorf("otlp: %v", err)
 		}
 	}
-	d := &decoder{warnFn: opts.Warn, warned: map[string]bool{}}
+	d := &decoder{warnFn: opts.Warn, warned: map[string]bool{}, data: data, st: st,
+		frameRoom: (model.MemoryPerInputByte*int64(len(data)) + 16<<20) / 4}
 	return d.profilesData(pd)
+}
+
+// memoryError is a refusal by model.CheckMemory.
+type memoryError struct{ err error }
+
+func (e *memoryError) Error() string { return e.err.Error() }
+
+// decodeBinary reads binary ProfilesData: the samples are left in data
+// (st says where) for the decoder to read into the model directly, and
+// what the rest takes in memory is checked against the input's size
+// before proto.Unmarshal allocates it.
+func decodeBinary(data []byte) (*profilespb.ProfilesData, *stripped, error) {
+	pd := &profilespb.ProfilesData{}
+	md := pd.ProtoReflect().Descriptor()
+	st, err := stripSamples(data)
+	if err != nil {
+		return nil, nil, locateWireError(data, md, err)
+	}
+	need, err := wireMemory(st.data, md, 0)
+	if err != nil {
+		return nil, nil, locateWireError(data, md, err)
+	}
+	nsamples := 0
+	for _, n := range st.samples {
+		nsamples += n
+	}
+	need += int64(nsamples) * sampleModel
+	if err := model.CheckMemory("otlp", need, int64(len(data)),
+		fmt.Sprintf("%d samples and %d bytes of other messages", nsamples, len(st.data))); err != nil {
+		return nil, nil, &memoryError{err}
+	}
+	if err := proto.Unmarshal(st.data, pd); err != nil {
+		return nil, nil, locateWireError(data, md, err)
+	}
+	return pd, st, nil
 }
 
 // decoder holds the state of one Decode call.
@@ -70,6 +114,12 @@ type decoder struct {
 	warned map[string]bool
 	frames []int32
 	labels []model.Label
+
+	data []byte    // the input, which st points into
+	st   *stripped // binary input: where the samples are; nil for JSON
+	ci   int       // ordinal of the container being read
+	// frameRoom is how many more frames the distinct stacks may take.
+	frameRoom int64
 }
 
 func (d *decoder) warn(msg string) {
@@ -92,6 +142,7 @@ func (d *decoder) profilesData(pd *profilespb.ProfilesData) ([]*model.Profile, e
 				if err != nil {
 					return nil, fmt.Errorf("otlp: %v", err)
 				}
+				d.ci++
 				out = append(out, p)
 			}
 		}
@@ -293,74 +344,113 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 		p.SampleTypes = append(p.SampleTypes, vt)
 	}
 
-	p.Samples = make([]model.Sample, len(prof.Sample))
+	// The samples: from the wire for binary input, else from prof.Sample.
+	var ws *wireSamples
+	nsamples := len(prof.Sample)
+	if d.st != nil {
+		ws = &wireSamples{data: d.data, bodies: d.st.bodies[d.ci]}
+		nsamples = d.st.samples[d.ci]
+	}
+	p.Samples = make([]model.Sample, nsamples)
 	nli := uint64(len(li))
-	for i, s := range prof.Sample {
+	// A slice of location_indices shared by many samples is resolved once.
+	slices := map[[2]uint64]int32{}
+	var s sampleIn
+	one := func(i int) error {
 		ms := &p.Samples[i]
-		frames := d.frames[:0]
-		if s.LocationsStartIndex != 0 || s.LocationsLength != 0 || len(s.LocationIndex) == 0 {
-			if s.LocationsStartIndex > nli {
-				return nil, fmt.Errorf("%s.sample[%d].locations_start_index: %d beyond location_indices (%d)", pp, i, s.LocationsStartIndex, nli)
+		if s.start != 0 || s.length != 0 || len(s.locIndex) == 0 {
+			if s.start > nli {
+				return fmt.Errorf("%s.sample[%d].locations_start_index: %d beyond location_indices (%d)", pp, i, s.start, nli)
 			}
-			if s.LocationsLength > nli-s.LocationsStartIndex {
-				return nil, fmt.Errorf("%s.sample[%d].locations_length: %d from %d beyond location_indices (%d)", pp, i, s.LocationsLength, s.LocationsStartIndex, nli)
+			if s.length > nli-s.start {
+				return fmt.Errorf("%s.sample[%d].locations_length: %d from %d beyond location_indices (%d)", pp, i, s.length, s.start, nli)
 			}
-			for _, x := range li[s.LocationsStartIndex : s.LocationsStartIndex+s.LocationsLength] {
-				frames = append(frames, int32(x))
+			key := [2]uint64{s.start, s.length}
+			stack, ok := slices[key]
+			if !ok {
+				if d.frameRoom -= int64(s.length); d.frameRoom < 0 {
+					return fmt.Errorf("%s.sample[%d]: the samples' distinct stacks reach more frames than the input's size can justify (a crafted file?)", pp, i)
+				}
+				frames := d.frames[:0]
+				for _, x := range li[s.start : s.start+s.length] {
+					frames = append(frames, int32(x))
+				}
+				d.frames = frames
+				stack = b.Stack(frames)
+				slices[key] = stack
 			}
+			ms.Stack = stack
 		} else {
-			for j, x := range s.LocationIndex {
+			frames := d.frames[:0]
+			for j, x := range s.locIndex {
 				if x >= uint64(nloc) {
-					return nil, fmt.Errorf("%s.sample[%d].location_index[%d]: %d beyond location (%d)", pp, i, j, x, nloc)
+					return fmt.Errorf("%s.sample[%d].location_index[%d]: %d beyond location (%d)", pp, i, j, x, nloc)
 				}
 				frames = append(frames, int32(x))
 			}
+			d.frames = frames
+			ms.Stack = b.Stack(frames)
 		}
-		d.frames = frames
-		ms.Stack = b.Stack(frames)
-		if len(s.Value) != len(prof.SampleType) {
-			return nil, fmt.Errorf("%s.sample[%d].value: %d values for %d sample types", pp, i, len(s.Value), len(prof.SampleType))
+		if len(s.values) != len(prof.SampleType) {
+			return fmt.Errorf("%s.sample[%d].value: %d values for %d sample types", pp, i, len(s.values), len(prof.SampleType))
 		}
-		ms.Values = s.Value
+		ms.Values = s.values
 		labels := d.labels[:0]
-		for j, a := range s.Attributes {
+		for j, a := range s.attrs {
 			if a >= nattr {
-				return nil, fmt.Errorf("%s.sample[%d].attributes[%d]: %d beyond attribute_table (%d)", pp, i, j, a, nattr)
+				return fmt.Errorf("%s.sample[%d].attributes[%d]: %d beyond attribute_table (%d)", pp, i, j, a, nattr)
 			}
 			labels = append(labels, attrLabels[a])
 		}
-		for j, l := range s.Label {
+		for j, l := range s.labels {
 			var ml model.Label
-			if ml.Key, err = str(l.Key, "sample[%d].label[%d].key", i, j); err != nil {
-				return nil, err
+			var err error
+			if ml.Key, err = str(l.key, "sample[%d].label[%d].key", i, j); err != nil {
+				return err
 			}
-			if ml.Str, err = str(l.Str, "sample[%d].label[%d].str", i, j); err != nil {
-				return nil, err
+			if ml.Str, err = str(l.str, "sample[%d].label[%d].str", i, j); err != nil {
+				return err
 			}
-			if ml.NumUnit, err = str(l.NumUnit, "sample[%d].label[%d].num_unit", i, j); err != nil {
-				return nil, err
+			if ml.NumUnit, err = str(l.unit, "sample[%d].label[%d].num_unit", i, j); err != nil {
+				return err
 			}
-			ml.Num = l.Num
+			ml.Num = l.num
 			labels = append(labels, ml)
 		}
 		d.labels = labels
 		ms.LabelSet = b.LabelSet(labels)
 		ms.Link = model.NoLink
-		if s.Link >= uint64(len(linkIdx)) {
-			if s.Link != 0 || len(linkIdx) != 0 {
-				return nil, fmt.Errorf("%s.sample[%d].link: %d beyond link_table (%d)", pp, i, s.Link, len(linkIdx))
+		if s.link >= uint64(len(linkIdx)) {
+			if s.link != 0 || len(linkIdx) != 0 {
+				return fmt.Errorf("%s.sample[%d].link: %d beyond link_table (%d)", pp, i, s.link, len(linkIdx))
 			}
 		} else {
-			ms.Link = linkIdx[s.Link]
+			ms.Link = linkIdx[s.link]
 		}
-		if _, err := str(int64(s.StacktraceIdIndex), "sample[%d].stacktrace_id_index", i); err != nil {
-			return nil, err
+		if _, err := str(int64(s.stackID), "sample[%d].stacktrace_id_index", i); err != nil {
+			return err
 		}
-		if s.StacktraceIdIndex != 0 {
+		if s.stackID != 0 {
 			d.warn("otlp: sample stacktrace ids were dropped (the model has no place for them)")
 		}
-		if len(s.TimestampsUnixNano) > 0 {
-			ms.Timestamps = s.TimestampsUnixNano
+		if len(s.timestamps) > 0 {
+			ms.Timestamps = s.timestamps
+		}
+		return nil
+	}
+	if ws != nil {
+		if err := ws.each(&s, one); err != nil {
+			if strings.HasPrefix(err.Error(), "sample[") {
+				return nil, fmt.Errorf("%s.%v", pp, err)
+			}
+			return nil, err
+		}
+	} else {
+		for i, g := range prof.Sample {
+			s.fromGenerated(g)
+			if err := one(i); err != nil {
+				return nil, err
+			}
 		}
 	}
 

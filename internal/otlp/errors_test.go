@@ -181,6 +181,8 @@ func TestReaderSyntaxErrors(t *testing.T) {
 		{"gzip truncated", corrupt, "otlp: gzip:"},
 		{"json syntax", []byte(`{"resourceProfiles":[}`), "otlp json: byte 21:"},
 		{"json trailing", []byte(`{"resourceProfiles":[]} {}`), "data after the top-level object"},
+		{"json deep", []byte(`{"resourceProfiles":[{"resource":{"attributes":[{"key":"k","value":` + strings.Repeat(`{"kvlistValue":{"values":[{"key":"k","value":`, 200)),
+			"objects nested deeper than 100"},
 		{"json type", []byte(`{"resourceProfiles":{}}`), "resource_profiles: want an array, got an object"},
 		{"json hex id", []byte(`{"resourceProfiles":[{"scopeProfiles":[{"profiles":[{"profileId":"zz"}]}]}]}`),
 			`resource_profiles[0].scope_profiles[0].profiles[0].profile_id: "zz" is not hex`},

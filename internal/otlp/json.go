@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 )
 
@@ -184,23 +185,193 @@ func (p *jpath) String() string {
 	return s
 }
 
-// jsonToMessage reads OTLP JSON into m.
+// jsonToMessage reads OTLP JSON into m. The text is read token by token
+// straight into the message, never into a tree of maps first, after a
+// count of its objects was found to be what the input's size can justify:
+// a million "{}" would take a generated struct each.
 func jsonToMessage(data []byte, m protoreflect.Message) error {
+	objects := jsonObjects(data)
+	if err := model.CheckMemory("otlp json", objects*jsonObjectSize, int64(len(data)),
+		fmt.Sprintf("%d objects", objects)); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		off := dec.InputOffset()
+	r := &jsonReader{dec: dec}
+	tok, err := r.token()
+	if err == nil {
+		err = r.message(m, tok, nil)
+	}
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = fmt.Errorf("byte %d: data after the top-level object", dec.InputOffset())
+		}
+	}
+	return err
+}
+
+// jsonObjectSize is what one JSON object costs once read: its generated
+// struct, and its share of the model's tables.
+const jsonObjectSize = 200
+
+// jsonObjects counts the objects of a JSON text: the '{' outside strings.
+func jsonObjects(data []byte) int64 {
+	var n int64
+	in, esc := false, false
+	for _, c := range data {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && c == '{':
+			n++
+		}
+	}
+	return n
+}
+
+// jsonReader reads tokens, naming the byte of a syntax error.
+type jsonReader struct {
+	dec   *json.Decoder
+	depth int // objects open
+}
+
+func (r *jsonReader) token() (json.Token, error) {
+	tok, err := r.dec.Token()
+	if err != nil {
+		off := r.dec.InputOffset()
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			off = max(se.Offset-1, 0) // Offset counts the bad byte
+			off = se.Offset // the bad byte (Token, unlike Decode, has not counted it)
 		}
-		return fmt.Errorf("byte %d: %v", off, err)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("byte %d: %v", off, err)
 	}
-	if dec.More() {
-		return fmt.Errorf("byte %d: data after the top-level object", dec.InputOffset())
+	return tok, nil
+}
+
+// skip reads the rest of a value that began with tok.
+func (r *jsonReader) skip(tok json.Token) error {
+	depth := 0
+	for {
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+		var err error
+		if tok, err = r.token(); err != nil {
+			return err
+		}
 	}
-	return setJSONMessage(m, v, nil)
+}
+
+func tokenKind(tok json.Token) string {
+	switch tok {
+	case json.Delim('{'):
+		return "an object"
+	case json.Delim('['):
+		return "an array"
+	}
+	return jsonKind(tok)
+}
+
+// message reads the object that begins with tok into m.
+func (r *jsonReader) message(m protoreflect.Message, tok json.Token, path *jpath) error {
+	if tok != json.Delim('{') {
+		return fmt.Errorf("%s: want an object, got %s", pathOrTop(path), tokenKind(tok))
+	}
+	if r.depth++; r.depth > 100 {
+		return fmt.Errorf("byte %d: %s: objects nested deeper than 100", r.dec.InputOffset(), pathOrTop(path))
+	}
+	defer func() { r.depth-- }()
+	fds := m.Descriptor().Fields()
+	for r.dec.More() {
+		kt, err := r.token()
+		if err != nil {
+			return err
+		}
+		k, _ := kt.(string)
+		val, err := r.token()
+		if err != nil {
+			return err
+		}
+		fd := fds.ByJSONName(k)
+		if fd == nil {
+			fd = fds.ByName(protoreflect.Name(k))
+		}
+		if fd == nil && k == "timestamps" {
+			// The OTEP's name for Sample.timestamps_unix_nano (same field 13).
+			fd = fds.ByName("timestamps_unix_nano")
+		}
+		if fd == nil || val == nil {
+			// unknown fields are ignored; null is unset
+			if err := r.skip(val); err != nil {
+				return err
+			}
+			continue
+		}
+		fp := &jpath{parent: path, name: string(fd.Name()), index: -1}
+		if fd.IsList() {
+			if val != json.Delim('[') {
+				return fmt.Errorf("%s: want an array, got %s", fp, tokenKind(val))
+			}
+			l := m.Mutable(fd).List()
+			for j := 0; r.dec.More(); j++ {
+				e, err := r.token()
+				if err != nil {
+					return err
+				}
+				ep := &jpath{parent: path, name: string(fd.Name()), index: j}
+				if fd.Kind() == protoreflect.MessageKind {
+					el := l.NewElement()
+					if err := r.message(el.Message(), e, ep); err != nil {
+						return err
+					}
+					l.Append(el)
+					continue
+				}
+				if _, ok := e.(json.Delim); ok {
+					return fmt.Errorf("%s: want a scalar, got %s", ep, tokenKind(e))
+				}
+				x, err := jsonScalar(fd, e, ep)
+				if err != nil {
+					return err
+				}
+				l.Append(x)
+			}
+			if _, err := r.token(); err != nil { // ']'
+				return err
+			}
+			continue
+		}
+		if fd.Kind() == protoreflect.MessageKind {
+			if err := r.message(m.Mutable(fd).Message(), val, fp); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, ok := val.(json.Delim); ok {
+			return fmt.Errorf("%s: want a scalar, got %s", fp, tokenKind(val))
+		}
+		x, err := jsonScalar(fd, val, fp)
+		if err != nil {
+			return err
+		}
+		m.Set(fd, x)
+	}
+	_, err := r.token() // '}'
+	return err
 }
 
 func jsonKind(v any) string {
@@ -217,71 +388,6 @@ func jsonKind(v any) string {
 		return "a boolean"
 	}
 	return "null"
-}
-
-func setJSONMessage(m protoreflect.Message, v any, path *jpath) error {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return fmt.Errorf("%s: want an object, got %s", pathOrTop(path), jsonKind(v))
-	}
-	fds := m.Descriptor().Fields()
-	// Keys in a fixed order, so that the first error reported is stable.
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		val := obj[k]
-		fd := fds.ByJSONName(k)
-		if fd == nil {
-			fd = fds.ByName(protoreflect.Name(k))
-		}
-		if fd == nil && k == "timestamps" {
-			// The OTEP's name for Sample.timestamps_unix_nano (same field 13).
-			fd = fds.ByName("timestamps_unix_nano")
-		}
-		if fd == nil || val == nil {
-			continue // unknown fields are ignored; null is unset
-		}
-		fp := &jpath{parent: path, name: string(fd.Name()), index: -1}
-		if fd.IsList() {
-			arr, ok := val.([]any)
-			if !ok {
-				return fmt.Errorf("%s: want an array, got %s", fp, jsonKind(val))
-			}
-			l := m.Mutable(fd).List()
-			for j, e := range arr {
-				ep := &jpath{parent: path, name: string(fd.Name()), index: j}
-				if fd.Kind() == protoreflect.MessageKind {
-					el := l.NewElement()
-					if err := setJSONMessage(el.Message(), e, ep); err != nil {
-						return err
-					}
-					l.Append(el)
-					continue
-				}
-				x, err := jsonScalar(fd, e, ep)
-				if err != nil {
-					return err
-				}
-				l.Append(x)
-			}
-			continue
-		}
-		if fd.Kind() == protoreflect.MessageKind {
-			if err := setJSONMessage(m.Mutable(fd).Message(), val, fp); err != nil {
-				return err
-			}
-			continue
-		}
-		x, err := jsonScalar(fd, val, fp)
-		if err != nil {
-			return err
-		}
-		m.Set(fd, x)
-	}
-	return nil
 }
 
 func pathOrTop(p *jpath) string {

@@ -1,67 +1,183 @@
 // Package output writes results atomically: to a temporary file in the
 // destination's folder, renamed over the destination only once everything
 // was written. A failed run leaves an existing file untouched and no
-// temporary file behind. "-" is standard output.
+// temporary file behind, and so does SIGINT, SIGTERM or SIGHUP once
+// HandleSignals was called. "-" and /dev/stdout are standard output.
+//
+// Only a regular file (or a name not taken) is replaced. A character
+// device, FIFO or socket (/dev/null, /dev/full, a named pipe) is opened
+// and written directly: replacing it would break it for everyone else. A
+// symbolic link is followed and its target replaced, so the link stays a
+// link.
 package output
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
+// IsStdout reports whether path names standard output: "-" or /dev/stdout.
+func IsStdout(path string) bool { return path == "-" || path == "/dev/stdout" }
+
 // Write calls fn with a writer for path and commits what it wrote: to
-// stdout when path is "-", else atomically to the file.
+// stdout when IsStdout(path), directly to a device, FIFO or socket, else
+// atomically to the file (the target of a symbolic link).
 func Write(path string, stdout io.Writer, fn func(w io.Writer) error) error {
-	if path == "-" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
-		if err := fn(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
+	if IsStdout(path) {
+		return writeTo(stdout, fn)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	target, err := Resolve(path)
 	if err != nil {
-		return fmt.Errorf("cannot create a temporary file beside it: %v", unwrapPath(err))
+		return err
+	}
+	if st, err := os.Stat(target); err == nil && !st.Mode().IsRegular() {
+		if st.IsDir() {
+			return fmt.Errorf("is a directory")
+		}
+		return writeSpecial(target, fn)
+	}
+	tmp, err := CreateTemp(target)
+	if err != nil {
+		return err
 	}
 	ok := false
 	defer func() {
 		if !ok {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			RemoveTemp(tmp.Name())
 		}
 	}()
-	bw := bufio.NewWriterSize(tmp, 1<<16)
+	if err := writeTo(tmp, fn); err != nil {
+		return err
+	}
+	if err := Commit(tmp, target); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+func writeTo(w io.Writer, fn func(w io.Writer) error) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
 	if err := fn(bw); err != nil {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
-	if err := tmp.Chmod(NewFileMode(path)); err != nil {
+	return nil
+}
+
+// writeSpecial writes to a device, FIFO or socket as it is.
+func writeSpecial(path string, fn func(w io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("cannot open: %v", unwrapPath(err))
+	}
+	if err := writeTo(f, fn); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing: %v", unwrapPath(err))
+	}
+	return nil
+}
+
+// Resolve follows symbolic links from path to the name a write must
+// replace: path itself when it is no link, else the final target (which
+// may not exist yet: a dangling link gets its target created).
+func Resolve(path string) (string, error) {
+	for hops := 0; ; hops++ {
+		st, err := os.Lstat(path)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		if hops >= 40 {
+			return "", fmt.Errorf("too many levels of symbolic links")
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("cannot read the link: %v", unwrapPath(err))
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+}
+
+// CreateTemp creates the temporary file that will replace target, beside
+// it, and registers it for removal on a signal.
+func CreateTemp(target string) (*os.File, error) {
+	dir := filepath.Dir(target)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create a temporary file beside it: %v", unwrapPath(err))
+	}
+	track(tmp.Name())
+	return tmp, nil
+}
+
+// Commit closes tmp and renames it over target, keeping target's
+// permissions when it exists.
+func Commit(tmp *os.File, target string) error {
+	// The mode a new file gets (0666 less the umask), or the one target has.
+	if err := tmp.Chmod(NewFileMode(target)); err != nil {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	return Rename(tmp.Name(), target)
+}
+
+// Rename moves a temporary file over target and forgets it.
+func Rename(tmp, target string) error {
+	if err := os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("cannot rename the temporary file to it: %v", unwrapPath(err))
 	}
-	ok = true
+	untrack(tmp)
 	return nil
 }
 
-// unwrapPath strips the file names of os errors: the caller names the
-// output, and the temporary file's name means nothing to the user.
+// RemoveTemp removes a temporary file and forgets it.
+func RemoveTemp(name string) {
+	os.Remove(name)
+	untrack(name)
+}
+
+// CheckReplaceable reports why target could not be replaced by a rename
+// (it is a directory, or a device, FIFO or socket that must be written
+// directly), or nil when it can.
+func CheckReplaceable(target string) error {
+	st, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return unwrapPath(err)
+	case st.IsDir():
+		return fmt.Errorf("is a directory")
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("is not a regular file (%v)", st.Mode().Type())
+	}
+	return nil
+}
+
 func unwrapPath(err error) error {
-	switch e := err.(type) {
-	case *os.PathError:
-		return e.Err
-	case *os.LinkError:
-		return e.Err
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
 	}
 	return err
 }

@@ -74,7 +74,12 @@ func gunzipInto(buf []byte, r io.Reader, limit, hint int64) ([]byte, error) {
 	}
 	for {
 		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, max(512, len(buf)))
+			// Grow with what was read, never past one byte over the limit
+			// (which tells "too big" from "exactly the limit").
+			if int64(len(buf)) > limit {
+				return nil, fmt.Errorf("gzip: decompressed size exceeds the limit of %d bytes", limit)
+			}
+			buf = slices.Grow(buf, int(min(int64(max(512, len(buf))), limit+1-int64(len(buf)))))
 		}
 		n, err := zr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -159,12 +164,11 @@ type decoder struct {
 	err  error
 
 	mapIdx, fnIdx, locIdx idIndex
-	strSpans              []int // start, end pairs into data
 
 	lines  chunks[model.Line]
 	values chunks[int64]
-	frames []int32
 	key    []byte
+	owned  bool // strings may point into data
 }
 
 // idIndex maps the ids of one pprof table to model indices. ids that are
@@ -381,11 +385,19 @@ func (d *decoder) varints(f *field, fn func(v uint64)) error {
 }
 
 // DecodeRaw reads an uncompressed profile.proto message into the model.
-func DecodeRaw(data []byte) (*model.Profile, error) {
+// The profile keeps nothing of data: its strings are copied.
+func DecodeRaw(data []byte) (*model.Profile, error) { return decodeRaw(data, false) }
+
+// DecodeRawOwned is DecodeRaw for a caller that hands data over: the
+// profile's strings point into it, so that a large input is not copied
+// again (data must not change afterwards).
+func DecodeRawOwned(data []byte) (*model.Profile, error) { return decodeRaw(data, true) }
+
+func decodeRaw(data []byte, owned bool) (*model.Profile, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("pprof: empty profile")
 	}
-	d := &decoder{data: data, p: &model.Profile{}}
+	d := &decoder{data: data, p: &model.Profile{}, owned: owned}
 	if err := d.decode(); err != nil {
 		return nil, err
 	}
@@ -395,43 +407,52 @@ func DecodeRaw(data []byte) (*model.Profile, error) {
 	return d.p, nil
 }
 
-func (d *decoder) decode() error {
-	p := d.p
-	// Pass 0: count the tables so that they are allocated once, and note
-	// where the locations and samples are.
-	// The string table's spans are noted here too, and where every other
-	// field is, so that pass 1 does not go through the whole message again.
-	var counts [16]int
-	var locAt, sampleAt, restAt []int
-	sampleBytes := 0
+// each top-level field of the message, in order, with fn; fn sees the
+// field's number and its offset.
+func (d *decoder) topLevel(fn func(g *field) error) error {
 	var g field
 	for pos := 0; pos < len(d.data); pos = g.next {
 		if err := d.scan(d.data, pos, 0, &g); err != nil {
 			return err
 		}
+		if err := fn(&g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *decoder) decode() error {
+	p := d.p
+	// Pass 0: count the tables so that they are allocated once, and check
+	// that what the counts would take in memory is something the input's
+	// bytes can justify. Later passes go through the top-level fields
+	// again rather than keep their offsets (a list that could itself be
+	// several times the input).
+	var counts [16]int
+	sampleBytes, stringBytes := 0, 0
+	err := d.topLevel(func(g *field) error {
 		if g.num > 0 && g.num < 16 {
 			counts[g.num]++
 		}
 		switch g.num {
-		case fLocation:
-			if err := d.wantBytes(&g); err != nil {
+		case fLocation, fSample, fStringTable:
+			if err := d.wantBytes(g); err != nil {
 				return err
 			}
-			locAt = append(locAt, pos)
-		case fSample:
-			if err := d.wantBytes(&g); err != nil {
-				return err
+			if g.num == fSample {
+				sampleBytes += len(g.b)
+			} else if g.num == fStringTable {
+				stringBytes += len(g.b)
 			}
-			sampleAt = append(sampleAt, pos)
-			sampleBytes += len(g.b)
-		case fStringTable:
-			if err := d.wantBytes(&g); err != nil {
-				return err
-			}
-			d.strSpans = append(d.strSpans, g.next-len(g.b), g.next)
-		default:
-			restAt = append(restAt, pos)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := d.checkBudget(&counts, stringBytes); err != nil {
+		return err
 	}
 	p.SampleTypes = make([]model.ValueType, 0, counts[fSampleType])
 	p.Mappings = make([]model.Mapping, 0, counts[fMapping])
@@ -446,18 +467,20 @@ func (d *decoder) decode() error {
 	d.lines.next = counts[fLocation] + 16
 
 	// Pass 1: everything but strings, locations and samples.
-	for _, pos := range restAt {
-		if err := d.scan(d.data, pos, 0, &g); err != nil {
-			return err
+	err = d.topLevel(func(g *field) error {
+		switch g.num {
+		case fLocation, fSample, fStringTable:
+			return nil
 		}
-		if err := d.profileField(g); err != nil {
-			return err
-		}
+		return d.profileField(*g)
+	})
+	if err != nil {
+		return err
 	}
-	if len(d.strSpans) == 0 {
+	if counts[fStringTable] == 0 {
 		return fmt.Errorf("pprof: no string table")
 	}
-	d.buildStrings()
+	d.buildStrings(counts[fStringTable], stringBytes)
 	if p.Strings[0] != "" {
 		return fmt.Errorf("pprof: string_table[0] is %q, want \"\"", p.Strings[0])
 	}
@@ -468,16 +491,19 @@ func (d *decoder) decode() error {
 		return err
 	}
 	// Pass 2: locations, now that mappings and functions are known.
-	for k, pos := range locAt {
+	k := 0
+	err = d.topLevel(func(g *field) error {
+		if g.num != fLocation {
+			return nil
+		}
 		// A chunk that fills up (inlined frames) is followed by one sized
 		// for a line per remaining location, not by a fixed 4096 lines.
-		d.lines.next = len(locAt) - k + 16
-		if err := d.scan(d.data, pos, 0, &g); err != nil {
-			return err
-		}
-		if err := d.location(&g); err != nil {
-			return err
-		}
+		d.lines.next = counts[fLocation] - k + 16
+		k++
+		return d.location(g)
+	})
+	if err != nil {
+		return err
 	}
 	if err := d.locIdx.build("location"); err != nil {
 		return err
@@ -486,25 +512,61 @@ func (d *decoder) decode() error {
 	// Every value takes at least one byte on the wire: never reserve more
 	// values than there are bytes, whatever the field counts multiply to.
 	nValues := counts[fSample] * len(p.SampleTypes)
-	if nValues > len(d.data) || nValues < 0 {
-		nValues = len(d.data)
+	if nValues > sampleBytes || nValues < 0 {
+		nValues = sampleBytes
 	}
 	d.values.buf = make([]int64, 0, nValues)
-	stacks := make(map[string]int32, len(sampleAt))
+	// Samples often share stacks: the map grows with the distinct ones.
+	stacks := make(map[string]int32, min(counts[fSample], 1<<12))
 	// Location ids take a byte or two each: half the samples' bytes is a
 	// fair first guess of the frames, which saves regrowing a big table.
-	p.Stacks.Grow(len(sampleAt), sampleBytes/2)
+	p.Stacks.Grow(min(counts[fSample], 1<<12), sampleBytes/2)
 	labelSets := make(map[string]int32)
 	p.LabelSets = []model.LabelSet{{}}
-	for _, pos := range sampleAt {
-		if err := d.scan(d.data, pos, 0, &g); err != nil {
-			return err
+	return d.topLevel(func(g *field) error {
+		if g.num != fSample {
+			return nil
 		}
-		if err := d.sample(&g, stacks, labelSets); err != nil {
-			return err
-		}
+		return d.sample(g, stacks, labelSets)
+	})
+}
+
+// Sizes in memory of what the model holds per table entry, for the budget.
+const (
+	sampleSize   = int(unsafe.Sizeof(model.Sample{}))
+	locationSize = int(unsafe.Sizeof(model.Location{})) + 8 // + its id
+	functionSize = int(unsafe.Sizeof(model.Function{})) + 8
+	mappingSize  = int(unsafe.Sizeof(model.Mapping{})) + 8
+	stringSize   = int(unsafe.Sizeof(""))
+)
+
+// fieldCost is what one top-level field of each number takes in the
+// model, beyond its bytes.
+var fieldCost = [16]int{fSample: sampleSize + 8, fLocation: locationSize, fFunction: functionSize,
+	fMapping: mappingSize, fStringTable: stringSize}
+
+// checkBudget refuses an input whose table counts would take more memory
+// than model.MemoryPerInputByte times its size: a count the bytes cannot
+// justify (millions of empty samples or strings) is refused before
+// anything is allocated for it.
+func (d *decoder) checkBudget(counts *[16]int, stringBytes int) error {
+	var need int64
+	for num, n := range counts {
+		need += int64(n) * int64(fieldCost[num])
 	}
-	return nil
+	need += int64(stringBytes)
+	if need <= model.MemoryPerInputByte*int64(len(d.data))+16<<20 {
+		return nil
+	}
+	return budgetError(counts, need, int64(len(d.data)))
+}
+
+// budgetError names the counts that would take need bytes from n input
+// bytes (all of them, or the first n of an input still being read).
+func budgetError(counts *[16]int, need, n int64) error {
+	return model.CheckMemory("pprof", need, n, fmt.Sprintf(
+		"%d samples, %d locations, %d functions, %d mappings and %d strings",
+		counts[fSample], counts[fLocation], counts[fFunction], counts[fMapping], counts[fStringTable]))
 }
 
 func (d *decoder) profileField(fv field) error {
@@ -563,24 +625,35 @@ func (d *decoder) profileField(fv field) error {
 	return err
 }
 
-func (d *decoder) buildStrings() {
-	total := 0
-	for i := 0; i < len(d.strSpans); i += 2 {
-		total += d.strSpans[i+1] - d.strSpans[i]
-	}
-	all := make([]byte, 0, total)
-	for i := 0; i < len(d.strSpans); i += 2 {
-		all = append(all, d.data[d.strSpans[i]:d.strSpans[i+1]]...)
+func (d *decoder) buildStrings(n, total int) {
+	if d.owned {
+		d.p.Strings = make([]string, 0, n)
+		d.topLevel(func(g *field) error {
+			if g.num == fStringTable {
+				d.p.Strings = append(d.p.Strings, unsafe.String(unsafe.SliceData(g.b), len(g.b)))
+			}
+			return nil
+		})
+		return
 	}
 	// One allocation for every string: each is a slice of this one.
+	all := make([]byte, 0, total)
+	d.p.Strings = make([]string, 0, n)
+	d.topLevel(func(g *field) error { // fields were checked by pass 0
+		if g.num == fStringTable {
+			all = append(all, g.b...)
+		}
+		return nil
+	})
 	s := unsafe.String(unsafe.SliceData(all), len(all))
-	d.p.Strings = make([]string, len(d.strSpans)/2)
 	pos := 0
-	for i := range d.p.Strings {
-		n := d.strSpans[2*i+1] - d.strSpans[2*i]
-		d.p.Strings[i] = s[pos : pos+n]
-		pos += n
-	}
+	d.topLevel(func(g *field) error {
+		if g.num == fStringTable {
+			d.p.Strings = append(d.p.Strings, s[pos:pos+len(g.b)])
+			pos += len(g.b)
+		}
+		return nil
+	})
 }
 
 func (d *decoder) valueType(f *field) (model.ValueType, error) {
@@ -856,23 +929,38 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 	}
 	idx, ok := stacks[string(stackKey)]
 	if !ok {
-		d.frames = d.frames[:0]
+		// Every id ends in a byte below 0x80: room for exactly that many
+		// frames is made before any is added.
+		n := 0
+		for _, c := range stackKey {
+			if c < 0x80 {
+				n++
+			}
+		}
+		if len(p.Stacks.Frames)+n > math.MaxInt32 {
+			return &decodeError{f.off, "too many stack frames"}
+		}
+		st := &p.Stacks
+		if len(st.Offsets) == 0 {
+			st.Offsets = append(st.Offsets, 0)
+		}
+		st.Frames = slices.Grow(st.Frames, n)
 		for b := stackKey; len(b) > 0; {
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
+				st.Frames = st.Frames[:st.Offsets[len(st.Offsets)-1]]
 				return &decodeError{f.off, fmt.Sprintf("sample[%d]: bad location id", len(p.Samples))}
 			}
 			b = b[n:]
 			li, ok := d.locIdx.lookup(v)
 			if !ok {
+				st.Frames = st.Frames[:st.Offsets[len(st.Offsets)-1]]
 				return &decodeError{f.off, fmt.Sprintf("sample[%d]: location id %d not found", len(p.Samples), v)}
 			}
-			d.frames = append(d.frames, li)
+			st.Frames = append(st.Frames, li)
 		}
-		if len(p.Stacks.Frames)+len(d.frames) > math.MaxInt32 {
-			return &decodeError{f.off, "too many stack frames"}
-		}
-		idx = p.Stacks.Add(d.frames)
+		st.Offsets = append(st.Offsets, int32(len(st.Frames)))
+		idx = int32(len(st.Offsets) - 2)
 		stacks[string(stackKey)] = idx
 	}
 	s.Stack = idx

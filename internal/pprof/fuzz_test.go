@@ -3,8 +3,24 @@ package pprof
 import (
 	"bytes"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"testing"
 )
+
+// allocBound is what DecodeRaw may allocate for an input of n bytes: the
+// model's tables (model.MemoryPerInputByte per byte, checked before they
+// are allocated), the maps that intern stacks and label sets, and a fixed
+// part; never more.
+func allocBound(n int) uint64 { return 1<<20 + 32*uint64(n) }
+
+// allocated returns the bytes the process has allocated so far, without
+// stopping the world as runtime.ReadMemStats does.
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
 
 // FuzzDecode: no input makes the decoder panic, and whatever it accepts
 // is valid, encodes, and decodes again to the same encoding.
@@ -21,8 +37,18 @@ func FuzzDecode(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Add([]byte{0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x32, 0x00, 0x32, 0x01, 0x61})
+	// Hostile shapes: many 4-byte samples, many empty strings, one long
+	// stack of one location.
+	f.Add(append([]byte{0x32, 0x00, 0x32, 0x01, 's', 0x0a, 0x02, 0x08, 0x01}, bytes.Repeat([]byte{0x12, 0x02, 0x10, 0x01}, 4096)...))
+	f.Add(bytes.Repeat([]byte{0x32, 0x00}, 8192))
+	f.Add(append([]byte{0x32, 0x00, 0x22, 0x02, 0x08, 0x01, 0x12, 0x83, 0x20, 0x0a, 0x80, 0x20}, bytes.Repeat([]byte{1}, 4096)...))
+	runtime.GC() // count nothing the seeds' setup allocated
 	f.Fuzz(func(t *testing.T, data []byte) {
+		before := allocated()
 		p, err := DecodeRaw(data)
+		if alloc := allocated() - before; alloc > allocBound(len(data)) {
+			t.Fatalf("allocated %d bytes for a %d-byte input (bound %d)", alloc, len(data), allocBound(len(data)))
+		}
 		if err != nil {
 			return
 		}

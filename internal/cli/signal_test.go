@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A signal during a write removes the temporary file and ends pprofx by
+// that signal (a shell shows 128 + its number). merge opens its output
+// first and then reads its inputs: standard input, held open here, keeps
+// it writing until the signal comes.
+func TestSignalRemovesTempFile(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "all.ppxb")
+			cmd := exec.Command(os.Args[0], "merge", cpuFixture, "-", "-o", out)
+			cmd.Env = append(os.Environ(), "PPROFX_TEST_AS_MAIN=1")
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				ents, _ := os.ReadDir(dir)
+				if len(ents) == 1 && strings.HasSuffix(ents[0].Name(), ".tmp") {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no temporary file appeared: %v", ents)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			// Killed by the signal, or, when it was ignored from the start
+			// (nohup), exit status 128 + its number.
+			if !ok || !(ws.Signaled() && ws.Signal() == sig || ws.Exited() && ws.ExitStatus() == 128+int(sig)) {
+				t.Errorf("pprofx ended with %v (%v), want killed by %v or exit status %d", cmd.ProcessState, err, sig, 128+int(sig))
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("left behind: %v", ents)
+			}
+		})
+	}
+}

@@ -1,0 +1,431 @@
+// Package hostile generates the crafted inputs of issue 10 ("Hostile
+// inputs"): small files that decompress or expand to far more than they
+// take, each with the command to run on it and what pprofx must answer.
+// The generator is deterministic: the same case gives the same bytes.
+// internal/tools/genhostile writes them out; the tests of internal/cli run
+// each at a small scale in-process; scripts/hostile-rss.sh runs each at
+// the issue's scale as a whole process.
+package hostile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/pprofx/pprofx/internal/bundle"
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Case is one crafted input.
+type Case struct {
+	Name string // file name, e.g. pprof-samples.pb.gz
+	Desc string // what it is, for tables
+	// Args are pprofx's arguments; "IN" stands for the file, "OUT" for an
+	// output path in a scratch folder, and "<IN" (last) gives the file as
+	// standard input.
+	Args []string
+	// Exit is the exit status pprofx must give, Msg a part of its stderr
+	// ("" when it must succeed with nothing on stderr but warnings).
+	Exit int
+	Msg  string
+	// Raw is the input's decompressed size (for a bundle: what the blocks
+	// it reads decompress to, as claimed), the size the memory bound
+	// (64 MiB + 16 x Raw) is measured against.
+	Raw int64
+	// Gen writes the file.
+	Gen func(w io.Writer) error
+}
+
+// Cases returns every case. small scales them down (tens of MB instead of
+// GB once decompressed) for tests; the messages and exit statuses are the
+// same.
+func Cases(small bool) []Case {
+	pick := func(full, little int64) int64 {
+		if small {
+			return little
+		}
+		return full
+	}
+	nSamples := pick(520_000_000, 10<<20) // 4 bytes each: 1.94 GiB / 40 MiB
+	nStrings := pick(10_000_000, 2_000_000)
+	nIDs := pick(100_000_000, 10_000_000)
+	nOTLP := pick(20_000_000, 5_000_000) // 2-byte empty samples
+	nJSON := pick(5_000_000, 1_000_000)
+	nAttrs := pick(10_000_000, 2_000_000)
+	nSlice := pick(100_000, 20_000)
+	bundleSamples := pick(2_000_000, 200_000)
+	zeros := pick(2<<30, 64<<20)
+	capSize := pick(2<<30, 8<<20)
+	mapsBytes := pick(1<<30, 32<<20)
+
+	var cs []Case
+	add := func(c Case) { cs = append(cs, c) }
+	add(Case{Name: "pprof-samples.pb.gz", Desc: fmt.Sprintf("pprof: %d samples of 4 bytes", nSamples),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "more than 14 times the input",
+		Raw: 4 + 4*nSamples, Gen: gz(func(w io.Writer) error { return pprofSamples(w, nSamples) })})
+	add(Case{Name: "pprof-strings.pb.gz", Desc: fmt.Sprintf("pprof: %d empty strings", nStrings),
+		Args: []string{"inspect", "IN"}, Exit: 0,
+		Raw: 2 * nStrings, Gen: gz(func(w io.Writer) error { return repeat(w, []byte{0x32, 0x00}, nStrings) })})
+	add(Case{Name: "pprof-locids.pb.gz", Desc: fmt.Sprintf("pprof: one sample of %d location ids", nIDs),
+		Args: []string{"inspect", "IN"}, Exit: 0,
+		Raw: nIDs + 32, Gen: gz(func(w io.Writer) error { return pprofLocIDs(w, nIDs) })})
+	add(Case{Name: "otlp-empty-samples.otlp.gz", Desc: fmt.Sprintf("OTLP: %d empty samples", nOTLP),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "otlp: " + fmt.Sprint(nOTLP) + " samples",
+		Raw: 2*nOTLP + 32, Gen: gz(func(w io.Writer) error { return otlpEmptySamples(w, nOTLP) })})
+	add(Case{Name: "otlp-json-samples.otlp.json.gz", Desc: fmt.Sprintf("OTLP JSON: %d {} samples", nJSON),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "otlp json: " + fmt.Sprint(nJSON+5) + " objects",
+		Raw: 3*nJSON + 100, Gen: gz(func(w io.Writer) error { return otlpJSONSamples(w, nJSON) })})
+	add(Case{Name: "otlp-attr-table.otlp.gz", Desc: fmt.Sprintf("OTLP: %d-entry attribute table", nAttrs),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "more than 14 times the input",
+		Raw: 3*nAttrs + 32, Gen: gz(func(w io.Writer) error { return otlpAttrTable(w, nAttrs) })})
+	add(Case{Name: "otlp-slices.otlp.gz", Desc: fmt.Sprintf("OTLP: %d samples slicing one %d-long stack, inspect", nSlice, nSlice),
+		Args: []string{"inspect", "IN"}, Exit: 0,
+		Raw: 10 * nSlice, Gen: gz(func(w io.Writer) error { return otlpSlices(w, nSlice) })})
+	add(Case{Name: "otlp-slices.otlp.gz", Desc: fmt.Sprintf("same, convert to pprof (%d location ids)", nSlice*nSlice),
+		Args: []string{"convert", "IN", "-o", "OUT.pb.gz"}, Exit: 1, Msg: "--max-expansion",
+		Raw: 10 * nSlice, Gen: gz(func(w io.Writer) error { return otlpSlices(w, nSlice) })})
+	add(Case{Name: "bundle-rows.ppxb", Desc: fmt.Sprintf("bundle: 1000 sample types, %d samples sharing one row, --max-input-size 1MiB", bundleSamples),
+		Args: []string{"inspect", "--max-input-size", "1MiB", "IN"}, Exit: 1, Msg: "(--max-input-size)",
+		Raw: 1 << 20, Gen: func(w io.Writer) error { return bundleRows(w, int(bundleSamples)) }})
+	// 2M samples of 1000 values expand to 16 GB, past the default limit;
+	// the small scale's 200k (1.6 GB) are under it, so it sets a lower one.
+	limitArgs, limit := []string{"inspect", "IN"}, int64(2<<30)
+	if small {
+		limitArgs, limit = []string{"inspect", "--max-input-size", "64MiB", "IN"}, 64<<20
+	}
+	add(Case{Name: "bundle-rows.ppxb", Desc: "same, --max-input-size " + model.HumanBytes(limit),
+		Args: limitArgs, Exit: 1, Msg: "(--max-input-size)",
+		Raw: limit, Gen: func(w io.Writer) error { return bundleRows(w, int(bundleSamples)) }})
+	add(Case{Name: "bundle-zeros.ppxb", Desc: fmt.Sprintf("bundle: a section of %d zeros (zstd)", zeros-1),
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(zeros / 2), "IN"}, Exit: 1, Msg: "more than the",
+		Raw: zeros / 2, Gen: func(w io.Writer) error { return bundleZeros(w, zeros-1) }})
+	add(Case{Name: "bundle-zeros.ppxb", Desc: "same, unpack --index 0, default --max-input-size",
+		Args: []string{"unpack", "IN", "--index", "0", "-o", "OUT.pb.gz"}, Exit: 1, Msg: "bundle: profile 0",
+		Raw: zeros, Gen: func(w io.Writer) error { return bundleZeros(w, zeros-1) }})
+	add(Case{Name: "gzip-cap.pb.gz", Desc: fmt.Sprintf("gzip: a pprof of exactly the cap (%d)", capSize),
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize), "IN"}, Exit: 0,
+		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
+	add(Case{Name: "gzip-cap.pb.gz", Desc: "same, cap one byte less",
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize - 1), "IN"}, Exit: 1, Msg: "its trailer says",
+		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
+	add(Case{Name: "gzip-cap.pb.gz", Desc: "same, cap one byte less, from standard input",
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize - 1), "-", "<IN"}, Exit: 1, Msg: "(--max-input-size)",
+		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
+	add(Case{Name: "gzip-zeros.gz", Desc: fmt.Sprintf("gzip: %d zeros", zeros),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "unknown format",
+		Raw: zeros, Gen: gz(func(w io.Writer) error { return repeat(w, make([]byte, 1<<16), zeros>>16) })})
+	add(Case{Name: "gzip-pprof-zeros.pb.gz", Desc: fmt.Sprintf("gzip: a pprof of 4 KiB then zeros, %d bytes in all", zeros),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "pprof: byte offset 4096: bad field tag",
+		Raw: zeros, Gen: gz(func(w io.Writer) error {
+			if err := pprofOfSize(w, 4096); err != nil {
+				return err
+			}
+			if err := repeat(w, make([]byte, 1<<16), zeros>>16-1); err != nil {
+				return err
+			}
+			_, err := w.Write(make([]byte, 1<<16-4096))
+			return err
+		})})
+	add(Case{Name: "gzip-gzip.pb.gz.gz", Desc: "gzip inside gzip",
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "gzip inside gzip",
+		Raw: 64, Gen: gz(gz(func(w io.Writer) error { return pprofOfSize(w, 64) }))})
+	add(Case{Name: "gzip-truncated.pb.gz", Desc: "gzip cut short",
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "gzip: truncated at byte",
+		Raw: 1 << 20, Gen: truncated(gz(func(w io.Writer) error { return pprofOfSize(w, 1<<20) }))})
+	add(Case{Name: "gperftools-maps.prof.zst", Desc: fmt.Sprintf("gperftools: %d bytes of one repeated maps line (zstd)", mapsBytes),
+		Args: []string{"inspect", "IN"}, Exit: 0, Msg: "repeats",
+		Raw: mapsBytes, Gen: zst(func(w io.Writer) error { return gperftoolsMaps(w, mapsBytes) })})
+	return cs
+}
+
+func gz(gen func(w io.Writer) error) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+		if err != nil {
+			return err
+		}
+		if err := gen(zw); err != nil {
+			return err
+		}
+		return zw.Close()
+	}
+}
+
+func zst(gen func(w io.Writer) error) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return err
+		}
+		if err := gen(zw); err != nil {
+			return err
+		}
+		return zw.Close()
+	}
+}
+
+// truncated writes what gen writes without its last 100 bytes.
+func truncated(gen func(w io.Writer) error) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		var buf bytes.Buffer
+		if err := gen(&buf); err != nil {
+			return err
+		}
+		_, err := w.Write(buf.Bytes()[:buf.Len()-100])
+		return err
+	}
+}
+
+// repeat writes b n times, in large writes.
+func repeat(w io.Writer, b []byte, n int64) error {
+	k := max(1, (1<<20)/len(b))
+	chunk := bytes.Repeat(b, k)
+	for n > 0 {
+		m := min(n, int64(k))
+		if _, err := w.Write(chunk[:m*int64(len(b))]); err != nil {
+			return err
+		}
+		n -= m
+	}
+	return nil
+}
+
+// pprofSamples: string table "", "s"; one sample type; n samples of one
+// value and no stack, 4 bytes each.
+func pprofSamples(w io.Writer, n int64) error {
+	head := []byte{0x32, 0x00, 0x32, 0x01, 's', 0x0a, 0x02, 0x08, 0x01}
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	return repeat(w, []byte{0x12, 0x02, 0x10, 0x01}, n)
+}
+
+// pprofLocIDs: one location (id 1) and one sample whose stack is location
+// 1 repeated n times.
+func pprofLocIDs(w io.Writer, n int64) error {
+	var b []byte
+	b = protowire.AppendTag(b, 6, protowire.BytesType)
+	b = protowire.AppendBytes(b, nil)
+	b = protowire.AppendTag(b, 4, protowire.BytesType)
+	b = protowire.AppendBytes(b, []byte{0x08, 0x01})
+	// sample { location_id: packed n x 1 }
+	inner := protowire.AppendTag(nil, 1, protowire.BytesType)
+	inner = protowire.AppendVarint(inner, uint64(n))
+	b = protowire.AppendTag(b, 2, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(len(inner))+uint64(n))
+	b = append(b, inner...)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	return repeat(w, []byte{0x01}, n)
+}
+
+// pprofOfSize: a valid pprof of exactly size bytes (>= 8): string table
+// "", then one string that fills the rest.
+func pprofOfSize(w io.Writer, size int64) error {
+	head := []byte{0x32, 0x00, 0x32}
+	for l := size - 3 - 1; l > 0; l-- {
+		v := protowire.AppendVarint(nil, uint64(l))
+		if int64(len(head)+len(v))+l == size {
+			if _, err := w.Write(append(head, v...)); err != nil {
+				return err
+			}
+			return repeat(w, []byte{'p'}, l)
+		}
+	}
+	return fmt.Errorf("no pprof of %d bytes", size)
+}
+
+// otlpWrap writes ProfilesData{resource_profiles{scope_profiles{profiles{
+// profile{ <body> }}}}} where the profile's body is head then body.
+func otlpWrap(w io.Writer, head []byte, bodyLen int64, body func(w io.Writer) error) error {
+	n := uint64(len(head)) + uint64(bodyLen)
+	var pre []byte
+	// From the innermost length out, each level is tag + length + what it holds.
+	levels := []protowire.Number{8, 2, 2, 1} // profile, profiles, scope_profiles, resource_profiles
+	for _, num := range levels {
+		var lvl []byte
+		lvl = protowire.AppendTag(lvl, num, protowire.BytesType)
+		lvl = protowire.AppendVarint(lvl, n)
+		pre = append(lvl, pre...)
+		n += uint64(len(lvl))
+	}
+	if _, err := w.Write(append(pre, head...)); err != nil {
+		return err
+	}
+	return body(w)
+}
+
+var otlpStrings = []byte{0x32, 0x00} // string_table: [""]
+
+func otlpEmptySamples(w io.Writer, n int64) error {
+	return otlpWrap(w, otlpStrings, 2*n, func(w io.Writer) error { return repeat(w, []byte{0x12, 0x00}, n) })
+}
+
+func otlpAttrTable(w io.Writer, n int64) error {
+	return otlpWrap(w, otlpStrings, 3*n, func(w io.Writer) error { return repeat(w, []byte{0x82, 0x01, 0x00}, n) })
+}
+
+// otlpSlices: one location, location_indices of n zeros, one sample type
+// and n samples each slicing all of location_indices.
+func otlpSlices(w io.Writer, n int64) error {
+	var head []byte
+	head = append(head, 0x32, 0x00, 0x32, 0x01, 's') // strings "", "s"
+	head = protowire.AppendTag(head, 1, protowire.BytesType)
+	head = protowire.AppendBytes(head, []byte{0x08, 0x01})
+	head = protowire.AppendTag(head, 4, protowire.BytesType) // location {}
+	head = protowire.AppendBytes(head, nil)
+	head = protowire.AppendTag(head, 15, protowire.BytesType)
+	head = protowire.AppendBytes(head, make([]byte, n))
+	var s []byte
+	s = protowire.AppendTag(s, 8, protowire.VarintType)
+	s = protowire.AppendVarint(s, uint64(n))
+	s = protowire.AppendTag(s, 2, protowire.VarintType)
+	s = protowire.AppendVarint(s, 1)
+	sample := protowire.AppendTag(nil, 2, protowire.BytesType)
+	sample = protowire.AppendBytes(sample, s)
+	return otlpWrap(w, head, n*int64(len(sample)), func(w io.Writer) error { return repeat(w, sample, n) })
+}
+
+func otlpJSONSamples(w io.Writer, n int64) error {
+	if _, err := io.WriteString(w, `{"resourceProfiles":[{"scopeProfiles":[{"profiles":[{"profile":{"stringTable":[""],"sample":[{}`); err != nil {
+		return err
+	}
+	if err := repeat(w, []byte(",{}"), n-1); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "]}}]}]}]}\n")
+	return err
+}
+
+// bundleRows writes a bundle (with pprofx's own writer) of one profile of
+// 1000 sample types and n samples that share one stack, one label set and
+// one row of values.
+func bundleRows(w io.Writer, n int) error {
+	b := model.NewBuilder()
+	p := b.P
+	for i := 0; i < 1000; i++ {
+		p.SampleTypes = append(p.SampleTypes, model.ValueType{Type: b.String(fmt.Sprintf("t%d", i)), Unit: b.String("count")})
+	}
+	p.Functions = []model.Function{{Name: b.String("main")}}
+	p.Locations = []model.Location{{Address: 0x1000, Mapping: model.NoMapping, Lines: []model.Line{{Function: 0, Line: 1}}}}
+	stack := b.Stack([]int32{0})
+	vals := make([]int64, 1000)
+	for i := range vals {
+		vals[i] = int64(i + 1)
+	}
+	p.Samples = make([]model.Sample, n)
+	for i := range p.Samples {
+		p.Samples[i] = model.Sample{Stack: stack, Values: vals, Link: model.NoLink}
+	}
+	bw := bundle.NewWriter(w, bundle.WriterOptions{})
+	if err := bw.Add(bundle.Entry{Name: "rows"}, p); err != nil {
+		return err
+	}
+	return bw.Close()
+}
+
+// bundleZeros writes a bundle of one small profile whose section is
+// replaced by a zstd frame of n zeros, the index claiming n raw bytes.
+func bundleZeros(w io.Writer, n int64) error {
+	var orig bytes.Buffer
+	p := model.New()
+	p.SampleTypes = []model.ValueType{{Type: 1, Unit: 2}}
+	p.Strings = append(p.Strings, "samples", "count")
+	bw := bundle.NewWriter(&orig, bundle.WriterOptions{})
+	if err := bw.Add(bundle.Entry{Name: "zeros"}, p); err != nil {
+		return err
+	}
+	if err := bw.Close(); err != nil {
+		return err
+	}
+	data := orig.Bytes()
+	foot := data[len(data)-64:]
+	var u [6]uint64
+	for i := range u {
+		u[i] = binary.LittleEndian.Uint64(foot[8*i:])
+	}
+	tablesOff, tablesLen, indexOff, indexLen := u[0], u[1], u[3], u[4]
+	zd, err := zstd.NewReader(nil)
+	if err != nil {
+		return err
+	}
+	defer zd.Close()
+	index, err := zd.DecodeAll(data[indexOff:indexOff+indexLen], nil)
+	if err != nil {
+		return err
+	}
+	section, err := zd.DecodeAll(data[12:tablesOff], nil)
+	if err != nil {
+		return err
+	}
+	// The index ends with the one entry's section_len and section_raw.
+	tail := binary.AppendUvarint(binary.AppendUvarint(nil, tablesOff-12), uint64(len(section)))
+	if !bytes.HasSuffix(index, tail) {
+		return fmt.Errorf("unexpected index layout")
+	}
+	var zeros bytes.Buffer
+	zw, err := zstd.NewWriter(&zeros, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithWindowSize(1<<20),
+		zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
+	if err != nil {
+		return err
+	}
+	if err := repeat(zw, make([]byte, 1<<16), n>>16); err != nil {
+		return err
+	}
+	if _, err := zw.Write(make([]byte, n&(1<<16-1))); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	newIndex := append(index[:len(index)-len(tail)], binary.AppendUvarint(binary.AppendUvarint(nil, uint64(zeros.Len())), uint64(n))...)
+	ze, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
+	if err != nil {
+		return err
+	}
+	indexBlock := ze.EncodeAll(newIndex, nil)
+	ze.Close()
+
+	var out bytes.Buffer
+	out.Write(data[:12])
+	out.Write(zeros.Bytes())
+	newTablesOff := uint64(out.Len())
+	out.Write(data[tablesOff : tablesOff+tablesLen])
+	newIndexOff := uint64(out.Len())
+	out.Write(indexBlock)
+	var f [64]byte
+	for i, v := range []uint64{newTablesOff, tablesLen, u[2], newIndexOff, uint64(len(indexBlock)), uint64(len(newIndex))} {
+		binary.LittleEndian.PutUint64(f[8*i:], v)
+	}
+	copy(f[48:52], foot[48:52])
+	binary.LittleEndian.PutUint32(f[52:], crc32.ChecksumIEEE(f[:52]))
+	copy(f[56:], foot[56:])
+	out.Write(f[:])
+	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// gperftoolsMaps: a 64-bit little-endian CPU profile of one record, then a
+// maps text of one executable line repeated to size bytes.
+func gperftoolsMaps(w io.Writer, size int64) error {
+	var b []byte
+	for _, v := range []uint64{0, 3, 0, 10000, 0, 1, 1, 0x401000, 0, 1, 0} {
+		b = binary.LittleEndian.AppendUint64(b, v)
+	}
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	line := "00400000-00452000 r-xp 00000000 08:02 173521                             /usr/bin/hostile-daemon\n"
+	if strings.Count(line, "\n") != 1 {
+		panic("line")
+	}
+	return repeat(w, []byte(line), size/int64(len(line)))
+}

@@ -1,0 +1,63 @@
+// Command genhostile writes the crafted inputs of issue 10 (package
+// internal/hostile) into a folder and prints one line per case, tab
+// separated: file, decompressed size, expected exit status, expected
+// message ("-" for none), description, pprofx arguments (IN: the file, OUT: a scratch
+// output). scripts/hostile-rss.sh runs them.
+//
+//	go run ./internal/tools/genhostile -o /tmp/hostile [-small] [-list]
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pprofx/pprofx/internal/hostile"
+)
+
+func main() {
+	out := flag.String("o", "hostile", "folder to write the files into")
+	small := flag.Bool("small", false, "the tests' small scale instead of the issue's")
+	list := flag.Bool("list", false, "print the lines only; write no file")
+	flag.Parse()
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "genhostile:", err)
+		os.Exit(1)
+	}
+	done := map[string]bool{}
+	for _, c := range hostile.Cases(*small) {
+		path := filepath.Join(*out, c.Name)
+		if !done[c.Name] && !*list {
+			done[c.Name] = true
+			if err := write(path, c); err != nil {
+				fmt.Fprintf(os.Stderr, "genhostile: %s: %v\n", c.Name, err)
+				os.Exit(1)
+			}
+		}
+		msg := c.Msg
+		if msg == "" {
+			msg = "-" // a field is never empty: shells fold empty tab-separated fields
+		}
+		fmt.Printf("%s\t%d\t%d\t%s\t%s\t%s\n", c.Name, c.Raw, c.Exit, msg, c.Desc, strings.Join(c.Args, " "))
+	}
+}
+
+func write(path string, c hostile.Case) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := c.Gen(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
