@@ -19,9 +19,15 @@ const (
 	Unknown    Format = ""
 	Pprof      Format = "pprof"
 	Gperftools Format = "gperftools"
-	OTLP       Format = "otlp"
-	OTLPJSON   Format = "otlp-json"
-	Bundle     Format = "bundle"
+	OTLP       Format = "otlp"      // OTLP profiles, pprofextended (v1experimental), protobuf
+	OTLPJSON   Format = "otlp-json" // the same in OTLP JSON
+	// OTLP profiles v1development (opentelemetry-proto v1.10+), protobuf:
+	// one ProfilesData, or a collector fileexporter file of 4-byte-length
+	// framed messages (Layout says which).
+	OTLPDev Format = "otlp-v1development"
+	// The same in OTLP JSON: one object, or JSON lines.
+	OTLPDevJSON Format = "otlp-json-v1development"
+	Bundle      Format = "bundle"
 	// Recognised, not read.
 	GoLegacyText Format = "go-legacy-text"
 	PerfData     Format = "perf.data"
@@ -90,7 +96,16 @@ func Sniff(head []byte) (Result, error) {
 	if f, ok := sniffJSON(head); ok {
 		return Result{Format: f}, nil
 	}
+	if LooksFramed(head) {
+		return Result{Format: OTLPDev, Layout: FramedLayout}, nil
+	}
+	if looksDictionary(head) {
+		return Result{Format: OTLPDev}, nil
+	}
 	if f, ok := sniffProto(head); ok {
+		if f == OTLP && otlpDialect(head) == OTLPDev {
+			f = OTLPDev
+		}
 		return Result{Format: f}, nil
 	}
 	return Result{}, fmt.Errorf("unknown format (first bytes: % x)", first(head, 16))
@@ -108,7 +123,11 @@ func sniffJSON(head []byte) (Format, bool) {
 	if len(t) == 0 || t[0] != '{' {
 		return "", false
 	}
-	if bytes.Contains(head, []byte(`"resourceProfiles"`)) || bytes.Contains(head, []byte(`"resource_profiles"`)) {
+	if bytes.Contains(head, []byte(`"resourceProfiles"`)) || bytes.Contains(head, []byte(`"resource_profiles"`)) ||
+		bytes.Contains(head, []byte(`"dictionary"`)) {
+		if JSONDialect(head) == OTLPDevJSON {
+			return OTLPDevJSON, true
+		}
 		return OTLPJSON, true
 	}
 	return "", false
