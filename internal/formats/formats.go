@@ -31,6 +31,10 @@ type ReadOptions struct {
 	MaxInputSize int64
 	// Salvage keeps what can be kept of a truncated input, with a warning.
 	Salvage bool
+	// OTLPProto is the opentelemetry-proto release whose Sample field
+	// numbers an OTLP v1development input uses: "" or "1.10" (and later),
+	// or "1.9".
+	OTLPProto string
 	// Warn is told about anything read with a loss or a doubt.
 	Warn func(msg string)
 	// KeepOriginal puts the input's own bytes, as given, into each
@@ -79,8 +83,10 @@ func describe(f detect.Format, c detect.Compression, layout string) string {
 var formatTitles = map[detect.Format]string{
 	detect.Pprof:        "pprof profile",
 	detect.Gperftools:   "gperftools CPU profile",
-	detect.OTLP:         "OTLP profiles (protobuf)",
-	detect.OTLPJSON:     "OTLP profiles (JSON)",
+	detect.OTLP:         "OTLP profiles (pprofextended, v1experimental; protobuf)",
+	detect.OTLPJSON:     "OTLP profiles (pprofextended, v1experimental; JSON)",
+	detect.OTLPDev:      "OTLP profiles (v1development; protobuf)",
+	detect.OTLPDevJSON:  "OTLP profiles (v1development; JSON)",
 	detect.Bundle:       "pprofx bundle",
 	detect.GoLegacyText: "Go legacy text profile",
 	detect.PerfData:     "Linux perf.data",

@@ -12,10 +12,11 @@ import (
 	"github.com/pprofx/pprofx/internal/otlp"
 )
 
-// Output formats of OTLP profiles (pprofextended, v1experimental).
+// Output formats of OTLP profiles in the OTEP's pprofextended dialect
+// (v1experimental). --to otlp writes v1development (otlpdev.go).
 const (
-	OutOTLP     OutFormat = "otlp"
-	OutOTLPJSON OutFormat = "otlp-json"
+	OutPprofExtended     OutFormat = "pprofextended"
+	OutPprofExtendedJSON OutFormat = "pprofextended-json"
 )
 
 func init() {
@@ -24,6 +25,16 @@ func init() {
 		if err != nil {
 			return err
 		}
+		// The first bytes did not show the dialect: the whole input does.
+		if in.Format == detect.OTLP && detect.OTLPDialect(data) == detect.OTLPDev {
+			in.Format = detect.OTLPDev
+			return readOTLPDev(data, in, opts)
+		}
+		if in.Format == detect.OTLPJSON && detect.JSONDialect(data) == detect.OTLPDevJSON {
+			in.Format = detect.OTLPDevJSON
+			return readOTLPDev(data, in, opts)
+		}
+		in.Layout = "pprofextended, v1experimental"
 		ps, err := otlp.Decode(data, otlp.DecodeOptions{Warn: opts.Warn})
 		if err != nil {
 			return err
@@ -54,12 +65,11 @@ func init() {
 	}
 	registerReader(detect.OTLP, read)
 	registerReader(detect.OTLPJSON, read)
-	for _, f := range []OutFormat{OutOTLP, OutOTLPJSON} {
-		json := f == OutOTLPJSON
+	for _, f := range []OutFormat{OutPprofExtended, OutPprofExtendedJSON} {
+		json := f == OutPprofExtendedJSON
 		w := writer{
-			desc:     "OTLP profiles v1experimental, binary protobuf (.otlp; .otlp.gz gzipped)",
-			suffixes: []string{".otlp", ".otlp.gz"},
-			multi:    true,
+			desc:  "OTLP profiles, the OTEP's pprofextended dialect (v1experimental), binary protobuf",
+			multi: true,
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
 				eo := otlp.EncodeOptions{JSON: json, Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
 					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}
@@ -71,7 +81,7 @@ func init() {
 			},
 		}
 		if json {
-			w.desc, w.suffixes = "OTLP profiles v1experimental, OTLP JSON (.otlp.json; .otlp.json.gz gzipped)", []string{".otlp.json", ".otlp.json.gz"}
+			w.desc = "OTLP profiles, pprofextended dialect (v1experimental), OTLP JSON"
 		}
 		registerWriter(f, w)
 	}

@@ -5,8 +5,10 @@ import (
 	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 )
 
-// compact returns a profile holding only the entries of the dictionary
-// template t that the samples of profs use, in dictionary order, with the
+// compact returns a profile holding only the locations, functions, stacks
+// and links of the dictionary template t that the samples of profs use, in
+// dictionary order, and every mapping (pprof keeps mappings no location
+// uses, and the dictionary does not say whose they were), with the
 // maps from dictionary stack and link indices to its own. The string table
 // is shared (capacity-limited, so that appends copy it).
 func compact(t *model.Profile, profs []*pb.Profile) (*model.Profile, []int32, []int32) {
@@ -36,6 +38,9 @@ func compact(t *model.Profile, profs []*pb.Profile) (*model.Profile, []int32, []
 		}
 	}
 	useMap := make([]bool, len(t.Mappings))
+	for i := range useMap {
+		useMap[i] = true
+	}
 	useFun := make([]bool, len(t.Functions))
 	for i, u := range useLoc {
 		if !u {

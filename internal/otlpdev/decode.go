@@ -29,6 +29,12 @@ func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DecodeMessages(msgs, opts)
+}
+
+// DecodeMessages turns messages that Messages returned into model profiles
+// (see Decode).
+func DecodeMessages(msgs []*pb.ProfilesData, opts DecodeOptions) ([]*model.Profile, error) {
 	d := newDecoder(opts)
 	var out []*model.Profile
 	for i, pd := range msgs {
@@ -648,9 +654,6 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 			default:
 				p.Scope.Attributes = append(p.Scope.Attributes, a)
 			}
-		}
-		if p.Scope.Name == ScopeName && len(p.Scope.Attributes) == 0 {
-			p.Scope = model.Scope{} // pprofx's own scope says nothing
 		}
 	}
 	p.Scope.SchemaURL = sp.GetSchemaUrl()
