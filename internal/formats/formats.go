@@ -17,6 +17,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/pprof"
 )
 
@@ -35,6 +36,11 @@ type ReadOptions struct {
 	// numbers an OTLP v1development input uses: "" or "1.10" (and later),
 	// or "1.9".
 	OTLPProto string
+	// Validate asks a reader that can to check the input against its
+	// format's rules and report every finding in Input.Findings instead
+	// of failing at the first (OTLP v1development); the profiles are read
+	// only when no MUST rule fails.
+	Validate bool
 	// Warn is told about anything read with a loss or a doubt.
 	Warn func(msg string)
 	// KeepOriginal puts the input's own bytes, as given, into each
@@ -56,7 +62,9 @@ type Input struct {
 	Layout      string
 	// Facts about the input beyond its profiles, for inspect: name, value.
 	Facts [][2]string
-	Items []Item
+	// Findings of ReadOptions.Validate.
+	Findings []otlpdev.Finding
+	Items    []Item
 }
 
 // Describe names the format, its layout and compression, e.g.

@@ -112,7 +112,7 @@ func TestOTLPReadWrite(t *testing.T) {
 			continue
 		}
 		// heap has 4 sample types: 2 pprof profiles are 8 OTLP profiles.
-		if !strings.HasPrefix(facts["OTLP profiles"], "8, read as 2") || !strings.HasPrefix(facts["dialect"], "v1development") ||
+		if !strings.HasPrefix(facts["OTLP profiles"], "8, read as 2 ") || !strings.HasPrefix(facts["dialect"], "v1development") ||
 			in.Items[1].Name != "profile 1, service.name=api" {
 			t.Errorf("%s: facts %v, item name %q", c.f, facts, in.Items[1].Name)
 		}

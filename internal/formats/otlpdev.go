@@ -62,6 +62,18 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 		return err
 	}
 	do := otlpdev.DecodeOptions{Layout: layout, Warn: opts.Warn}
+	if opts.Validate {
+		fs, _, err := otlpdev.ValidateData(data, do, 1000)
+		if err != nil {
+			return err
+		}
+		in.Findings = fs
+		for _, f := range fs {
+			if f.Severity == otlpdev.Must {
+				return nil
+			}
+		}
+	}
 	msgs, err := otlpdev.Messages(data, do)
 	if err != nil {
 		return err
@@ -99,7 +111,9 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 	if len(msgs) > 1 {
 		in.Facts = append(in.Facts, [2]string{"messages", fmt.Sprint(len(msgs))})
 	}
-	in.Facts = append(in.Facts, [2]string{"OTLP profiles", fmt.Sprintf("%d, read as %d (one per scope whose profiles line up, one per sample type)", nprof, len(ps))})
+	// A scope's Profiles (one per sample type) that line up are one
+	// profile with several sample types.
+	in.Facts = append(in.Facts, [2]string{"OTLP profiles", fmt.Sprintf("%d, read as %d with their sample types joined", nprof, len(ps))})
 	for _, f := range []struct {
 		name string
 		of   func(p *model.Profile) string

@@ -302,10 +302,6 @@ func mergeAttributes(base, over []model.Attribute) []model.Attribute {
 	return out
 }
 
-// fixedKeys are the attribute keys the writer may use besides label keys.
-var fixedKeys = []string{AttrComment, AttrDropFrames, AttrKeepFrames, AttrDocURL, AttrBuildIDGNU,
-	AttrHasFunctions, AttrHasFilenames, AttrHasLineNumbers, AttrHasInlineFrames, AttrIsFolded}
-
 // layoutStrings builds the shared string table: the strings referenced by
 // index (label and attribute string values are written inline), each once,
 // sorted, "" first. Sorted strings put names with common prefixes side by
@@ -352,12 +348,36 @@ func (e *encoder) layoutStrings() {
 		}
 		e.smap[pi] = used
 	}
-	for _, k := range fixedKeys {
-		cs = append(cs, cand{k, -1, 0})
-	}
+	// The attribute keys the writer will use, and only those: a small
+	// profile's string table is a good part of its size.
+	need := map[string]bool{}
 	for _, p := range e.ps {
 		for _, a := range p.Attributes {
-			cs = append(cs, cand{a.Key, -1, 0})
+			need[a.Key] = true
+		}
+		need[AttrComment] = need[AttrComment] || len(p.Comments) > 0
+		need[AttrDropFrames] = need[AttrDropFrames] || p.DropFrames != 0
+		need[AttrKeepFrames] = need[AttrKeepFrames] || p.KeepFrames != 0
+		need[AttrDocURL] = need[AttrDocURL] || p.DocURL != 0
+		for i := range p.Mappings {
+			m := &p.Mappings[i]
+			need[AttrBuildIDGNU] = need[AttrBuildIDGNU] || (m.BuildID != 0 && m.BuildIDKind != 1)
+			need[AttrBuildIDHTL] = need[AttrBuildIDHTL] || (m.BuildID != 0 && m.BuildIDKind == 1)
+			need[AttrHasFunctions] = need[AttrHasFunctions] || m.HasFunctions
+			need[AttrHasFilenames] = need[AttrHasFilenames] || m.HasFilenames
+			need[AttrHasLineNumbers] = need[AttrHasLineNumbers] || m.HasLineNumbers
+			need[AttrHasInlineFrames] = need[AttrHasInlineFrames] || m.HasInlineFrames
+		}
+		for i := range p.Locations {
+			if p.Locations[i].IsFolded {
+				need[AttrIsFolded] = true
+				break
+			}
+		}
+	}
+	for k, on := range need {
+		if on {
+			cs = append(cs, cand{k, -1, 0})
 		}
 	}
 	slices.SortFunc(cs, func(a, b cand) int { return strings.Compare(a.s, b.s) })
@@ -616,20 +636,25 @@ func (e *encoder) layoutLinks() {
 	}
 }
 
-// layoutStacks gives every stack a sample uses a dictionary entry, in order
-// of first use; identical stacks (of different inputs) share one. The empty
-// stack is the zero entry.
+// layoutStacks gives every stack a sample uses a dictionary entry; identical
+// stacks (of different inputs) share one, and the empty stack is the zero
+// entry. The table is sorted root first by written location indices, so
+// that neighbours share their callers, which gzip likes (gzipped size
+// against order of first use: cpu -1.0%, heap -0.3%, deep stacks -8%;
+// synthetic-20k +1.4%).
 func (e *encoder) layoutStacks() {
-	e.stacks = e.stacks[:0]
-	var index map[string]int32
-	if len(e.ps) > 1 {
-		index = map[string]int32{}
+	type us struct {
+		key []int32 // written location indices, root first
+		r   ref
 	}
+	var all []us
+	var keys []int32
 	for pi, p := range e.ps {
 		sm := resize(e.stmap[pi], p.Stacks.Len())
 		for i := range sm {
 			sm[i] = -1
 		}
+		e.stmap[pi] = sm
 		lm := e.lmap[pi]
 		for si := range p.Samples {
 			s := p.Samples[si].Stack
@@ -641,22 +666,34 @@ func (e *encoder) layoutStacks() {
 				sm[s] = 0
 				continue
 			}
-			if index != nil {
-				k := e.keybuf[:0]
-				for _, l := range st {
-					k = binary.AppendUvarint(k, uint64(lm[l]))
-				}
-				e.keybuf = k
-				if x, ok := index[string(k)]; ok {
-					sm[s] = x
-					continue
-				}
-				index[string(k)] = int32(len(e.stacks) + 1)
+			sm[s] = -2
+			start := len(keys)
+			for i := len(st) - 1; i >= 0; i-- {
+				keys = append(keys, lm[st[i]])
 			}
-			e.stacks = append(e.stacks, ref{int32(pi), s})
-			sm[s] = int32(len(e.stacks))
+			all = append(all, us{keys[start:len(keys):len(keys)], ref{int32(pi), s}})
 		}
-		e.stmap[pi] = sm
+	}
+	cmpStacks := func(a, b us) int {
+		if c := slices.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		if a.r.p != b.r.p {
+			return int(a.r.p) - int(b.r.p)
+		}
+		return int(a.r.i) - int(b.r.i)
+	}
+	if !slices.IsSortedFunc(all, cmpStacks) {
+		slices.SortFunc(all, cmpStacks)
+	}
+	e.stacks = e.stacks[:0]
+	for k, x := range all {
+		if k > 0 && slices.Equal(all[k-1].key, x.key) {
+			e.stmap[x.r.p][x.r.i] = int32(len(e.stacks))
+			continue
+		}
+		e.stacks = append(e.stacks, x.r)
+		e.stmap[x.r.p][x.r.i] = int32(len(e.stacks))
 	}
 }
 
@@ -1093,7 +1130,13 @@ func (e *encoder) scopeProfiles(b []byte, pi int) []byte {
 		b = e.appendKeyValue(b, 3, model.Attribute{Key: AttrDefaultSampleType,
 			Value: model.Value{Kind: model.KindString, Str: p.String(p.DefaultSampleType)}})
 	}
-	if len(ord) > 0 {
+	// The order is written only when it is not the identity (0, 1, ...):
+	// a reader takes the profiles in scope order when it is absent.
+	identity := true
+	for k, i := range ord {
+		identity = identity && k == i
+	}
+	if !identity {
 		v := model.Value{Kind: model.KindArray, Array: make([]model.Value, len(ord))}
 		for k, i := range ord {
 			v.Array[k] = model.Value{Kind: model.KindInt, Int: int64(i)}
@@ -1134,21 +1177,33 @@ func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 			var sb int
 			b, sb = begin(b, fProfileSamples)
 			b = appendVarintField(b, fSampleStack, uint64(stmap[s.Stack]))
-			b = appendPacked(b, fSampleAttributes, lsa[s.LabelSet])
+			// One attribute index or value is written unpacked (tag,
+			// varint), which every protobuf parser takes for a repeated
+			// field: one byte less than packed (tag, length, varint) in
+			// every sample of every profile.
+			if as := lsa[s.LabelSet]; len(as) == 1 {
+				b = append(b, fSampleAttributes<<3)
+				b = appendVarint(b, uint64(as[0]))
+			} else {
+				b = appendPacked(b, fSampleAttributes, as)
+			}
 			if s.Link != model.NoLink {
 				b = appendVarintField(b, fSampleLink, uint64(km[s.Link]))
 			}
-			var vs int
-			b, vs = begin(b, fSampleValues)
-			b = appendVarint(b, uint64(s.Values[t]))
-			if len(s.Timestamps) > 1 {
+			if len(s.Timestamps) <= 1 {
+				b = append(b, fSampleValues<<3)
+				b = appendVarint(b, uint64(s.Values[t]))
+			} else {
 				// Values and timestamps must be as many: the value goes
 				// with the first timestamp, zeros with the others.
+				var vs int
+				b, vs = begin(b, fSampleValues)
+				b = appendVarint(b, uint64(s.Values[t]))
 				for range s.Timestamps[1:] {
 					b = append(b, 0)
 				}
+				b = end(b, vs)
 			}
-			b = end(b, vs)
 			if len(s.Timestamps) > 0 {
 				var ts int
 				b, ts = begin(b, fSampleTimestamps)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
 	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 )
@@ -369,4 +371,53 @@ func (c *checker) profile(pr *pb.Profile, path string) {
 			return
 		}
 	}
+}
+
+// ValidateData parses data as Decode does (any layout, gzip) and returns
+// every finding of every message, paths prefixed with "message[i]." when
+// there are several, at most limit per message (0: all). The error is
+// for data that does not parse at all. A message whose samples break the
+// rules but that reads cleanly in the other Sample layout (v1.9 / v1.10)
+// gets a finding that says so.
+func ValidateData(data []byte, opts DecodeOptions, limit int) ([]Finding, int, error) {
+	msgs, err := Parse(data, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []Finding
+	for i, pd := range msgs {
+		fs := Validate(pd, limit)
+		if f := firstMust(fs); f != nil && strings.Contains(f.Path, ".samples[") {
+			other, name := LayoutV19, "v1.9 (values=2, attribute_indices=3, link_index=4): use --otlp-proto 1.9"
+			if opts.Layout == LayoutV19 {
+				other, name = LayoutV110, "v1.10 or later: drop --otlp-proto 1.9"
+			}
+			if alt, err := Parse(reencode(pd), DecodeOptions{Layout: other}); err == nil && len(alt) == 1 && firstError(alt[0]) == nil && hasSamples(alt[0]) {
+				fs = append(fs, Finding{Must, f.Path, "this message reads cleanly as OTLP profiles proto " + name})
+			}
+		}
+		for _, f := range fs {
+			if len(msgs) > 1 {
+				f.Path = fmt.Sprintf("message[%d].%s", i, f.Path)
+			}
+			out = append(out, f)
+		}
+	}
+	return out, len(msgs), nil
+}
+
+func firstMust(fs []Finding) *Finding {
+	for i := range fs {
+		if fs[i].Severity == Must {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+// reencode gives back the binary form of a parsed message (the same bytes
+// for what was known; unknown fields are kept by the generated code).
+func reencode(pd *pb.ProfilesData) []byte {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(pd)
+	return b
 }
