@@ -24,8 +24,10 @@ func LooksFramed(head []byte) bool {
 }
 
 // looksDictionary reports whether head starts with a ProfilesDictionary
-// (field 2) whose mapping_table begins with the zero entry every
-// v1development writer must put there: 12 LEN 0a 00.
+// (field 2) that starts with the zero entry of one of its tables (fields 1
+// to 7), which every v1development writer must put first: pprofx writes
+// 12 LEN 0a 00 (mapping_table[0]), the collector's pdata, which writes
+// fields last first, 12 LEN 3a 00 (stack_table[0]).
 func looksDictionary(head []byte) bool {
 	if len(head) < 4 || head[0] != 0x12 {
 		return false
@@ -34,7 +36,8 @@ func looksDictionary(head []byte) bool {
 	if n <= 0 || 1+n+2 > len(head) {
 		return false
 	}
-	return head[1+n] == 0x0a && head[2+n] == 0x00
+	t := head[1+n]
+	return t&7 == 2 && t>>3 >= 1 && t>>3 <= 7 && head[2+n] == 0x00
 }
 
 // field reads a length-delimited field at b: its number, body (possibly cut

@@ -80,31 +80,43 @@ func syntheticPprof(n, nfuncs, minDepth, maxDepth, paths int) *gp.Profile {
 
 type benchInput struct {
 	name string
-	data []byte // gzipped pprof
+	gen  func() []byte // the gzipped pprof file
+	data []byte
+}
+
+// load makes the input's file (generated ones only when a benchmark of them
+// runs: under callgrind, generating them costs minutes).
+func (in *benchInput) load() []byte {
+	if in.data == nil {
+		in.data = in.gen()
+	}
+	return in.data
 }
 
 // benchInputs are the real pprof fixtures and two generated profiles.
-func benchInputs(b *testing.B) []benchInput {
-	var in []benchInput
+func benchInputs(b *testing.B) []*benchInput {
+	var in []*benchInput
 	for _, name := range pprofFixtures(b) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			b.Fatal(err)
 		}
-		in = append(in, benchInput{strings.TrimSuffix(filepath.Base(name), ".pb.gz"), data})
+		in = append(in, &benchInput{name: strings.TrimSuffix(filepath.Base(name), ".pb.gz"), data: data})
 	}
 	for _, g := range []struct {
 		name string
-		p    *gp.Profile
+		p    func() *gp.Profile
 	}{
-		{"synthetic-20k", syntheticPprof(20000, 3000, 8, 40, 4000)},
-		{"deep-stacks", syntheticPprof(5000, 800, 100, 180, 1000)},
+		{"synthetic-20k", func() *gp.Profile { return syntheticPprof(20000, 3000, 8, 40, 4000) }},
+		{"deep-stacks", func() *gp.Profile { return syntheticPprof(5000, 800, 100, 180, 1000) }},
 	} {
-		var buf bytes.Buffer
-		if err := g.p.Write(&buf); err != nil {
-			b.Fatal(err)
-		}
-		in = append(in, benchInput{g.name, buf.Bytes()})
+		in = append(in, &benchInput{name: g.name, gen: func() []byte {
+			var buf bytes.Buffer
+			if err := g.p().Write(&buf); err != nil {
+				b.Fatal(err)
+			}
+			return buf.Bytes()
+		}})
 	}
 	return in
 }
@@ -136,7 +148,8 @@ func gunzip(b testing.TB, data []byte) []byte {
 func BenchmarkSize(b *testing.B) {
 	for _, in := range benchInputs(b) {
 		b.Run(in.name, func(b *testing.B) {
-			m, err := pprof.Decode(in.data)
+			data := in.load()
+			m, err := pprof.Decode(data)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -148,7 +161,7 @@ func BenchmarkSize(b *testing.B) {
 				}
 				out = buf.Bytes()
 			}
-			raw := gunzip(b, in.data)
+			raw := gunzip(b, data)
 			oz, pz := gzipSize(out), gzipSize(raw)
 			b.ReportMetric(float64(oz)/float64(pz), "otlp.gz/pprof.gz")
 			// As the files are: pprofx's .otlp.gz against the pprof file as
@@ -157,7 +170,7 @@ func BenchmarkSize(b *testing.B) {
 			if err := Encode(&gz, []*model.Profile{m}, EncodeOptions{Gzip: true}); err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(gz.Len())/float64(len(in.data)), "otlp.gz/pprof.gz-asis")
+			b.ReportMetric(float64(gz.Len())/float64(len(data)), "otlp.gz/pprof.gz-asis")
 			b.ReportMetric(float64(oz), "otlp.gz-bytes")
 			b.ReportMetric(float64(pz), "pprof.gz-bytes")
 		})
@@ -169,9 +182,10 @@ func BenchmarkSize(b *testing.B) {
 func BenchmarkParseData(b *testing.B) {
 	for _, in := range benchInputs(b) {
 		b.Run(in.name, func(b *testing.B) {
+			data := in.load()
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if _, err := gp.ParseData(in.data); err != nil {
+				if _, err := gp.ParseData(data); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -184,10 +198,11 @@ func BenchmarkParseData(b *testing.B) {
 func BenchmarkConvert(b *testing.B) {
 	for _, in := range benchInputs(b) {
 		b.Run(in.name, func(b *testing.B) {
+			data := in.load()
 			b.ReportAllocs()
 			var buf bytes.Buffer
 			for i := 0; i < b.N; i++ {
-				m, err := pprof.Decode(in.data)
+				m, err := pprof.Decode(data)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -206,7 +221,8 @@ func BenchmarkConvert(b *testing.B) {
 func BenchmarkBack(b *testing.B) {
 	for _, in := range benchInputs(b) {
 		b.Run(in.name, func(b *testing.B) {
-			m, err := pprof.Decode(in.data)
+			data := in.load()
+			m, err := pprof.Decode(data)
 			if err != nil {
 				b.Fatal(err)
 			}

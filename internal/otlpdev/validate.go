@@ -159,7 +159,13 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 	c.zeroEntry("location_table", c.nloc, c.nloc > 0 && zeroMsg(d.LocationTable[0]))
 	c.zeroEntry("function_table", c.nfun, c.nfun > 0 && zeroMsg(d.FunctionTable[0]))
 	c.zeroEntry("link_table", c.nlnk, c.nlnk > 0 && allZero(d.LinkTable[0].GetTraceId()) && allZero(d.LinkTable[0].GetSpanId()))
-	c.zeroEntry("attribute_table", c.nattr, c.nattr > 0 && zeroMsg(d.AttributeTable[0]))
+	// (The collector's pdata writes attribute_table[0] with an empty
+	// AnyValue, value: {}: no value is set, which is the zero value.)
+	a0 := func() bool {
+		a := d.AttributeTable[0]
+		return a.GetKeyStrindex() == 0 && a.GetUnitStrindex() == 0 && a.GetValue().GetValue() == nil && len(a.GetValue().ProtoReflect().GetUnknown()) == 0
+	}
+	c.zeroEntry("attribute_table", c.nattr, c.nattr > 0 && a0())
 	c.zeroEntry("stack_table", c.nstack, c.nstack > 0 && zeroMsg(d.StackTable[0]))
 	if c.nlnk > 0 && d.LinkTable[0] != nil && allZero(d.LinkTable[0].TraceId) && allZero(d.LinkTable[0].SpanId) &&
 		(len(d.LinkTable[0].TraceId) != 16 || len(d.LinkTable[0].SpanId) != 8) && !(len(d.LinkTable[0].TraceId) == 0 && len(d.LinkTable[0].SpanId) == 0) {
