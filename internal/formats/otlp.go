@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -25,20 +26,21 @@ func init() {
 		if err != nil {
 			return err
 		}
-		// The first bytes did not show the dialect: the whole input does.
-		if in.Format == detect.OTLP && detect.OTLPDialect(data) == detect.OTLPDev {
-			in.Format = detect.OTLPDev
-			return readOTLPDev(data, in, opts)
-		}
-		if in.Format == detect.OTLPJSON && detect.JSONDialect(data) == detect.OTLPDevJSON {
-			in.Format = detect.OTLPDevJSON
-			return readOTLPDev(data, in, opts)
-		}
-		in.Layout = "pprofextended, v1experimental"
 		ps, err := otlp.Decode(data, otlp.DecodeOptions{Warn: opts.Warn})
 		if err != nil {
+			// The head did not tell v1experimental from v1development
+			// (detect.Sniff says v1experimental then): the whole input
+			// does.
+			if f := detect.Refine(in.Format, data); f != in.Format {
+				in.Format = f
+				if r, ok := readers[f]; ok {
+					return r(bufio.NewReader(bytes.NewReader(data)), in, opts)
+				}
+				return fmt.Errorf("detected %s, not supported yet", titled(detect.Result{Format: f}))
+			}
 			return err
 		}
+		in.Layout = "pprofextended, v1experimental"
 		in.Facts = append(in.Facts, [2]string{"profile containers", fmt.Sprint(len(ps))})
 		for _, f := range []struct {
 			name string
@@ -82,6 +84,7 @@ func init() {
 		}
 		if json {
 			w.desc = "OTLP profiles, pprofextended dialect (v1experimental), OTLP JSON"
+			w.text = true
 		}
 		registerWriter(f, w)
 	}

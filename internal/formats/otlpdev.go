@@ -43,7 +43,7 @@ func init() {
 		{OutOTLPFramed, "OTLP profiles v1development, 4-byte-length framed protobuf as the fileexporter's format: proto writes it", nil, otlpdev.EncodeFramed},
 	} {
 		enc := w.enc
-		registerWriter(w.f, writer{desc: w.desc, suffixes: w.suffixes, multi: true,
+		registerWriter(w.f, writer{desc: w.desc, suffixes: w.suffixes, multi: true, text: w.f == OutOTLPJSON || w.f == OutOTLPJSONL,
 			write: func(out io.Writer, items []Item, opts WriteOptions) error {
 				ps := make([]*model.Profile, len(items))
 				for i, it := range items {
@@ -86,8 +86,8 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 	if in.Format == detect.OTLPDevJSON && len(msgs) > 1 {
 		parts = append(parts, "JSON lines")
 	}
-	if in.Format == detect.OTLPDev && in.Layout == "" && detect.LooksFramed(data) {
-		parts = append(parts, detect.FramedLayout)
+	if in.Format == detect.OTLPDev && in.Layout == "" && otlpdev.LooksFramed(data) {
+		parts = append(parts, "collector file, 4-byte length framed")
 	} else if in.Layout != "" {
 		parts = append(parts, in.Layout)
 	}

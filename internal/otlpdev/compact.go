@@ -7,11 +7,12 @@ import (
 
 // compact returns a profile holding only the locations, functions, stacks
 // and links of the dictionary template t that the samples of profs use, in
-// dictionary order, and every mapping (pprof keeps mappings no location
-// uses, and the dictionary does not say whose they were), with the
-// maps from dictionary stack and link indices to its own. The string table
-// is shared (capacity-limited, so that appends copy it).
-func compact(t *model.Profile, profs []*pb.Profile) (*model.Profile, []int32, []int32) {
+// dictionary order; as mappings, those listed (dictionary indices, from 1;
+// pprofx's writer lists them, see AttrMappings) or else every mapping of
+// the dictionary (pprof keeps mappings no location uses); with the maps
+// from dictionary stack and link indices to its own. The string table is
+// shared (capacity-limited, so that appends copy it).
+func compact(t *model.Profile, profs []*pb.Profile, mappings []int32) (*model.Profile, []int32, []int32) {
 	p := model.New()
 	p.Strings = t.Strings[:len(t.Strings):len(t.Strings)]
 	nst := t.Stacks.Len()
@@ -37,19 +38,12 @@ func compact(t *model.Profile, profs []*pb.Profile) (*model.Profile, []int32, []
 			}
 		}
 	}
-	useMap := make([]bool, len(t.Mappings))
-	for i := range useMap {
-		useMap[i] = true
-	}
 	useFun := make([]bool, len(t.Functions))
 	for i, u := range useLoc {
 		if !u {
 			continue
 		}
 		l := &t.Locations[i]
-		if l.Mapping >= 0 {
-			useMap[l.Mapping] = true
-		}
 		for _, ln := range l.Lines {
 			if ln.Function >= 0 {
 				useFun[ln.Function] = true
@@ -57,10 +51,24 @@ func compact(t *model.Profile, profs []*pb.Profile) (*model.Profile, []int32, []
 		}
 	}
 	mm := make([]int32, len(t.Mappings))
-	for i, u := range useMap {
-		if u {
-			mm[i] = int32(len(p.Mappings))
-			p.Mappings = append(p.Mappings, t.Mappings[i])
+	if mappings == nil {
+		for i := range t.Mappings {
+			mappings = append(mappings, int32(i+1))
+		}
+	}
+	for i := range mm {
+		mm[i] = -1
+	}
+	for _, x := range mappings {
+		mm[x-1] = int32(len(p.Mappings))
+		p.Mappings = append(p.Mappings, t.Mappings[x-1])
+	}
+	for i, u := range useLoc {
+		// A location whose mapping the list leaves out (not pprofx's
+		// writing) brings it in.
+		if m := t.Locations[i].Mapping; u && m >= 0 && mm[m] == -1 {
+			mm[m] = int32(len(p.Mappings))
+			p.Mappings = append(p.Mappings, t.Mappings[m])
 		}
 	}
 	fm := make([]int32, len(t.Functions))

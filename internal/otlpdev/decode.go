@@ -259,6 +259,9 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	for i := 1; i < len(ft); i++ {
 		f := ft[i]
 		p.Functions[i-1] = model.Function{Name: f.NameStrindex, SystemName: f.SystemNameStrindex, Filename: f.FilenameStrindex, StartLine: f.StartLine}
+		if f.NameStrindex == 0 && f.SystemNameStrindex == 0 && f.FilenameStrindex == 0 {
+			d.warn("otlp: functions that name nothing (which the spec forbids) were read as functions with empty names")
+		}
 	}
 	lt := dd.GetLocationTable()
 	if len(lt) > 1 {
@@ -548,7 +551,7 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 	// its samples use.
 	p, stackMap, linkMap := t.tmpl, []int32(nil), []int32(nil)
 	if t.nGroups > 1 {
-		p, stackMap, linkMap = compact(t.tmpl, profs)
+		p, stackMap, linkMap = compact(t.tmpl, profs, t.mappingList(profs[0]))
 	}
 	first := profs[0]
 	b := model.BuilderFor(p)
@@ -622,6 +625,8 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 		case AttrDocURL:
 			p.DocURL = b.String(textOf(at.value))
 			continue
+		case AttrMappings:
+			continue
 		}
 		if at.unit != "" {
 			d.warn("otlp: the units of profile attributes were dropped")
@@ -661,6 +666,26 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 		return nil, err
 	}
 	return p, nil
+}
+
+// mappingList returns the dictionary mapping indices pprofx's writer
+// listed for a profile (AttrMappings), or nil.
+func (t *dict) mappingList(pr *pb.Profile) []int32 {
+	for _, a := range pr.AttributeIndices {
+		at := &t.attrs[a]
+		if at.key != AttrMappings || at.value.Kind != model.KindArray {
+			continue
+		}
+		out := make([]int32, 0, len(at.value.Array))
+		for _, v := range at.value.Array {
+			if v.Kind != model.KindInt || v.Int <= 0 || v.Int > int64(len(t.tmpl.Mappings)) {
+				return nil
+			}
+			out = append(out, int32(v.Int))
+		}
+		return out
+	}
+	return nil
 }
 
 func textOf(v model.Value) string {

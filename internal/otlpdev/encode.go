@@ -69,13 +69,14 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 	return write(w, data, opts.Gzip)
 }
 
-// EncodeJSON writes ps as one OTLP JSON ProfilesData (v1development).
+// EncodeJSON writes ps as one OTLP JSON ProfilesData (v1development), on
+// one line ending with a newline (so the file is also one JSON line).
 func EncodeJSON(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 	data, err := AppendJSON(nil, ps, opts)
 	if err != nil {
 		return err
 	}
-	return write(w, data, opts.Gzip)
+	return write(w, append(data, '\n'), opts.Gzip)
 }
 
 // AppendProto appends the binary ProfilesData of ps to b (never gzipped).
@@ -171,9 +172,10 @@ type encoder struct {
 	locAttrs  [][]int32 // per dictionary location (from 1)
 	profAttrs [][]int32 // per input profile
 
-	keys    map[string]int32 // fixed and profile attribute keys -> string index
-	scratch []byte
-	keybuf  []byte
+	keys      map[string]int32 // fixed and profile attribute keys -> string index
+	emptyName int32            // index of the extra "" names of empty functions point at
+	scratch   []byte
+	keybuf    []byte
 }
 
 func (e *encoder) warn(msg string) {
@@ -359,6 +361,7 @@ func (e *encoder) layoutStrings() {
 		need[AttrDropFrames] = need[AttrDropFrames] || p.DropFrames != 0
 		need[AttrKeepFrames] = need[AttrKeepFrames] || p.KeepFrames != 0
 		need[AttrDocURL] = need[AttrDocURL] || p.DocURL != 0
+		need[AttrMappings] = need[AttrMappings] || (len(e.ps) > 1 && len(p.Mappings) > 0)
 		for i := range p.Mappings {
 			m := &p.Mappings[i]
 			need[AttrBuildIDGNU] = need[AttrBuildIDGNU] || (m.BuildID != 0 && m.BuildIDKind != 1)
@@ -396,6 +399,25 @@ func (e *encoder) layoutStrings() {
 			e.keys[c.s] = int32(len(e.strs) - 1)
 		}
 	}
+	e.emptyName = 0
+	for pi, p := range e.ps {
+		sm := e.smap[pi]
+		for i := range p.Functions {
+			if f := &p.Functions[i]; sm[f.Name] == 0 && sm[f.SystemName] == 0 && sm[f.Filename] == 0 {
+				e.emptyName = -1
+			}
+		}
+	}
+	defer func() {
+		// A function whose every name is empty (google/pprof makes one
+		// for a frame the symbolizer could not name) must still name
+		// something in OTLP: its name_strindex points at an empty string
+		// after the zero entry, the table's last.
+		if e.emptyName == -1 {
+			e.emptyName = int32(len(e.strs))
+			e.strs = append(e.strs, "")
+		}
+	}()
 	if len(e.strs) <= 128 {
 		return
 	}
@@ -797,6 +819,16 @@ func (e *encoder) layoutAttributes() {
 		if p.DocURL != 0 {
 			as = append(as, e.attrString(AttrDocURL, p.String(p.DocURL)))
 		}
+		if len(e.ps) > 1 && len(p.Mappings) > 0 {
+			// Several profiles share the mapping table: say which are
+			// this one's, in its order (pprof keeps mappings no location
+			// uses, and compares the table).
+			v := model.Value{Kind: model.KindArray, Array: make([]model.Value, len(p.Mappings))}
+			for i := range p.Mappings {
+				v.Array[i] = model.Value{Kind: model.KindInt, Int: int64(e.mmap[pi][i])}
+			}
+			as = append(as, e.attrModel(model.Attribute{Key: AttrMappings, Value: v}))
+		}
 		e.profAttrs[pi] = as
 
 		// Label sets, as samples use them.
@@ -1018,7 +1050,11 @@ func (e *encoder) dictionary(b []byte) []byte {
 		// Filename first: neighbours mostly come from the same file, so
 		// their records start with the same bytes.
 		b = appendVarintField(b, 3, uint64(sm[f.Filename]))
-		b = appendVarintField(b, 1, uint64(sm[f.Name]))
+		name := sm[f.Name]
+		if name == 0 && sm[f.SystemName] == 0 && sm[f.Filename] == 0 {
+			name = e.emptyName
+		}
+		b = appendVarintField(b, 1, uint64(name))
 		b = appendVarintField(b, 2, uint64(sm[f.SystemName]))
 		b = appendVarintField(b, 4, uint64(f.StartLine))
 		b = end(b, fb)

@@ -15,14 +15,16 @@ import (
 )
 
 // pprofFixtures returns the real Go runtime profiles of testdata/go, the
-// pprof tool's outputs of testdata/pprof and the hand-built
-// testdata/otlp/rich.pb.gz.
+// pprof tool's outputs of testdata/pprof (gperftools profiles symbolized,
+// merged, with lines) and the hand-built testdata/otlp/rich.pb.gz and
+// empty-entries.pb.gz.
 func pprofFixtures(t testing.TB) []string {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "go", "*.pb.gz"))
 	tool, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "pprof", "*.pb.gz"))
 	files = append(files, tool...)
-	files = append(files, filepath.Join("..", "..", "testdata", "otlp", "rich.pb.gz"))
+	files = append(files, filepath.Join("..", "..", "testdata", "otlp", "rich.pb.gz"),
+		filepath.Join("..", "..", "testdata", "otlp", "empty-entries.pb.gz"))
 	if len(files) < 8 {
 		t.Fatalf("fixtures missing: %v", files)
 	}

@@ -53,6 +53,10 @@ const (
 	AttrHasLineNumbers    = "pprof.mapping.has_line_numbers"
 	AttrHasInlineFrames   = "pprof.mapping.has_inline_frames"
 	AttrIsFolded          = "pprof.location.is_folded"
+	// AttrMappings is pprofx's own profile attribute (no convention has
+	// one): when one message holds several pprof profiles, the dictionary
+	// indices of each one's mappings, in its order.
+	AttrMappings = "pprofx.profile.mapping_indices"
 )
 
 // ScopeName is the instrumentation scope the writer puts on profiles that

@@ -201,7 +201,9 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 		c.str(f.GetNameStrindex(), pth("dictionary.function_table[%d].name_strindex", i))
 		c.str(f.GetSystemNameStrindex(), pth("dictionary.function_table[%d].system_name_strindex", i))
 		c.str(f.GetFilenameStrindex(), pth("dictionary.function_table[%d].filename_strindex", i))
-		if f.GetNameStrindex() == 0 && f.GetSystemNameStrindex() == 0 && f.GetFilenameStrindex() == 0 {
+		// (The reader takes such a function as an empty one, with a
+		// warning: it needs nothing of it.)
+		if !c.mustOnly && f.GetNameStrindex() == 0 && f.GetSystemNameStrindex() == 0 && f.GetFilenameStrindex() == 0 {
 			c.add(Must, path, "names nothing: one of name_strindex, system_name_strindex, filename_strindex must be set")
 		}
 	}
