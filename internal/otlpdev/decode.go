@@ -572,6 +572,18 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 	}
 	attrLabels := map[int32][]model.Label{}
 	var labels []model.Label
+	// Arrays in attributes many samples refer to could make a small input
+	// expand into a huge number of labels: the labels made may not exceed
+	// a multiple of the references and array elements the input holds.
+	budget := int64(1 << 20)
+	for _, pr := range profs[:1] {
+		for _, s := range pr.Samples {
+			budget += 16 * int64(len(s.AttributeIndices))
+		}
+	}
+	for _, a := range t.attrs {
+		budget += 16 * int64(len(a.value.Array))
+	}
 	p.Samples = make([]model.Sample, len(first.Samples))
 	values := make([]int64, len(first.Samples)*len(profs))
 	for i, s := range first.Samples {
@@ -599,6 +611,9 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 				attrLabels[a] = ls
 			}
 			labels = append(labels, ls...)
+		}
+		if budget -= int64(len(labels)); budget < 0 {
+			return nil, fmt.Errorf("samples[%d]: the samples' attributes expand to more labels than the input can honestly hold (arrays repeated by reference)", i)
 		}
 		ms.LabelSet = b.LabelSet(labels)
 	}
