@@ -65,9 +65,8 @@ func (c *checker) add(sev Severity, path func() string, format string, args ...a
 	c.out = append(c.out, Finding{sev, path(), fmt.Sprintf(format, args...)})
 }
 
-func pth(format string, args ...any) func() string {
-	return func() string { return fmt.Sprintf(format, args...) }
-}
+// Paths are made only when a finding is reported: each is a closure over
+// the indices (which does not escape, so it costs no allocation).
 
 // Validate checks one ProfilesData against the spec's rules and returns
 // every finding (at most limit, 0: all), MUST failures and SHOULD warnings.
@@ -101,7 +100,7 @@ func (c *checker) data(pd *pb.ProfilesData) {
 	}
 	if d == nil {
 		if nprof > 0 {
-			c.add(Must, pth("dictionary"), "missing, but %d profiles refer to it", nprof)
+			c.add(Must, func() string { return fmt.Sprintf("dictionary") }, "missing, but %d profiles refer to it", nprof)
 		}
 	} else {
 		c.dictionary(d)
@@ -146,14 +145,14 @@ func (c *checker) str(x int32, path func() string) bool {
 func (c *checker) zeroEntry(table string, n int, zero bool) {
 	switch {
 	case n == 0:
-		c.add(Must, pth("dictionary.%s", table), "empty: [0] must be present, the zero value")
+		c.add(Must, func() string { return fmt.Sprintf("dictionary.%s", table) }, "empty: [0] must be present, the zero value")
 	case !zero:
-		c.add(Must, pth("dictionary.%s[0]", table), "must be the zero value")
+		c.add(Must, func() string { return fmt.Sprintf("dictionary.%s[0]", table) }, "must be the zero value")
 	}
 }
 
 func (c *checker) dictionary(d *pb.ProfilesDictionary) {
-	zeroMsg := func(m interface{ String() string }) bool { return m == nil || m.String() == "" }
+	zeroMsg := func(m proto.Message) bool { return proto.Size(m) == 0 }
 	c.zeroEntry("string_table", c.nstr, c.nstr > 0 && d.StringTable[0] == "")
 	c.zeroEntry("mapping_table", c.nmap, c.nmap > 0 && zeroMsg(d.MappingTable[0]))
 	c.zeroEntry("location_table", c.nloc, c.nloc > 0 && zeroMsg(d.LocationTable[0]))
@@ -169,38 +168,42 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 	c.zeroEntry("stack_table", c.nstack, c.nstack > 0 && zeroMsg(d.StackTable[0]))
 	if c.nlnk > 0 && d.LinkTable[0] != nil && allZero(d.LinkTable[0].TraceId) && allZero(d.LinkTable[0].SpanId) &&
 		(len(d.LinkTable[0].TraceId) != 16 || len(d.LinkTable[0].SpanId) != 8) && !(len(d.LinkTable[0].TraceId) == 0 && len(d.LinkTable[0].SpanId) == 0) {
-		c.add(Should, pth("dictionary.link_table[0]"), "zero ids should be 16 and 8 zero bytes (or empty)")
+		c.add(Should, func() string { return fmt.Sprintf("dictionary.link_table[0]") }, "zero ids should be 16 and 8 zero bytes (or empty)")
 	}
 	for i, kv := range d.AttributeTable {
 		if i == 0 {
 			continue
 		}
+		k, u := kv.GetKeyStrindex(), kv.GetUnitStrindex()
+		if k > 0 && int(k) < c.nstr && u >= 0 && int(u) < c.nstr && plainValue(kv.GetValue()) {
+			continue // nothing to report: no path made
+		}
 		path := fmt.Sprintf("dictionary.attribute_table[%d]", i)
-		c.str(kv.GetKeyStrindex(), pth("%s.key_strindex", path))
-		c.str(kv.GetUnitStrindex(), pth("%s.unit_strindex", path))
+		c.str(k, func() string { return fmt.Sprintf("%s.key_strindex", path) })
+		c.str(u, func() string { return fmt.Sprintf("%s.unit_strindex", path) })
 		c.anyValue(kv.GetValue(), path+".value", 0)
-		if kv.GetKeyStrindex() == 0 {
-			c.add(Should, pth("%s.key_strindex", path), "0: the attribute has no key")
+		if k == 0 {
+			c.add(Should, func() string { return fmt.Sprintf("%s.key_strindex", path) }, "0: the attribute has no key")
 		}
 	}
 	for i, m := range d.MappingTable {
 		if i == 0 {
 			continue
 		}
-		c.str(m.GetFilenameStrindex(), pth("dictionary.mapping_table[%d].filename_strindex", i))
-		c.attrIndices(m.GetAttributeIndices(), pth("dictionary.mapping_table[%d]", i))
+		c.str(m.GetFilenameStrindex(), func() string { return fmt.Sprintf("dictionary.mapping_table[%d].filename_strindex", i) })
+		c.attrIndices(m.GetAttributeIndices(), func() string { return fmt.Sprintf("dictionary.mapping_table[%d]", i) })
 		if !c.mustOnly && !c.hasBuildID(m.GetAttributeIndices()) {
-			c.add(Should, pth("dictionary.mapping_table[%d].attribute_indices", i), "no process.executable.build_id.* attribute (mappings.md asks for one)")
+			c.add(Should, func() string { return fmt.Sprintf("dictionary.mapping_table[%d].attribute_indices", i) }, "no process.executable.build_id.* attribute (mappings.md asks for one)")
 		}
 	}
 	for i, f := range d.FunctionTable {
 		if i == 0 {
 			continue
 		}
-		path := pth("dictionary.function_table[%d]", i)
-		c.str(f.GetNameStrindex(), pth("dictionary.function_table[%d].name_strindex", i))
-		c.str(f.GetSystemNameStrindex(), pth("dictionary.function_table[%d].system_name_strindex", i))
-		c.str(f.GetFilenameStrindex(), pth("dictionary.function_table[%d].filename_strindex", i))
+		path := func() string { return fmt.Sprintf("dictionary.function_table[%d]", i) }
+		c.str(f.GetNameStrindex(), func() string { return fmt.Sprintf("dictionary.function_table[%d].name_strindex", i) })
+		c.str(f.GetSystemNameStrindex(), func() string { return fmt.Sprintf("dictionary.function_table[%d].system_name_strindex", i) })
+		c.str(f.GetFilenameStrindex(), func() string { return fmt.Sprintf("dictionary.function_table[%d].filename_strindex", i) })
 		// (The reader takes such a function as an empty one, with a
 		// warning: it needs nothing of it.)
 		if !c.mustOnly && f.GetNameStrindex() == 0 && f.GetSystemNameStrindex() == 0 && f.GetFilenameStrindex() == 0 {
@@ -211,21 +214,21 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 		if i == 0 {
 			continue
 		}
-		c.index(l.GetMappingIndex(), c.nmap, "mapping_table", pth("dictionary.location_table[%d].mapping_index", i))
+		c.index(l.GetMappingIndex(), c.nmap, "mapping_table", func() string { return fmt.Sprintf("dictionary.location_table[%d].mapping_index", i) })
 		for j, ln := range l.GetLines() {
-			c.index(ln.GetFunctionIndex(), c.nfun, "function_table", pth("dictionary.location_table[%d].lines[%d].function_index", i, j))
+			c.index(ln.GetFunctionIndex(), c.nfun, "function_table", func() string { return fmt.Sprintf("dictionary.location_table[%d].lines[%d].function_index", i, j) })
 		}
-		c.attrIndices(l.GetAttributeIndices(), pth("dictionary.location_table[%d]", i))
+		c.attrIndices(l.GetAttributeIndices(), func() string { return fmt.Sprintf("dictionary.location_table[%d]", i) })
 	}
 	for i, l := range d.LinkTable {
 		if i == 0 {
 			continue
 		}
 		if n := len(l.GetTraceId()); n != 16 {
-			c.add(Must, pth("dictionary.link_table[%d].trace_id", i), "%d bytes, want 16", n)
+			c.add(Must, func() string { return fmt.Sprintf("dictionary.link_table[%d].trace_id", i) }, "%d bytes, want 16", n)
 		}
 		if n := len(l.GetSpanId()); n != 8 {
-			c.add(Must, pth("dictionary.link_table[%d].span_id", i), "%d bytes, want 8", n)
+			c.add(Must, func() string { return fmt.Sprintf("dictionary.link_table[%d].span_id", i) }, "%d bytes, want 8", n)
 		}
 	}
 	for i, s := range d.StackTable {
@@ -233,8 +236,8 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 			continue
 		}
 		for j, x := range s.GetLocationIndices() {
-			if c.index(x, c.nloc, "location_table", pth("dictionary.stack_table[%d].location_indices[%d]", i, j)) && x == 0 {
-				c.add(Must, pth("dictionary.stack_table[%d].location_indices[%d]", i, j), "0 is the zero location, not a frame")
+			if c.index(x, c.nloc, "location_table", func() string { return fmt.Sprintf("dictionary.stack_table[%d].location_indices[%d]", i, j) }) && x == 0 {
+				c.add(Must, func() string { return fmt.Sprintf("dictionary.stack_table[%d].location_indices[%d]", i, j) }, "0 is the zero location, not a frame")
 			}
 		}
 	}
@@ -285,13 +288,29 @@ func (c *checker) keyText(k int32) string {
 	return ""
 }
 
+// plainValue reports whether v holds no reference into the string table
+// (and no array or map that could).
+func plainValue(v *commonpb.AnyValue) bool {
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_StringValueStrindex, *commonpb.AnyValue_KvlistValue:
+		return false
+	case *commonpb.AnyValue_ArrayValue:
+		for _, e := range x.ArrayValue.GetValues() {
+			if !plainValue(e) || e.GetArrayValue() != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func (c *checker) anyValue(v *commonpb.AnyValue, path string, depth int) {
 	if v == nil || depth > 64 {
 		return
 	}
 	switch x := v.Value.(type) {
 	case *commonpb.AnyValue_StringValueStrindex:
-		c.str(x.StringValueStrindex, pth("%s.string_value_strindex", path))
+		c.str(x.StringValueStrindex, func() string { return fmt.Sprintf("%s.string_value_strindex", path) })
 	case *commonpb.AnyValue_ArrayValue:
 		for i, e := range x.ArrayValue.GetValues() {
 			c.anyValue(e, fmt.Sprintf("%s.array_value.values[%d]", path, i), depth+1)
@@ -305,7 +324,7 @@ func (c *checker) anyValue(v *commonpb.AnyValue, path string, depth int) {
 
 func (c *checker) keyValue(kv *commonpb.KeyValue, path string, depth int) {
 	if kv.GetKeyStrindex() != 0 {
-		c.str(kv.GetKeyStrindex(), pth("%s.key_strindex", path))
+		c.str(kv.GetKeyStrindex(), func() string { return fmt.Sprintf("%s.key_strindex", path) })
 	}
 	c.anyValue(kv.GetValue(), path+".value", depth)
 }
@@ -321,21 +340,21 @@ func (c *checker) profile(pr *pb.Profile, path string) {
 		if t == nil {
 			return
 		}
-		c.str(t.TypeStrindex, pth("%s.%s.type_strindex", path, what))
-		c.str(t.UnitStrindex, pth("%s.%s.unit_strindex", path, what))
+		c.str(t.TypeStrindex, func() string { return fmt.Sprintf("%s.%s.type_strindex", path, what) })
+		c.str(t.UnitStrindex, func() string { return fmt.Sprintf("%s.%s.unit_strindex", path, what) })
 	}
 	vt(pr.GetSampleType(), "sample_type")
 	vt(pr.GetPeriodType(), "period_type")
-	c.attrIndices(pr.GetAttributeIndices(), pth("%s", path))
+	c.attrIndices(pr.GetAttributeIndices(), func() string { return fmt.Sprintf("%s", path) })
 	if id := pr.GetProfileId(); len(id) > 0 {
 		if len(id) != 16 {
-			c.add(Must, pth("%s.profile_id", path), "%d bytes, want 16", len(id))
+			c.add(Must, func() string { return fmt.Sprintf("%s.profile_id", path) }, "%d bytes, want 16", len(id))
 		} else if allZero(id) {
-			c.add(Must, pth("%s.profile_id", path), "all zero (invalid)")
+			c.add(Must, func() string { return fmt.Sprintf("%s.profile_id", path) }, "all zero (invalid)")
 		}
 	}
 	if (pr.GetOriginalPayloadFormat() == "") != (len(pr.GetOriginalPayload()) == 0) {
-		c.add(Must, pth("%s.original_payload_format", path), "original_payload and original_payload_format must be set together")
+		c.add(Must, func() string { return fmt.Sprintf("%s.original_payload_format", path) }, "original_payload and original_payload_format must be set together")
 	}
 	t0, dur := pr.GetTimeUnixNano(), pr.GetDurationNano()
 	shape := -1
