@@ -109,6 +109,11 @@ func messages(data []byte, opts DecodeOptions, check bool) ([]*pb.ProfilesData, 
 // binaryMessage parses one binary ProfilesData in the given Sample layout.
 func binaryMessage(data []byte, layout SampleLayout, check bool) (*pb.ProfilesData, error) {
 	parse := func(l SampleLayout) (*pb.ProfilesData, error) {
+		if pd, err := (&parser{layout: l}).data(data); err == nil {
+			return pd, nil
+		}
+		// Off the fast path: the generated code parses, and says what is
+		// wrong.
 		b := data
 		if l == LayoutV19 {
 			var err error

@@ -7,7 +7,10 @@ import (
 	"runtime/metrics"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/pprofx/pprofx/internal/model"
+	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/pprof"
 )
 
@@ -62,6 +65,17 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 			return // gzip: formats bounds what it expands to (--max-input-size)
+		}
+		// The hand-written parser, when it takes an input, reads what the
+		// generated code reads.
+		if fast, err := (&parser{}).data(data); err == nil {
+			slow := &pb.ProfilesData{}
+			if err := proto.Unmarshal(data, slow); err != nil {
+				t.Fatalf("fast parser took what proto.Unmarshal refuses: %v", err)
+			}
+			if !proto.Equal(fast, slow) {
+				t.Fatal("the parsers disagree")
+			}
 		}
 		for _, layout := range []SampleLayout{LayoutV110, LayoutV19} {
 			before := allocated()

@@ -208,3 +208,40 @@ func TestV19(t *testing.T) {
 func prof(pd *pb.ProfilesData, k int) *pb.Profile {
 	return pd.ResourceProfiles[0].ScopeProfiles[0].Profiles[k]
 }
+
+// TestFastParser: the hand-written parser reads every output of every
+// fixture (and the collector-written files) into the very message the
+// generated code reads.
+func TestFastParser(t *testing.T) {
+	var inputs [][]byte
+	for _, name := range pprofFixtures(t) {
+		data, _ := os.ReadFile(name)
+		m, err := pprof.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Encode(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, buf.Bytes())
+	}
+	pdata, err := os.ReadFile("../../testdata/otlp-dev/cpu.otlp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, pdata)
+	for i, in := range inputs {
+		fast, err := (&parser{}).data(in)
+		if err != nil {
+			t.Fatalf("input %d: fast parser: %v", i, err)
+		}
+		slow := &pb.ProfilesData{}
+		if err := proto.Unmarshal(in, slow); err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(fast, slow) {
+			t.Errorf("input %d: the parsers disagree", i)
+		}
+	}
+}
