@@ -137,6 +137,12 @@ func encode(ps []*model.Profile, opts EncodeOptions) ([]byte, func(), error) {
 	}, nil
 }
 
+// cand is a string laid out in the string table.
+type cand struct {
+	s    string
+	p, i int32 // p == -1: a fixed key
+}
+
 // ref names an entry of one input profile's table: profile, index.
 type ref struct{ p, i int32 }
 
@@ -173,7 +179,9 @@ type encoder struct {
 	profAttrs [][]int32 // per input profile
 
 	keys      map[string]int32 // fixed and profile attribute keys -> string index
-	emptyName int32            // index of the extra "" names of empty functions point at
+	need      map[string]bool  // scratch of layoutStrings
+	cands     []cand
+	emptyName int32 // index of the extra "" names of empty functions point at
 	scratch   []byte
 	keybuf    []byte
 }
@@ -311,11 +319,8 @@ func mergeAttributes(base, over []model.Attribute) []model.Attribute {
 // functions go first (still sorted), so that more of them get one-byte
 // indices.
 func (e *encoder) layoutStrings() {
-	type cand struct {
-		s    string
-		p, i int32 // p == -1: a fixed key
-	}
-	var cs []cand
+	cs := e.cands[:0]
+	defer func() { e.cands = cs[:0] }()
 	for pi, p := range e.ps {
 		used := resize(e.smap[pi], len(p.Strings))
 		for i := range used {
@@ -352,7 +357,12 @@ func (e *encoder) layoutStrings() {
 	}
 	// The attribute keys the writer will use, and only those: a small
 	// profile's string table is a good part of its size.
-	need := map[string]bool{}
+	need := e.need
+	if need == nil {
+		need = map[string]bool{}
+		e.need = need
+	}
+	clear(need)
 	for _, p := range e.ps {
 		for _, a := range p.Attributes {
 			need[a.Key] = true
@@ -641,8 +651,11 @@ func (e *encoder) layoutFunctions() {
 
 func (e *encoder) layoutLinks() {
 	e.links = e.links[:0]
-	index := map[string]int32{}
+	var index map[string]int32
 	for pi, p := range e.ps {
+		if len(p.Links) > 0 && index == nil {
+			index = map[string]int32{}
+		}
 		km := resize(e.kmap[pi], len(p.Links))
 		for i, l := range p.Links {
 			k := string(l.TraceID) + "\x00" + string(l.SpanID)
