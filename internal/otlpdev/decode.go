@@ -576,6 +576,7 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 		matches[k] = matchSamples(first.Samples, profs[k].Samples)
 	}
 	attrLabels := map[int32][]model.Label{}
+	oneAttrSet := map[int32]int32{} // label set of a sample with only that attribute
 	var labels []model.Label
 	// Arrays in attributes many samples refer to could make a small input
 	// expand into a huge number of labels: the labels made may not exceed
@@ -608,6 +609,18 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 		if len(s.TimestampsUnixNano) > 0 {
 			ms.Timestamps = s.TimestampsUnixNano
 		}
+		// Samples with the same attribute indices have the same labels:
+		// one look-up by the indices, not a hash of the labels.
+		if len(s.AttributeIndices) == 0 {
+			ms.LabelSet = 0
+			continue
+		}
+		if len(s.AttributeIndices) == 1 {
+			if ls, ok := oneAttrSet[s.AttributeIndices[0]]; ok {
+				ms.LabelSet = ls
+				continue
+			}
+		}
 		labels = labels[:0]
 		for _, a := range s.AttributeIndices {
 			ls, ok := attrLabels[a]
@@ -621,6 +634,9 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 			return nil, fmt.Errorf("samples[%d]: the samples' attributes expand to more labels than the input can honestly hold (arrays repeated by reference)", i)
 		}
 		ms.LabelSet = b.LabelSet(labels)
+		if len(s.AttributeIndices) == 1 {
+			oneAttrSet[s.AttributeIndices[0]] = ms.LabelSet
+		}
 	}
 
 	// Profile attributes of the first (default) profile.

@@ -376,6 +376,36 @@ func (ps *parser) sample(s *pb.Sample, b []byte, scratch *[]int64) bool {
 
 func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 	d := &pb.ProfilesDictionary{}
+	// A first pass counts the entries (and the locations' lines, and the
+	// strings' bytes) so that each table's structs are allocated in one
+	// block and the strings are slices of one string.
+	var count [8]int
+	nlines, nstrbytes := 0, 0
+	if fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
+		if num < 8 {
+			count[num]++
+		}
+		switch num {
+		case 2:
+			fields(v, func(num protowire.Number, _ protowire.Type, _ []byte, _ uint64) bool {
+				if num == 3 {
+					nlines++
+				}
+				return true
+			})
+		case 5:
+			nstrbytes += len(v)
+		}
+		return true
+	}) != nil {
+		return nil, errSlow
+	}
+	maps, locs, funcs := make([]pb.Mapping, count[1]), make([]pb.Location, count[2]), make([]pb.Function, count[3])
+	lines, attrs, stacks := make([]pb.Line, nlines), make([]pb.KeyValueAndUnit, count[6]), make([]pb.Stack, count[7])
+	d.MappingTable, d.LocationTable, d.FunctionTable = make([]*pb.Mapping, 0, count[1]), make([]*pb.Location, 0, count[2]), make([]*pb.Function, 0, count[3])
+	d.StringTable, d.AttributeTable, d.StackTable = make([]string, 0, count[5]), make([]*pb.KeyValueAndUnit, 0, count[6]), make([]*pb.Stack, 0, count[7])
+	strbuf := make([]byte, 0, nstrbytes)
+	var strEnds []int
 	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 		if typ != protowire.BytesType {
 			return false
@@ -383,7 +413,7 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 		var ok bool
 		switch num {
 		case 1:
-			m := &pb.Mapping{}
+			m := &maps[len(d.MappingTable)]
 			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 				var ok bool
 				switch num {
@@ -405,7 +435,7 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 			}) == nil
 			d.MappingTable = append(d.MappingTable, m)
 		case 2:
-			l := &pb.Location{}
+			l := &locs[len(d.LocationTable)]
 			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 				var ok bool
 				switch num {
@@ -417,7 +447,11 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 					if typ != protowire.BytesType {
 						return false
 					}
-					ln := &pb.Line{}
+					if len(lines) == 0 {
+						return false
+					}
+					ln := &lines[0]
+					lines = lines[1:]
 					l.Lines = append(l.Lines, ln)
 					return fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
 						switch num {
@@ -442,7 +476,7 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 			}) == nil
 			d.LocationTable = append(d.LocationTable, l)
 		case 3:
-			f := &pb.Function{}
+			f := &funcs[len(d.FunctionTable)]
 			ok = fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
 				switch num {
 				case 1:
@@ -473,11 +507,11 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 			}) == nil
 			d.LinkTable = append(d.LinkTable, l)
 		case 5:
-			var s string
-			s, ok = str(typ, v)
-			d.StringTable = append(d.StringTable, s)
+			ok = utf8.Valid(v)
+			strbuf = append(strbuf, v...)
+			strEnds = append(strEnds, len(strbuf))
 		case 6:
-			a := &pb.KeyValueAndUnit{}
+			a := &attrs[len(d.AttributeTable)]
 			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 				switch num {
 				case 1:
@@ -497,7 +531,7 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 			}) == nil
 			d.AttributeTable = append(d.AttributeTable, a)
 		case 7:
-			s := &pb.Stack{}
+			s := &stacks[len(d.StackTable)]
 			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 				var ok bool
 				if num == 1 {
@@ -509,5 +543,10 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 		}
 		return ok
 	})
+	all, start := string(strbuf), 0
+	for _, e := range strEnds {
+		d.StringTable = append(d.StringTable, all[start:e])
+		start = e
+	}
 	return d, err
 }
