@@ -47,7 +47,8 @@ WHAT" (or "warning"); then one line per file. The exit status is 1 when any
 file breaks a MUST rule or cannot be read.`,
 		Example: `  pprofx validate testdata/go/cpu.pb.gz
   pprofx convert testdata/go/heap.pb.gz -o /tmp/heap.otlp && pprofx validate /tmp/heap.otlp
-  pprofx validate --otlp-proto 1.9 old-async-profiler.otlp`,
+  pprofx validate -q testdata/otlp-dev/cpu.framed testdata/otlp-dev/cpu.otlp.json
+  pprofx validate --otlp-proto 1.9 /tmp/heap.otlp   # a v1.10 file read as v1.9: named as such, exit 1`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args

@@ -412,14 +412,18 @@ func ValidateData(data []byte, opts DecodeOptions, limit int) ([]Finding, int, e
 		return nil, 0, err
 	}
 	var out []Finding
+	other, name := LayoutV19, "v1.9 (values=2, attribute_indices=3, link_index=4): use --otlp-proto 1.9"
+	if opts.Layout == LayoutV19 {
+		other, name = LayoutV110, "v1.10 or later: drop --otlp-proto 1.9"
+	}
+	var alt []*pb.ProfilesData
 	for i, pd := range msgs {
 		fs := Validate(pd, limit)
 		if f := firstMust(fs); f != nil && strings.Contains(f.Path, ".samples[") {
-			other, name := LayoutV19, "v1.9 (values=2, attribute_indices=3, link_index=4): use --otlp-proto 1.9"
-			if opts.Layout == LayoutV19 {
-				other, name = LayoutV110, "v1.10 or later: drop --otlp-proto 1.9"
+			if alt == nil {
+				alt, _ = Parse(data, DecodeOptions{Layout: other})
 			}
-			if alt, err := Parse(reencode(pd), DecodeOptions{Layout: other}); err == nil && len(alt) == 1 && firstError(alt[0]) == nil && hasSamples(alt[0]) {
+			if i < len(alt) && len(alt) == len(msgs) && firstError(alt[i]) == nil && hasSamples(alt[i]) {
 				fs = append(fs, Finding{Must, f.Path, "this message reads cleanly as OTLP profiles proto " + name})
 			}
 		}
@@ -440,11 +444,4 @@ func firstMust(fs []Finding) *Finding {
 		}
 	}
 	return nil
-}
-
-// reencode gives back the binary form of a parsed message (the same bytes
-// for what was known; unknown fields are kept by the generated code).
-func reencode(pd *pb.ProfilesData) []byte {
-	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(pd)
-	return b
 }

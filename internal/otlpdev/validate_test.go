@@ -203,6 +203,17 @@ func TestV19(t *testing.T) {
 	if !named {
 		t.Errorf("validate does not name v1.9: %v", fs)
 	}
+	fs, _, err = ValidateData(v110, DecodeOptions{Layout: LayoutV19}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named = false
+	for _, f := range fs {
+		named = named || strings.Contains(f.Msg, "reads cleanly as OTLP profiles proto v1.10 or later")
+	}
+	if !named {
+		t.Errorf("validate --otlp-proto 1.9 of a v1.10 file does not name v1.10: %v", fs)
+	}
 }
 
 func prof(pd *pb.ProfilesData, k int) *pb.Profile {
