@@ -14,10 +14,13 @@ install:
 include proto/proto.mk
 
 # The one test command: formatting, vet, every test, and the nested module
-# that reads pprofx's OTLP output with the official OpenTelemetry bindings.
+# modules that read pprofx's OTLP output with the official OpenTelemetry
+# bindings (pprofextended: internal/otlp/officialtest; v1development, and the
+# collector's pdata: internal/otlpdev/officialtest).
 test: fmt-check vet
 	$(GO) test ./...
 	cd internal/otlp/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd internal/otlpdev/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -39,6 +42,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./internal/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzBlocks$$' -fuzztime $(FUZZTIME) ./internal/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlp
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlpdev
+	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlpdev
 
 # Regenerate the Go runtime/pprof fixtures (new real samples each time).
 fixtures:

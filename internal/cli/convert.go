@@ -8,6 +8,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/otlpdev"
 )
 
 // ConvertOptions are the inputs of `pprofx convert`.
@@ -24,6 +25,7 @@ type ConvertOptions struct {
 	Resource     []string // --resource KEY=VALUE, repeated
 	KeepOriginal bool     // --keep-original: embed a non-pprof source
 	MaxExpansion int64    // --max-expansion: output at most this many times the input
+	OTLPProto    string   // --otlp-proto 1.9: Sample layout of a v1development input
 }
 
 // NewCmdConvert builds `pprofx convert`. runF replaces convertRun in tests.
@@ -36,7 +38,10 @@ func NewCmdConvert(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 		Long: `Convert reads one profile, whatever its format (detected from its content),
 and writes it in the output format: --to FORMAT, or else the one the output's
 name says (.pb.gz, .pprof: pprof; .pb: pprof-raw; .otlp, .otlp.gz: otlp;
-.otlp.json: otlp-json; a further .gz gzips OTLP), or else pprof.
+.otlp.json: otlp-json; .jsonl: otlp-jsonl; a further .gz gzips OTLP), or
+else pprof. otlp, otlp-json, otlp-jsonl and otlp-framed are OTLP profiles
+v1development (opentelemetry-proto v1.11.0), what collectors take today;
+pprofextended and pprofextended-json are the OTEP's older v1experimental.
 
 Output formats:
   ` + joinLines(formats.OutFormats(), "\n  ") + `
@@ -52,6 +57,8 @@ an existing OUT untouched.`,
   pprofx convert heap.pb -o heap.pb.gz
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx convert cpu.otlp -o back.pb.gz
+  pprofx convert heap.pb.gz -o heap.jsonl            # a collector fileexporter file
+  pprofx convert cpu.pb.gz -o cpu.pe --to pprofextended
   pprofx convert cpu.pb.gz -o - --to otlp-json | head -c 300
   cat cpu.prof | pprofx convert - -o - --to pprof-raw | wc -c`,
 		Args: cobra.ExactArgs(1),
@@ -75,6 +82,7 @@ an existing OUT untouched.`,
 	f.StringArrayVar(&o.Resource, "resource", nil, "OTLP output: a resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
 	f.BoolVar(&o.KeepOriginal, "keep-original", false, "OTLP output: embed a non-pprof input file as the original_payload")
 	f.Int64Var(&o.MaxExpansion, "max-expansion", formats.DefaultMaxExpansion, "largest output, as a multiple of the (decompressed) input's size: pprof repeats a stack shared by many samples in each")
+	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later; the default) or "1.9"`)
 	return cmd
 }
 
@@ -104,6 +112,9 @@ func convertRun(o *ConvertOptions) error {
 		}
 		wo.ProfileID = id
 	}
+	if _, err := otlpdev.ParseSampleLayout(o.OTLPProto); err != nil {
+		return &UsageError{err.Error()}
+	}
 	res, err := otlp.ParseResource(o.Resource)
 	if err != nil {
 		return &UsageError{err.Error()}
@@ -118,7 +129,8 @@ func convertRun(o *ConvertOptions) error {
 	}
 	defer in.Close()
 	warn := warner(ios, o.Input)
-	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal})
+	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal,
+		OTLPProto: o.OTLPProto})
 	if err != nil {
 		return &FileError{o.Input, err}
 	}

@@ -3,17 +3,20 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestV1DevelopmentNotSupportedYet: OTLP profiles v1development files, as
+// TestV1DevelopmentCollectorFiles: OTLP profiles v1development files as
 // the collector's pdata writes them (binary with the dictionary first,
-// framed, JSON), plain and gzipped, and a JSON one whose resource fills the
-// head detection sees, are named as what they are.
-func TestV1DevelopmentNotSupportedYet(t *testing.T) {
+// framed, JSON lines), plain and gzipped, and a JSON one whose resource
+// fills the head detection sees, are read, named by inspect, and convert to
+// the samples of the Go profile they were made from (its cpu/nanoseconds
+// values: testdata/README.md, otlp-dev/).
+func TestV1DevelopmentCollectorFiles(t *testing.T) {
 	dir := t.TempDir()
 	var inputs []string
 	for _, name := range []string{"cpu.otlp", "cpu.framed", "cpu.otlp.json"} {
@@ -38,12 +41,28 @@ func TestV1DevelopmentNotSupportedYet(t *testing.T) {
 			inputs = append(inputs, p)
 		}
 	}
+	want := parse(t, mustRead(t, cpuFixture))
 	for _, in := range inputs {
-		for _, cmd := range [][]string{{"convert", in, "-o", filepath.Join(dir, "out.pb.gz")}, {"inspect", in}} {
-			s := run(t, nil, ExitFail, cmd...)
-			want := "pprofx: " + in + ": detected OTLP profiles (v1development), not supported yet\n"
-			if s.err.String() != want {
-				t.Errorf("pprofx %s:\n got %q\nwant %q", strings.Join(cmd, " "), s.err, want)
+		s := run(t, nil, ExitOK, "inspect", in)
+		if o := s.out.String(); !strings.Contains(o, "otlp-v1development") && !strings.Contains(o, "otlp-json-v1development") {
+			t.Errorf("inspect %s names no v1development:\n%s", in, o)
+		}
+		out := filepath.Join(dir, "out.pb.gz")
+		run(t, nil, ExitOK, "convert", in, "-o", out)
+		got := parse(t, mustRead(t, out))
+		if len(got.SampleType) != 1 || got.SampleType[0].Type != "cpu" || len(got.Sample) != len(want.Sample) {
+			t.Fatalf("%s: sample types %v, %d samples; want cpu and %d", in, got.SampleType, len(got.Sample), len(want.Sample))
+		}
+		for i, ws := range want.Sample {
+			gs := got.Sample[i]
+			if gs.Value[0] != ws.Value[1] || fmt.Sprint(gs.Label) != fmt.Sprint(ws.Label) || len(gs.Location) != len(ws.Location) {
+				t.Fatalf("%s: sample %d: %v %v, want %v %v", in, i, gs.Value, gs.Label, ws.Value, ws.Label)
+			}
+			for j := range ws.Location {
+				if a, b := gs.Location[j], ws.Location[j]; a.Address != b.Address || len(a.Line) != len(b.Line) ||
+					(len(a.Line) > 0 && (a.Line[0].Function.Name != b.Line[0].Function.Name || a.Line[0].Line != b.Line[0].Line)) {
+					t.Fatalf("%s: sample %d frame %d differs", in, i, j)
+				}
 			}
 		}
 	}

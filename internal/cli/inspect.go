@@ -21,6 +21,7 @@ type InspectOptions struct {
 	JSON         bool
 	MaxInputSize int64
 	Salvage      bool
+	OTLPProto    string
 }
 
 // NewCmdInspect builds `pprofx inspect`. runF replaces inspectRun in tests.
@@ -31,7 +32,9 @@ func NewCmdInspect(ios *IOStreams, runF func(*InspectOptions) error) *cobra.Comm
 		Use:   "inspect FILE...",
 		Short: "Show a profile's format, sample types, totals and table sizes",
 		Long: `Inspect reads each file, detects its format from its content, and shows the
-format (and layout, and compression), each profile's sample types with their
+format (for OTLP profiles its dialect: v1development, what collectors speak,
+or the older pprofextended; and layout, and compression), each profile's
+sample types with their
 totals, the number of samples, distinct stacks, locations, functions and
 mappings, the label keys, the period, time and duration.
 
@@ -54,6 +57,7 @@ and the exit status is 1.`,
 	f.BoolVar(&o.JSON, "json", false, "one JSON object per file, one per line")
 	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
 	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
+	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later; the default) or "1.9"`)
 	return cmd
 }
 
@@ -102,7 +106,7 @@ func inspectFile(o *InspectOptions, name string) (*InspectResult, error) {
 		return nil, err
 	}
 	defer in.Close()
-	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name)})
+	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name), OTLPProto: o.OTLPProto})
 	if err != nil {
 		return nil, err
 	}

@@ -11,18 +11,31 @@ import (
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/pprofcmp"
 )
 
-// TestConvertOTLPRoundTrip: pprof -> .otlp / .otlp.gz / .otlp.json -> pprof
-// through the command, identical under google/pprof's reading.
+// decodeAny reads OTLP output of either dialect.
+func decodeAny(data []byte) ([]*model.Profile, error) {
+	if ps, err := otlpdev.Decode(data, otlpdev.DecodeOptions{}); err == nil {
+		return ps, nil
+	}
+	return otlp.Decode(data, otlp.DecodeOptions{})
+}
+
+// TestConvertOTLPRoundTrip: pprof -> .otlp / .otlp.gz / .otlp.json /
+// .jsonl (v1development) and --to pprofextended[-json] -> pprof through the
+// command, identical under google/pprof's reading.
 func TestConvertOTLPRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	orig := mustRead(t, cpuFixture)
-	for _, name := range []string{"a.otlp", "b.otlp.gz", "c.otlp.json", "d.otlp.json.gz"} {
+	for _, c := range []struct{ name, to string }{{"a.otlp", ""}, {"b.otlp.gz", ""}, {"c.otlp.json", ""}, {"d.otlp.json.gz", ""},
+		{"e.jsonl", ""}, {"f.bin", "otlp-framed"}, {"g.pe", "pprofextended"}, {"h.pe.gz", "pprofextended"},
+		{"i.pej", "pprofextended-json"}, {"j.pej.gz", "pprofextended-json"}} {
+		name := c.name
 		s := newStreams(nil)
 		mid := filepath.Join(dir, name)
-		if err := convertRun(&ConvertOptions{IO: s.ios, Input: cpuFixture, Output: mid, Index: -1,
+		if err := convertRun(&ConvertOptions{IO: s.ios, Input: cpuFixture, Output: mid, Index: -1, To: c.to,
 			Resource: []string{"service.name=api"}, ProfileID: "00112233445566778899aabbccddeeff"}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -30,7 +43,13 @@ func TestConvertOTLPRoundTrip(t *testing.T) {
 		if gz := data[0] == 0x1f; gz != strings.HasSuffix(name, ".gz") {
 			t.Errorf("%s: gzip %v", name, gz)
 		}
-		ps, err := otlp.Decode(data, otlp.DecodeOptions{})
+		var ps []*model.Profile
+		var err error
+		if strings.HasPrefix(c.to, "pprofextended") {
+			ps, err = otlp.Decode(data, otlp.DecodeOptions{})
+		} else {
+			ps, err = otlpdev.Decode(data, otlpdev.DecodeOptions{})
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +136,7 @@ func TestKeepOriginal(t *testing.T) {
 	if err := convertRun(&ConvertOptions{IO: s.ios, Input: cpuFixture, Output: fromPprof, Index: -1, KeepOriginal: true}); err != nil {
 		t.Fatal(err)
 	}
-	ps, err := otlp.Decode(mustRead(t, fromPprof), otlp.DecodeOptions{})
+	ps, err := decodeAny(mustRead(t, fromPprof))
 	if err != nil || ps[0].OriginalPayload != nil {
 		t.Fatalf("a pprof source was embedded (%v)", err)
 	}
@@ -126,7 +145,7 @@ func TestKeepOriginal(t *testing.T) {
 	if err := convertRun(&ConvertOptions{IO: s.ios, Input: gperf, Output: mid, Index: -1, KeepOriginal: true}); err != nil {
 		t.Fatal(err)
 	}
-	ps, err = otlp.Decode(mustRead(t, mid), otlp.DecodeOptions{})
+	ps, err = decodeAny(mustRead(t, mid))
 	if err != nil || !bytes.Equal(ps[0].OriginalPayload, mustRead(t, gperf)) || ps[0].OriginalPayloadFormat != "gperftools-cpu" {
 		t.Fatalf("original payload %d bytes, format %q (%v)", len(ps[0].OriginalPayload), ps[0].OriginalPayloadFormat, err)
 	}
@@ -141,8 +160,8 @@ func TestKeepOriginal(t *testing.T) {
 	if d := pprofcmp.Diff(parse(t, mustRead(t, direct)), parse(t, mustRead(t, viaOTLP))); d != "" {
 		t.Errorf("gperftools -> OTLP -> pprof differs from gperftools -> pprof:\n%s", d)
 	}
-	// The profile id was derived from the content by pprofx: dropping it
-	// loses nothing, so only the payload is warned about.
+	// No profile id was written (v1development has no need of one), so
+	// only the payload is warned about.
 	if w := s.err.String(); !strings.Contains(w, "original payload") || strings.Count(w, "\n") != 1 {
 		t.Errorf("stderr %q, want one warning, about the dropped original payload", w)
 	}
@@ -158,7 +177,7 @@ func TestConvertManyToOTLP(t *testing.T) {
 	run(t, nil, ExitOK, append([]string{"merge", "-o", b}, files...)...)
 	all := filepath.Join(dir, "all.otlp")
 	run(t, nil, ExitOK, "convert", b, "-o", all)
-	ps, err := otlp.Decode(mustRead(t, all), otlp.DecodeOptions{})
+	ps, err := decodeAny(mustRead(t, all))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +193,7 @@ func TestConvertManyToOTLP(t *testing.T) {
 	}
 	one := filepath.Join(dir, "one.otlp")
 	run(t, nil, ExitOK, "convert", b, "--index", "2", "-o", one)
-	if ps, _ := otlp.Decode(mustRead(t, one), otlp.DecodeOptions{}); len(ps) != 1 {
+	if ps, _ := decodeAny(mustRead(t, one)); len(ps) != 1 {
 		t.Fatalf("--index 2: %d containers", len(ps))
 	}
 	s := run(t, nil, ExitFail, "convert", all, "-o", filepath.Join(dir, "x.pb.gz"))

@@ -106,9 +106,11 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 		Long: `pprofx converts profiles between formats without losing anything the target
 can hold, and inspects them. Formats are detected from content, never names:
 pprof (gzip or raw), gperftools CPU profiles (any layout), OTLP profiles
-(protobuf or JSON), pprofx bundles, and, through gzip or zstd, any of them
-compressed. merge puts many profiles
-into one compact bundle; unpack gives any one of them back exactly.
+(v1development as collectors speak it, and the older pprofextended; protobuf,
+JSON, the collector's JSON lines and framed files), pprofx bundles, and,
+through gzip or zstd, any of them compressed. merge puts many profiles into
+one compact bundle; unpack gives any one of them back exactly; validate
+checks files against their format's rules.
 "-" stands for standard input or output wherever a file is named.
 
 Exit status: 0 success, 1 failure (one line per failure on stderr, as
@@ -116,6 +118,7 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert cpu.prof -o cpu.pb.gz       # a gperftools CPUPROFILE file
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
+  pprofx validate cpu.otlp                   # OTLP profiles v1development, by the spec's rules
   find profiles -name '*.pb.gz' | pprofx merge --files-from - -o all.ppxb
   pprofx unpack all.ppxb --index 2 -o third.pb.gz
   cat heap.pb.gz | pprofx inspect -`,
@@ -128,7 +131,8 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(NewCmdConvert(ios, nil), NewCmdInspect(ios, nil), NewCmdVersion(ios),
-		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil), NewCmdCompletion(ios))
+		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil), NewCmdCompletion(ios),
+		NewCmdValidate(ios, nil))
 	return root
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/pprof"
 )
 
@@ -34,6 +35,15 @@ type ReadOptions struct {
 	MaxInputSize int64
 	// Salvage keeps what can be kept of a truncated input, with a warning.
 	Salvage bool
+	// OTLPProto is the opentelemetry-proto release whose Sample field
+	// numbers an OTLP v1development input uses: "" or "1.10" (and later),
+	// or "1.9".
+	OTLPProto string
+	// Validate asks a reader that can to check the input against its
+	// format's rules and report every finding in Input.Findings instead
+	// of failing at the first (OTLP v1development); the profiles are read
+	// only when no MUST rule fails.
+	Validate bool
 	// Warn is told about anything read with a loss or a doubt.
 	Warn func(msg string)
 	// sizeHint is the input's decompressed size when a file says it (its
@@ -61,7 +71,9 @@ type Input struct {
 	Size int64
 	// Facts about the input beyond its profiles, for inspect: name, value.
 	Facts [][2]string
-	Items []Item
+	// Findings of ReadOptions.Validate.
+	Findings []otlpdev.Finding
+	Items    []Item
 }
 
 // Describe names the format, its layout and compression, e.g.
@@ -88,10 +100,10 @@ func describe(f detect.Format, c detect.Compression, layout string) string {
 var formatTitles = map[detect.Format]string{
 	detect.Pprof:        "pprof profile",
 	detect.Gperftools:   "gperftools CPU profile",
-	detect.OTLP:         "OTLP profiles (protobuf)",
-	detect.OTLPJSON:     "OTLP profiles (JSON)",
-	detect.OTLPDev:      "OTLP profiles (v1development)",
-	detect.OTLPDevJSON:  "OTLP profiles (v1development)",
+	detect.OTLP:         "OTLP profiles (pprofextended, v1experimental; protobuf)",
+	detect.OTLPJSON:     "OTLP profiles (pprofextended, v1experimental; JSON)",
+	detect.OTLPDev:      "OTLP profiles (v1development; protobuf)",
+	detect.OTLPDevJSON:  "OTLP profiles (v1development; JSON)",
 	detect.Bundle:       "pprofx bundle",
 	detect.GoLegacyText: "Go legacy text profile",
 	detect.PerfData:     "Linux perf.data",

@@ -89,7 +89,10 @@ func TestOTLPReadWrite(t *testing.T) {
 		f      OutFormat
 		gz     bool
 		format detect.Format
-	}{{OutOTLP, false, detect.OTLP}, {OutOTLP, true, detect.OTLP}, {OutOTLPJSON, false, detect.OTLPJSON}, {OutOTLPJSON, true, detect.OTLPJSON}} {
+	}{{OutPprofExtended, false, detect.OTLP}, {OutPprofExtended, true, detect.OTLP}, {OutPprofExtendedJSON, false, detect.OTLPJSON},
+		{OutPprofExtendedJSON, true, detect.OTLPJSON}, {OutOTLP, false, detect.OTLPDev}, {OutOTLP, true, detect.OTLPDev},
+		{OutOTLPJSON, false, detect.OTLPDevJSON}, {OutOTLPJSON, true, detect.OTLPDevJSON}, {OutOTLPJSONL, false, detect.OTLPDevJSON},
+		{OutOTLPFramed, false, detect.OTLPDev}, {OutOTLPFramed, true, detect.OTLPDev}} {
 		var buf bytes.Buffer
 		items := []Item{src.Items[0], src.Items[0]}
 		if err := Write(&buf, c.f, items, WriteOptions{Gzip: c.gz, ScopeVersion: "v9",
@@ -110,14 +113,26 @@ func TestOTLPReadWrite(t *testing.T) {
 		for _, f := range in.Facts {
 			facts[f[0]] = f[1]
 		}
-		if facts["profile containers"] != "2" || facts["resource"] != "service.name=api" || facts["scope"] != "pprofx v9" {
+		if facts["resource"] != "service.name=api" || facts["scope"] != "pprofx v9" {
 			t.Errorf("%s: facts %v", c.f, facts)
 		}
-		if !strings.HasPrefix(in.Items[0].Name, "id ") || !strings.HasSuffix(in.Items[0].Name, ", service.name=api") {
-			t.Errorf("%s: item name %q", c.f, in.Items[0].Name)
+		if c.format == detect.OTLP || c.format == detect.OTLPJSON {
+			if facts["profile containers"] != "2" || !strings.HasPrefix(in.Items[0].Name, "id ") || !strings.HasSuffix(in.Items[0].Name, ", service.name=api") {
+				t.Errorf("%s: facts %v, item name %q", c.f, facts, in.Items[0].Name)
+			}
+			continue
+		}
+		// heap has 4 sample types: 2 pprof profiles are 8 OTLP profiles.
+		if !strings.HasPrefix(facts["OTLP profiles"], "8, read as 2 ") || !strings.HasPrefix(facts["dialect"], "v1development") ||
+			in.Items[1].Name != "profile 1, service.name=api" {
+			t.Errorf("%s: facts %v, item name %q", c.f, facts, in.Items[1].Name)
+		}
+		if c.f == OutOTLPFramed && !strings.Contains(in.Describe(), "framed") {
+			t.Errorf("%s: described as %q", c.f, in.Describe())
 		}
 	}
-	for path, want := range map[string]OutFormat{"a.otlp": OutOTLP, "a.otlp.gz": OutOTLP, "a.otlp.json": OutOTLPJSON, "a.OTLP.JSON.GZ": OutOTLPJSON} {
+	for path, want := range map[string]OutFormat{"a.otlp": OutOTLP, "a.otlp.gz": OutOTLP, "a.otlp.json": OutOTLPJSON, "a.OTLP.JSON.GZ": OutOTLPJSON,
+		"a.jsonl": OutOTLPJSONL, "a.jsonl.gz": OutOTLPJSONL} {
 		if got, ok := OutFormatForPath(path); got != want || !ok {
 			t.Errorf("%s: %s, want %s", path, got, want)
 		}

@@ -13,10 +13,11 @@ import (
 	"github.com/pprofx/pprofx/internal/otlp"
 )
 
-// Output formats of OTLP profiles (pprofextended, v1experimental).
+// Output formats of OTLP profiles in the OTEP's pprofextended dialect
+// (v1experimental). --to otlp writes v1development (otlpdev.go).
 const (
-	OutOTLP     OutFormat = "otlp"
-	OutOTLPJSON OutFormat = "otlp-json"
+	OutPprofExtended     OutFormat = "pprofextended"
+	OutPprofExtendedJSON OutFormat = "pprofextended-json"
 )
 
 func init() {
@@ -39,6 +40,7 @@ func init() {
 			}
 			return err
 		}
+		in.Layout = "pprofextended, v1experimental"
 		in.Facts = append(in.Facts, [2]string{"profile containers", fmt.Sprint(len(ps))})
 		for _, f := range []struct {
 			name string
@@ -65,12 +67,11 @@ func init() {
 	}
 	registerReader(detect.OTLP, read)
 	registerReader(detect.OTLPJSON, read)
-	for _, f := range []OutFormat{OutOTLP, OutOTLPJSON} {
-		json := f == OutOTLPJSON
+	for _, f := range []OutFormat{OutPprofExtended, OutPprofExtendedJSON} {
+		json := f == OutPprofExtendedJSON
 		w := writer{
-			desc:     "OTLP profiles v1experimental, binary protobuf (.otlp; .otlp.gz gzipped)",
-			suffixes: []string{".otlp", ".otlp.gz"},
-			multi:    true,
+			desc:  "OTLP profiles, the OTEP's pprofextended dialect (v1experimental), binary protobuf",
+			multi: true,
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
 				eo := otlp.EncodeOptions{JSON: json, Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
 					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}
@@ -82,7 +83,7 @@ func init() {
 			},
 		}
 		if json {
-			w.desc, w.suffixes = "OTLP profiles v1experimental, OTLP JSON (.otlp.json; .otlp.json.gz gzipped)", []string{".otlp.json", ".otlp.json.gz"}
+			w.desc = "OTLP profiles, pprofextended dialect (v1experimental), OTLP JSON"
 			w.text = true
 		}
 		registerWriter(f, w)

@@ -1,0 +1,154 @@
+package formats
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlpdev"
+)
+
+// Output formats of OTLP profiles v1development (opentelemetry-proto
+// v1.11.0), what collectors speak today.
+const (
+	OutOTLP       OutFormat = "otlp"
+	OutOTLPJSON   OutFormat = "otlp-json"
+	OutOTLPJSONL  OutFormat = "otlp-jsonl"
+	OutOTLPFramed OutFormat = "otlp-framed"
+)
+
+func init() {
+	read := func(r *bufio.Reader, in *Input, opts ReadOptions) error {
+		data, err := readAll(r, opts.sizeHint)
+		if err != nil {
+			return err
+		}
+		return readOTLPDev(data, in, opts)
+	}
+	registerReader(detect.OTLPDev, read)
+	registerReader(detect.OTLPDevJSON, read)
+	for _, w := range []struct {
+		f        OutFormat
+		desc     string
+		suffixes []string
+		enc      func(io.Writer, []*model.Profile, otlpdev.EncodeOptions) error
+	}{
+		{OutOTLP, "OTLP profiles v1development, binary protobuf (.otlp; .otlp.gz gzipped)", []string{".otlp", ".otlp.gz"}, otlpdev.Encode},
+		{OutOTLPJSON, "OTLP profiles v1development, OTLP JSON (.otlp.json; .otlp.json.gz gzipped)", []string{".otlp.json", ".otlp.json.gz"}, otlpdev.EncodeJSON},
+		{OutOTLPJSONL, "OTLP profiles v1development, JSON lines as the collector's fileexporter writes them (.jsonl)", []string{".jsonl", ".jsonl.gz"}, otlpdev.EncodeJSONLines},
+		{OutOTLPFramed, "OTLP profiles v1development, 4-byte-length framed protobuf as the fileexporter's format: proto writes it", nil, otlpdev.EncodeFramed},
+	} {
+		enc := w.enc
+		registerWriter(w.f, writer{desc: w.desc, suffixes: w.suffixes, multi: true, text: w.f == OutOTLPJSON || w.f == OutOTLPJSONL,
+			write: func(out io.Writer, items []Item, opts WriteOptions) error {
+				ps := make([]*model.Profile, len(items))
+				for i, it := range items {
+					ps[i] = it.Profile
+				}
+				return enc(out, ps, otlpdev.EncodeOptions{Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
+					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn})
+			}})
+	}
+}
+
+// readOTLPDev reads OTLP profiles v1development (any of its layouts) into in.
+func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
+	layout, err := otlpdev.ParseSampleLayout(opts.OTLPProto)
+	if err != nil {
+		return err
+	}
+	do := otlpdev.DecodeOptions{Layout: layout, Warn: opts.Warn}
+	if opts.Validate {
+		fs, _, err := otlpdev.ValidateData(data, do, 1000)
+		if err != nil {
+			return err
+		}
+		in.Findings = fs
+		for _, f := range fs {
+			if f.Severity == otlpdev.Must {
+				return nil
+			}
+		}
+	}
+	msgs, err := otlpdev.Messages(data, do)
+	if err != nil {
+		return err
+	}
+	ps, err := otlpdev.DecodeMessages(msgs, do)
+	if err != nil {
+		return err
+	}
+	var parts []string
+	if in.Format == detect.OTLPDevJSON && len(msgs) > 1 {
+		parts = append(parts, "JSON lines")
+	}
+	if in.Format == detect.OTLPDev && in.Layout == "" && otlpdev.LooksFramed(data) {
+		parts = append(parts, "collector file, 4-byte length framed")
+	} else if in.Layout != "" {
+		parts = append(parts, in.Layout)
+	}
+	if layout == otlpdev.LayoutV19 {
+		parts = append(parts, "proto v1.9 Sample layout")
+	}
+	in.Layout = strings.Join(parts, ", ")
+	nprof := 0
+	for _, pd := range msgs {
+		for _, rp := range pd.ResourceProfiles {
+			for _, sp := range rp.GetScopeProfiles() {
+				nprof += len(sp.GetProfiles())
+			}
+		}
+	}
+	release := "opentelemetry-proto v1.10+ (Sample: attribute_indices=2, link_index=3, values=4)"
+	if layout == otlpdev.LayoutV19 {
+		release = "opentelemetry-proto v1.9 (Sample: values=2, attribute_indices=3, link_index=4)"
+	}
+	in.Facts = append(in.Facts, [2]string{"dialect", "v1development, " + release})
+	if len(msgs) > 1 {
+		in.Facts = append(in.Facts, [2]string{"messages", fmt.Sprint(len(msgs))})
+	}
+	// A scope's Profiles (one per sample type) that line up are one
+	// profile with several sample types.
+	in.Facts = append(in.Facts, [2]string{"OTLP profiles", fmt.Sprintf("%d, read as %d with their sample types joined", nprof, len(ps))})
+	for _, f := range []struct {
+		name string
+		of   func(p *model.Profile) string
+	}{
+		{"resource", func(p *model.Profile) string { return attrText(p.Resource.Attributes) }},
+		{"scope", func(p *model.Profile) string { return strings.TrimSpace(p.Scope.Name + " " + p.Scope.Version) }},
+	} {
+		v := f.of(ps[0])
+		for _, p := range ps[1:] {
+			if f.of(p) != v {
+				v = "(differs between profiles)"
+				break
+			}
+		}
+		if v != "" {
+			in.Facts = append(in.Facts, [2]string{f.name, v})
+		}
+	}
+	for i, p := range ps {
+		in.Items = append(in.Items, Item{Name: otlpDevItemName(i, p), Profile: p})
+	}
+	return nil
+}
+
+// otlpDevItemName names a profile of a v1development input: its place, id
+// (if any) and the resource's service.name.
+func otlpDevItemName(i int, p *model.Profile) string {
+	parts := []string{fmt.Sprintf("profile %d", i)}
+	if len(p.ProfileID) > 0 {
+		parts = append(parts, "id "+hex.EncodeToString(p.ProfileID))
+	}
+	for _, a := range p.Resource.Attributes {
+		if a.Key == "service.name" {
+			parts = append(parts, "service.name="+a.Value.Str)
+		}
+	}
+	return strings.Join(parts, ", ")
+}

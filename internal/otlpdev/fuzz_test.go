@@ -1,0 +1,125 @@
+package otlpdev
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/pprofx/pprofx/internal/model"
+	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/pprof"
+)
+
+// allocBound is what reading an input of n (uncompressed) bytes may
+// allocate: the generated messages of the parse (up to about 100 bytes of
+// structs per field of a few bytes), the model, and a fixed part.
+func allocBound(n int) uint64 { return 4<<20 + 400*uint64(n) }
+
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// seeds are pprofx's outputs of the real fixtures in every layout, and the
+// collector-written files of testdata/otlp-dev.
+func seeds(f *testing.F) {
+	for _, name := range pprofFixtures(f) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		m, err := pprof.Decode(data)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, c := range codecs {
+			var buf bytes.Buffer
+			if err := c.enc(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
+				f.Fatal(err)
+			}
+			f.Add(buf.Bytes())
+		}
+	}
+	for _, name := range []string{"cpu.otlp", "cpu.framed", "cpu.otlp.json"} {
+		data, err := os.ReadFile("../../testdata/otlp-dev/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte{0x12, 0x00})                         // an empty dictionary
+	f.Add([]byte{0x0a, 0x04, 0x12, 0x02, 0x12, 0x00}) // a profile, no dictionary
+	runtime.GC()
+}
+
+// FuzzDecode: the reader (binary, JSON, JSON lines, framed; both Sample
+// layouts) never panics, allocates within its bound, and what it accepts
+// is a valid model that writes and reads back.
+func FuzzDecode(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+			return // gzip: formats bounds what it expands to (--max-input-size)
+		}
+		// The hand-written parser, when it takes an input, reads what the
+		// generated code reads.
+		if fast, err := (&parser{}).data(data); err == nil {
+			slow := &pb.ProfilesData{}
+			if err := proto.Unmarshal(data, slow); err != nil {
+				t.Fatalf("fast parser took what proto.Unmarshal refuses: %v", err)
+			}
+			if !proto.Equal(fast, slow) {
+				t.Fatal("the parsers disagree")
+			}
+		}
+		for _, layout := range []SampleLayout{LayoutV110, LayoutV19} {
+			before := allocated()
+			ps, err := Decode(data, DecodeOptions{Layout: layout})
+			if alloc := allocated() - before; alloc > allocBound(len(data)) {
+				t.Fatalf("allocated %d bytes for a %d-byte input (bound %d)", alloc, len(data), allocBound(len(data)))
+			}
+			if err != nil {
+				continue
+			}
+			for _, p := range ps {
+				if err := p.Validate(); err != nil {
+					t.Fatalf("invalid profile: %v", err)
+				}
+			}
+			var buf bytes.Buffer
+			if err := Encode(&buf, ps, EncodeOptions{}); err != nil {
+				t.Fatalf("re-encode of an accepted input: %v", err)
+			}
+			if _, err := Decode(buf.Bytes(), DecodeOptions{}); err != nil {
+				t.Fatalf("re-read: %v", err)
+			}
+		}
+	})
+}
+
+// FuzzValidate: the validator never panics and reports at least one
+// MUST failure for whatever the reader refuses after parsing.
+func FuzzValidate(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+			return
+		}
+		fs, _, err := ValidateData(data, DecodeOptions{}, 0)
+		if err != nil {
+			return
+		}
+		must := false
+		for _, f := range fs {
+			must = must || f.Severity == Must
+		}
+		if _, err := Messages(data, DecodeOptions{}); (err != nil) != must {
+			t.Fatalf("validator says must-failure %v, reader says %v", must, err)
+		}
+	})
+}

@@ -1,0 +1,19 @@
+// Package officialtest checks pprofx's OTLP profiles v1development output
+// (opentelemetry-proto v1.11.0) with the official Go bindings,
+// go.opentelemetry.io/proto/otlp/profiles/v1development v0.4.0 (and
+// protojson), and with the collector's own data layer,
+// go.opentelemetry.io/collector/pdata/pprofile v0.164.0: every output is
+// read with no unknown fields and agrees with the source pprof sample by
+// sample; files the collector's marshalers write from those (binary, JSON,
+// JSON lines and fileexporter framing) are read back by pprofx into the
+// same pprof.
+//
+// It is its own module, beside internal/otlp/officialtest (which checks the
+// pprofextended dialect with go.opentelemetry.io/proto/otlp v1.3.1): the
+// v1development bindings need go.opentelemetry.io/proto/otlp v1.11.0, which
+// no longer holds profiles/v1experimental, and a module can require only one
+// version of it. pprofx itself runs as a separate binary (built by
+// TestMain): its generated code and the official bindings register the same
+// protobuf names and cannot be linked into one program. Run with go test
+// -count=1 (make test does): the test cache does not see pprofx's changes.
+package officialtest

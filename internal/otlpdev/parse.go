@@ -1,0 +1,552 @@
+package otlpdev
+
+import (
+	"errors"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
+	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/resourcepb"
+)
+
+// A hand-written parser for the profile messages, into the generated
+// structs: the generated (reflection-table) unmarshal was two thirds of a
+// v1development -> pprof conversion. It takes the common case only (every
+// field with the wire type the schema gives it, strings valid UTF-8,
+// singular messages once) and gives up on anything else, to be parsed by
+// proto.Unmarshal, which then says what is wrong. Resource, scope and
+// attribute values (common.proto) go to proto.Unmarshal piece by piece.
+// The v1.9 Sample numbering is read here directly.
+
+var errSlow = errors.New("otlpdev: not the fast path")
+
+type parser struct {
+	layout SampleLayout
+}
+
+// fields calls fn for each field of message b; fn returns false to give up.
+func fields(b []byte, fn func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool) error {
+	for len(b) > 0 {
+		var num protowire.Number
+		var typ protowire.Type
+		if b[0] < 0x80 {
+			num, typ = protowire.Number(b[0]>>3), protowire.Type(b[0]&7)
+			b = b[1:]
+		} else {
+			var n int
+			num, typ, n = protowire.ConsumeTag(b)
+			if n < 0 {
+				return errSlow
+			}
+			b = b[n:]
+		}
+		var v []byte
+		var x uint64
+		switch typ {
+		case protowire.VarintType:
+			if len(b) > 0 && b[0] < 0x80 {
+				x, b = uint64(b[0]), b[1:]
+			} else {
+				var n int
+				x, n = protowire.ConsumeVarint(b)
+				if n < 0 {
+					return errSlow
+				}
+				b = b[n:]
+			}
+		case protowire.BytesType:
+			var n int
+			v, n = protowire.ConsumeBytes(b)
+			if n < 0 {
+				return errSlow
+			}
+			b = b[n:]
+		case protowire.Fixed64Type:
+			var n int
+			x, n = protowire.ConsumeFixed64(b)
+			if n < 0 {
+				return errSlow
+			}
+			b = b[n:]
+		case protowire.Fixed32Type:
+			var n int
+			var y uint32
+			y, n = protowire.ConsumeFixed32(b)
+			if n < 0 {
+				return errSlow
+			}
+			x, b = uint64(y), b[n:]
+		default:
+			return errSlow
+		}
+		if !fn(num, typ, v, x) {
+			return errSlow
+		}
+	}
+	return nil
+}
+
+// int32s appends a repeated int32 field, packed or not.
+func int32s(dst []int32, typ protowire.Type, v []byte, x uint64) ([]int32, bool) {
+	if typ == protowire.VarintType {
+		return append(dst, int32(x)), true
+	}
+	if typ != protowire.BytesType {
+		return dst, false
+	}
+	for len(v) > 0 {
+		if v[0] < 0x80 {
+			dst, v = append(dst, int32(v[0])), v[1:]
+			continue
+		}
+		y, n := protowire.ConsumeVarint(v)
+		if n < 0 {
+			return dst, false
+		}
+		dst, v = append(dst, int32(y)), v[n:]
+	}
+	return dst, true
+}
+
+func int64s(dst []int64, typ protowire.Type, v []byte, x uint64) ([]int64, bool) {
+	if typ == protowire.VarintType {
+		return append(dst, int64(x)), true
+	}
+	if typ != protowire.BytesType {
+		return dst, false
+	}
+	for len(v) > 0 {
+		if v[0] < 0x80 {
+			dst, v = append(dst, int64(v[0])), v[1:]
+			continue
+		}
+		y, n := protowire.ConsumeVarint(v)
+		if n < 0 {
+			return dst, false
+		}
+		dst, v = append(dst, int64(y)), v[n:]
+	}
+	return dst, true
+}
+
+func fixed64s(dst []uint64, typ protowire.Type, v []byte, x uint64) ([]uint64, bool) {
+	if typ == protowire.Fixed64Type {
+		return append(dst, x), true
+	}
+	if typ != protowire.BytesType || len(v)%8 != 0 {
+		return dst, false
+	}
+	for ; len(v) > 0; v = v[8:] {
+		y, _ := protowire.ConsumeFixed64(v)
+		dst = append(dst, y)
+	}
+	return dst, true
+}
+
+func str(typ protowire.Type, v []byte) (string, bool) {
+	if typ != protowire.BytesType || !utf8.Valid(v) {
+		return "", false
+	}
+	return string(v), true
+}
+
+func bytesOf(typ protowire.Type, v []byte) ([]byte, bool) {
+	if typ != protowire.BytesType {
+		return nil, false
+	}
+	if len(v) == 0 {
+		return []byte{}, true
+	}
+	return append([]byte(nil), v...), true
+}
+
+// data parses a ProfilesData, or returns errSlow.
+func (ps *parser) data(b []byte) (*pb.ProfilesData, error) {
+	pd := &pb.ProfilesData{}
+	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		if typ != protowire.BytesType {
+			return false
+		}
+		switch num {
+		case 1:
+			rp, err := ps.resourceProfiles(v)
+			if err != nil {
+				return false
+			}
+			pd.ResourceProfiles = append(pd.ResourceProfiles, rp)
+		case 2:
+			if pd.Dictionary != nil {
+				return false
+			}
+			d, err := ps.dictionary(v)
+			if err != nil {
+				return false
+			}
+			pd.Dictionary = d
+		default:
+			return false
+		}
+		return true
+	})
+	return pd, err
+}
+
+func (ps *parser) resourceProfiles(b []byte) (*pb.ResourceProfiles, error) {
+	rp := &pb.ResourceProfiles{}
+	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		if typ != protowire.BytesType {
+			return false
+		}
+		switch num {
+		case 1:
+			if rp.Resource != nil {
+				return false
+			}
+			rp.Resource = &resourcepb.Resource{}
+			return proto.Unmarshal(v, rp.Resource) == nil
+		case 2:
+			sp, err := ps.scopeProfiles(v)
+			if err != nil {
+				return false
+			}
+			rp.ScopeProfiles = append(rp.ScopeProfiles, sp)
+		case 3:
+			var ok bool
+			rp.SchemaUrl, ok = str(typ, v)
+			return ok
+		default:
+			return false
+		}
+		return true
+	})
+	return rp, err
+}
+
+func (ps *parser) scopeProfiles(b []byte) (*pb.ScopeProfiles, error) {
+	sp := &pb.ScopeProfiles{}
+	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		if typ != protowire.BytesType {
+			return false
+		}
+		switch num {
+		case 1:
+			if sp.Scope != nil {
+				return false
+			}
+			sp.Scope = &commonpb.InstrumentationScope{}
+			return proto.Unmarshal(v, sp.Scope) == nil
+		case 2:
+			p, err := ps.profile(v)
+			if err != nil {
+				return false
+			}
+			sp.Profiles = append(sp.Profiles, p)
+		case 3:
+			var ok bool
+			sp.SchemaUrl, ok = str(typ, v)
+			return ok
+		default:
+			return false
+		}
+		return true
+	})
+	return sp, err
+}
+
+func valueType(typ protowire.Type, v []byte) (*pb.ValueType, bool) {
+	if typ != protowire.BytesType {
+		return nil, false
+	}
+	vt := &pb.ValueType{}
+	err := fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
+		if typ != protowire.VarintType {
+			return false
+		}
+		switch num {
+		case 1:
+			vt.TypeStrindex = int32(x)
+		case 2:
+			vt.UnitStrindex = int32(x)
+		default:
+			return false
+		}
+		return true
+	})
+	return vt, err == nil
+}
+
+func (ps *parser) profile(b []byte) (*pb.Profile, error) {
+	p := &pb.Profile{}
+	// Samples are allocated in one block, counted first.
+	n := 0
+	fields(b, func(num protowire.Number, typ protowire.Type, _ []byte, _ uint64) bool {
+		if num == 2 {
+			n++
+		}
+		return true
+	})
+	block := make([]pb.Sample, n)
+	p.Samples = make([]*pb.Sample, 0, n)
+	var scratch []int64
+	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		var ok bool
+		switch num {
+		case 1:
+			if p.SampleType != nil {
+				return false
+			}
+			p.SampleType, ok = valueType(typ, v)
+			return ok
+		case 2:
+			if typ != protowire.BytesType {
+				return false
+			}
+			s := &block[len(p.Samples)]
+			if !ps.sample(s, v, &scratch) {
+				return false
+			}
+			p.Samples = append(p.Samples, s)
+			return true
+		case 3:
+			p.TimeUnixNano = x
+			return typ == protowire.Fixed64Type
+		case 4:
+			p.DurationNano = x
+			return typ == protowire.VarintType
+		case 5:
+			if p.PeriodType != nil {
+				return false
+			}
+			p.PeriodType, ok = valueType(typ, v)
+			return ok
+		case 6:
+			p.Period = int64(x)
+			return typ == protowire.VarintType
+		case 7:
+			p.ProfileId, ok = bytesOf(typ, v)
+			return ok
+		case 8:
+			p.DroppedAttributesCount = uint32(x)
+			return typ == protowire.VarintType
+		case 9:
+			p.OriginalPayloadFormat, ok = str(typ, v)
+			return ok
+		case 10:
+			p.OriginalPayload, ok = bytesOf(typ, v)
+			return ok
+		case 11:
+			p.AttributeIndices, ok = int32s(p.AttributeIndices, typ, v, x)
+			return ok
+		}
+		return false
+	})
+	return p, err
+}
+
+func (ps *parser) sample(s *pb.Sample, b []byte, scratch *[]int64) bool {
+	fAttr, fLink, fValues := protowire.Number(2), protowire.Number(3), protowire.Number(4)
+	if ps.layout == LayoutV19 {
+		fValues, fAttr, fLink = 2, 3, 4
+	}
+	return fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		var ok bool
+		switch num {
+		case 1:
+			s.StackIndex = int32(x)
+			return typ == protowire.VarintType
+		case fAttr:
+			s.AttributeIndices, ok = int32s(s.AttributeIndices, typ, v, x)
+			return ok
+		case fLink:
+			s.LinkIndex = int32(x)
+			return typ == protowire.VarintType
+		case fValues:
+			s.Values, ok = int64s(s.Values, typ, v, x)
+			return ok
+		case 5:
+			s.TimestampsUnixNano, ok = fixed64s(s.TimestampsUnixNano, typ, v, x)
+			return ok
+		}
+		return false
+	}) == nil
+}
+
+func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
+	d := &pb.ProfilesDictionary{}
+	// A first pass counts the entries (and the locations' lines, and the
+	// strings' bytes) so that each table's structs are allocated in one
+	// block and the strings are slices of one string.
+	var count [8]int
+	nlines, nstrbytes := 0, 0
+	if fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
+		if num < 8 {
+			count[num]++
+		}
+		switch num {
+		case 2:
+			fields(v, func(num protowire.Number, _ protowire.Type, _ []byte, _ uint64) bool {
+				if num == 3 {
+					nlines++
+				}
+				return true
+			})
+		case 5:
+			nstrbytes += len(v)
+		}
+		return true
+	}) != nil {
+		return nil, errSlow
+	}
+	maps, locs, funcs := make([]pb.Mapping, count[1]), make([]pb.Location, count[2]), make([]pb.Function, count[3])
+	lines, attrs, stacks := make([]pb.Line, nlines), make([]pb.KeyValueAndUnit, count[6]), make([]pb.Stack, count[7])
+	d.MappingTable, d.LocationTable, d.FunctionTable = make([]*pb.Mapping, 0, count[1]), make([]*pb.Location, 0, count[2]), make([]*pb.Function, 0, count[3])
+	d.StringTable, d.AttributeTable, d.StackTable = make([]string, 0, count[5]), make([]*pb.KeyValueAndUnit, 0, count[6]), make([]*pb.Stack, 0, count[7])
+	strbuf := make([]byte, 0, nstrbytes)
+	var strEnds []int
+	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		if typ != protowire.BytesType {
+			return false
+		}
+		var ok bool
+		switch num {
+		case 1:
+			m := &maps[len(d.MappingTable)]
+			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+				var ok bool
+				switch num {
+				case 1:
+					m.MemoryStart = x
+				case 2:
+					m.MemoryLimit = x
+				case 3:
+					m.FileOffset = x
+				case 4:
+					m.FilenameStrindex = int32(x)
+				case 5:
+					m.AttributeIndices, ok = int32s(m.AttributeIndices, typ, v, x)
+					return ok
+				default:
+					return false
+				}
+				return typ == protowire.VarintType
+			}) == nil
+			d.MappingTable = append(d.MappingTable, m)
+		case 2:
+			l := &locs[len(d.LocationTable)]
+			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+				var ok bool
+				switch num {
+				case 1:
+					l.MappingIndex = int32(x)
+				case 2:
+					l.Address = x
+				case 3:
+					if typ != protowire.BytesType {
+						return false
+					}
+					if len(lines) == 0 {
+						return false
+					}
+					ln := &lines[0]
+					lines = lines[1:]
+					l.Lines = append(l.Lines, ln)
+					return fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
+						switch num {
+						case 1:
+							ln.FunctionIndex = int32(x)
+						case 2:
+							ln.Line = int64(x)
+						case 3:
+							ln.Column = int64(x)
+						default:
+							return false
+						}
+						return typ == protowire.VarintType
+					}) == nil
+				case 4:
+					l.AttributeIndices, ok = int32s(l.AttributeIndices, typ, v, x)
+					return ok
+				default:
+					return false
+				}
+				return typ == protowire.VarintType
+			}) == nil
+			d.LocationTable = append(d.LocationTable, l)
+		case 3:
+			f := &funcs[len(d.FunctionTable)]
+			ok = fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
+				switch num {
+				case 1:
+					f.NameStrindex = int32(x)
+				case 2:
+					f.SystemNameStrindex = int32(x)
+				case 3:
+					f.FilenameStrindex = int32(x)
+				case 4:
+					f.StartLine = int64(x)
+				default:
+					return false
+				}
+				return typ == protowire.VarintType
+			}) == nil
+			d.FunctionTable = append(d.FunctionTable, f)
+		case 4:
+			l := &pb.Link{}
+			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
+				var ok bool
+				switch num {
+				case 1:
+					l.TraceId, ok = bytesOf(typ, v)
+				case 2:
+					l.SpanId, ok = bytesOf(typ, v)
+				}
+				return ok
+			}) == nil
+			d.LinkTable = append(d.LinkTable, l)
+		case 5:
+			ok = utf8.Valid(v)
+			strbuf = append(strbuf, v...)
+			strEnds = append(strEnds, len(strbuf))
+		case 6:
+			a := &attrs[len(d.AttributeTable)]
+			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+				switch num {
+				case 1:
+					a.KeyStrindex = int32(x)
+					return typ == protowire.VarintType
+				case 2:
+					if typ != protowire.BytesType || a.Value != nil {
+						return false
+					}
+					a.Value = &commonpb.AnyValue{}
+					return proto.Unmarshal(v, a.Value) == nil
+				case 3:
+					a.UnitStrindex = int32(x)
+					return typ == protowire.VarintType
+				}
+				return false
+			}) == nil
+			d.AttributeTable = append(d.AttributeTable, a)
+		case 7:
+			s := &stacks[len(d.StackTable)]
+			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+				var ok bool
+				if num == 1 {
+					s.LocationIndices, ok = int32s(s.LocationIndices, typ, v, x)
+				}
+				return ok
+			}) == nil
+			d.StackTable = append(d.StackTable, s)
+		}
+		return ok
+	})
+	all, start := string(strbuf), 0
+	for _, e := range strEnds {
+		d.StringTable = append(d.StringTable, all[start:e])
+		start = e
+	}
+	return d, err
+}
