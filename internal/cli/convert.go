@@ -24,6 +24,7 @@ type ConvertOptions struct {
 	ProfileID    string   // --profile-id HEX; "" = derived from the content
 	Resource     []string // --resource KEY=VALUE, repeated
 	KeepOriginal bool     // --keep-original: embed a non-pprof source
+	Sym          SymbolizeFlags
 }
 
 // NewCmdConvert builds `pprofx convert`. runF replaces convertRun in tests.
@@ -52,6 +53,8 @@ an existing OUT untouched.`,
   pprofx convert heap.pb -o heap.pb.gz
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx convert cpu.otlp -o back.pb.gz
+  pprofx convert cpu.prof -o cpu.pb.gz --symbols-dir ./build   # gperftools, symbolized
+  pprofx convert cpu.prof -o cpu.otlp --symbolize=none          # addresses, with build ids
   curl -s localhost:6060/debug/pprof/profile | pprofx convert - -o - --to pprof-raw | wc -c`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,6 +75,7 @@ an existing OUT untouched.`,
 	f.StringVar(&o.ProfileID, "profile-id", "", "OTLP output: the profile_id, 32 hex digits (default: derived from the content)")
 	f.StringArrayVar(&o.Resource, "resource", nil, "OTLP output: a resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
 	f.BoolVar(&o.KeepOriginal, "keep-original", false, "OTLP output: embed a non-pprof input file as the original_payload")
+	o.Sym.register(f, "auto")
 	return cmd
 }
 
@@ -122,6 +126,9 @@ func convertRun(o *ConvertOptions) error {
 	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal})
 	if err != nil {
 		return &FileError{o.Input, err}
+	}
+	if err := o.Sym.apply(src.Items, warn); err != nil {
+		return err
 	}
 	// A format that holds several profiles (OTLP) takes them all, unless
 	// --index picks one; any other needs --index for a multi-profile input.
