@@ -2,6 +2,7 @@ package symbolize
 
 import (
 	"debug/dwarf"
+	"fmt"
 	"io"
 	"sort"
 )
@@ -66,8 +67,9 @@ func inRanges(rs [][2]uint64, a uint64) bool {
 func (t *dwarfTable) lookup(addrs []uint64, out [][]frame) (err error) {
 	defer catch(&err)
 	r := t.d.Reader()
+	var w walk
 	for {
-		e, err := r.Next()
+		e, err := next(r, &w)
 		if err != nil {
 			return err
 		}
@@ -92,7 +94,7 @@ func (t *dwarfTable) lookup(addrs []uint64, out [][]frame) (err error) {
 			r.SkipChildren()
 			continue
 		}
-		if err := t.unit(r, e, addrs, want, out); err != nil {
+		if err := t.unit(r, e, &w, addrs, want, out); err != nil {
 			return err
 		}
 	}
@@ -100,14 +102,14 @@ func (t *dwarfTable) lookup(addrs []uint64, out [][]frame) (err error) {
 
 // unit reads one compilation unit's function tree (r is just past its
 // entry) and line table, and resolves the addresses want.
-func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, addrs []uint64, want []int, out [][]frame) error {
+func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uint64, want []int, out [][]frame) error {
 	var nodes []node
 	var roots []int32
 	// stack of open DIEs with children: the index of the node each one is
 	// (or is inside), -1 outside any function.
 	stack := []int32{-1}
 	for len(stack) > 0 {
-		e, err := r.Next()
+		e, err := next(r, w)
 		if err != nil {
 			return err
 		}
@@ -219,6 +221,38 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, addrs []uint64, want
 		out[i] = fr
 	}
 	return nil
+}
+
+// next reads the next entry, and checks that the reader moves forward: on
+// some damaged units the standard reader returns empty (null) entries
+// forever. Entries with a tag must come at growing offsets; null entries
+// (which end lists of children, and carry no offset) may not follow one
+// another more often than DIE trees are deep.
+func next(r *dwarf.Reader, w *walk) (*dwarf.Entry, error) {
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return e, err
+	}
+	if e.Tag == 0 {
+		if w.nulls++; w.nulls > maxNulls {
+			return nil, fmt.Errorf("DWARF reader stuck after offset %#x", w.last)
+		}
+		return e, nil
+	}
+	w.nulls = 0
+	if e.Offset <= w.last {
+		return nil, fmt.Errorf("DWARF entries go back from offset %#x to %#x", w.last, e.Offset)
+	}
+	w.last = e.Offset
+	return e, nil
+}
+
+const maxNulls = 1024
+
+// walk is where a walk over the entries has got to.
+type walk struct {
+	last  dwarf.Offset
+	nulls int
 }
 
 // funcName resolves the name of the function a DIE is, following
