@@ -272,11 +272,11 @@ func TestUnrelatedFiles(t *testing.T) {
 		t.Logf("%s: %q", prof, warns)
 	}
 	// The i386 binary named cxxprog does not fit the mapping: named in a warning.
-	_, warns := symbolizeFixture(t, "cxxprog.prof", dir, symbolize.Auto)
+	_, warns := symbolizeFixture(t, "cxxprog.prof", dir, symbolize.Local)
 	if !hasWarning(warns, "cxxprog", "do not fit") {
 		t.Errorf("no mismatch warning: %q", warns)
 	}
-	_, warns = symbolizeFixture(t, "cprog.prof", dir, symbolize.Auto)
+	_, warns = symbolizeFixture(t, "cprog.prof", dir, symbolize.Local)
 	if !hasWarning(warns, "cprog", "not an ELF file") {
 		t.Errorf("no warning for the script: %q", warns)
 	}
@@ -288,7 +288,7 @@ func TestMismatchedBuildID(t *testing.T) {
 	p.Strings = append(p.Strings, "0123456789abcdef0123456789abcdef01234567")
 	m.BuildID = int32(len(p.Strings) - 1)
 	var warns []string
-	symbolize.Symbolize(p, symbolize.Options{Mode: symbolize.Auto, Dirs: []string{filepath.Join(fixtures, "bin")},
+	symbolize.Symbolize(p, symbolize.Options{Mode: symbolize.Local, Dirs: []string{filepath.Join(fixtures, "bin")},
 		DebugRoots: []string{}, NoOriginalPath: true, Warn: func(s string) { warns = append(warns, s) }})
 	if n := symbolized(p, "cprog"); n != 0 {
 		t.Errorf("%d locations symbolized from a binary with another build id", n)

@@ -26,9 +26,11 @@ type Mode int
 // Modes, as --symbolize names them.
 const (
 	// Auto symbolizes from the binaries found; a mapping whose binary is
-	// missing is left as it is, silently.
+	// missing, or does not match, or cannot be read, is left as it is,
+	// silently.
 	Auto Mode = iota
-	// Local is Auto with a warning for each mapping left unsymbolized.
+	// Local is Auto with a warning for each mapping left unsymbolized,
+	// saying why (naming each file found that does not match).
 	Local
 	// None only gives mappings their binaries' build ids.
 	None
@@ -220,9 +222,14 @@ func (s *Symbolizer) Symbolize(p *model.Profile) {
 		buildID := p.String(m.BuildID)
 		b, why := s.find(m, file, buildID)
 		if b == nil {
+			if s.opts.Mode != Local {
+				// auto and none are silent about binaries not found or
+				// not matching: a profile from another machine is normal.
+				continue
+			}
 			if len(why) > 0 {
 				s.warnf("%s: no matching binary: %s", file, strings.Join(why, "; "))
-			} else if s.opts.Mode == Local && len(locs[mi]) > 0 {
+			} else if len(locs[mi]) > 0 {
 				s.warnf("%s: not symbolized: no such file at its path or in the symbols directories", file)
 			}
 			continue
