@@ -19,6 +19,7 @@ const maxBinarySize = 4 << 30
 type binary struct {
 	path    string
 	file    *os.File
+	r       io.ReaderAt // the file's bytes
 	ef      *elf.File
 	size    int64
 	typ     elf.Type
@@ -68,7 +69,7 @@ func newBinary(r io.ReaderAt, size int64) (b *binary, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad ELF file: %v", err)
 	}
-	b = &binary{ef: ef, size: size, typ: ef.Type}
+	b = &binary{ef: ef, r: r, size: size, typ: ef.Type}
 	for _, p := range ef.Progs {
 		if p.Type != elf.PT_LOAD {
 			continue

@@ -345,13 +345,15 @@ func searchU64(a []uint64, v uint64) int {
 
 // interner adds strings and functions to a profile, reusing equal ones.
 type interner struct {
-	p     *model.Profile
-	strs  map[string]int32
-	funcs map[model.Function]int32
+	p       *model.Profile
+	strs    map[string]int32
+	funcs   map[model.Function]int32
+	display map[string]int32 // a system name's display name, demangled once
 }
 
 func newInterner(p *model.Profile) *interner {
-	in := &interner{p: p, strs: make(map[string]int32, len(p.Strings)), funcs: make(map[model.Function]int32, len(p.Functions))}
+	in := &interner{p: p, strs: make(map[string]int32, len(p.Strings)), funcs: make(map[model.Function]int32, len(p.Functions)),
+		display: map[string]int32{}}
 	if len(p.Strings) == 0 {
 		p.Strings = []string{""}
 	}
@@ -379,7 +381,12 @@ func (in *interner) str(s string) int32 {
 }
 
 func (in *interner) function(f frame) int32 {
-	fn := model.Function{Name: in.str(displayName(f.name)), SystemName: in.str(f.name), Filename: in.str(f.file), StartLine: f.startLine}
+	name, ok := in.display[f.name]
+	if !ok {
+		name = in.str(displayName(f.name))
+		in.display[f.name] = name
+	}
+	fn := model.Function{Name: name, SystemName: in.str(f.name), Filename: in.str(f.file), StartLine: f.startLine}
 	if i, ok := in.funcs[fn]; ok {
 		return i
 	}

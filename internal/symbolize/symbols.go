@@ -1,7 +1,6 @@
 package symbolize
 
 import (
-	"debug/dwarf"
 	"debug/elf"
 	"debug/gosym"
 	"errors"
@@ -25,7 +24,11 @@ const (
 type tables struct {
 	dw    *dwarfTable
 	dwErr error // why there is no DWARF, when that needs saying
+	// syms is the binary's own .symtab, which binutils (and so pprof)
+	// consult beside DWARF; names is what names functions where nothing
+	// else does: .symtab, else .dynsym, else the debug file's .symtab.
 	syms  symtab
+	names symtab
 	gosym *gosym.Table
 }
 
@@ -38,17 +41,19 @@ func (b *binary) loadTables(debug *binary) *tables {
 	}
 	t := &tables{}
 	b.tables = t
-	t.syms, _ = readSymtab(b.ef)
-	if debug != nil {
-		if ds, _ := readSymtab(debug.ef); len(ds) > len(t.syms) {
-			t.syms = ds
-		}
+	t.syms, _ = readSymtab(b.ef, false)
+	t.names = t.syms
+	if len(t.names) == 0 {
+		t.names, _ = readSymtab(b.ef, true)
+	}
+	if len(t.names) == 0 && debug != nil {
+		t.names, _ = readSymtab(debug.ef, false)
 	}
 	for _, f := range []*binary{debug, b} {
 		if f == nil || !hasDWARF(f.ef) {
 			continue
 		}
-		d, err := readDWARF(f.ef)
+		d, err := f.readDWARF()
 		if err != nil {
 			t.dwErr = fmt.Errorf("%s: %v", f.path, err)
 			continue
@@ -68,11 +73,6 @@ func hasDWARF(ef *elf.File) bool {
 		s = ef.Section(".zdebug_info")
 	}
 	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
-}
-
-func readDWARF(ef *elf.File) (d *dwarf.Data, err error) {
-	defer catch(&err)
-	return ef.DWARF()
 }
 
 // readGosym reads a Go binary's function and line table (.gopclntab).
@@ -142,7 +142,7 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 		if out[i] != nil {
 			continue
 		}
-		if s, ok := t.syms.funcAt(a); ok {
+		if s, ok := t.names.funcAt(a); ok {
 			out[i] = []frame{{name: s.name}}
 			if src == srcNone {
 				src = srcSymtab

@@ -16,15 +16,17 @@ type symbol struct {
 // symtab is a binary's symbols sorted by address.
 type symtab []symbol
 
-// readSymtab reads .symtab, or, where there is none, .dynsym.
-func readSymtab(ef *elf.File) (st symtab, err error) {
+// readSymtab reads .symtab, or, with dynamic, .dynsym.
+func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
 	defer catch(&err)
-	syms, err := ef.Symbols()
-	if err != nil || len(syms) == 0 {
+	var syms []elf.Symbol
+	if dynamic {
 		syms, err = ef.DynamicSymbols()
-		if err != nil {
-			return nil, err
-		}
+	} else {
+		syms, err = ef.Symbols()
+	}
+	if err != nil {
+		return nil, err
 	}
 	for _, s := range syms {
 		typ := elf.ST_TYPE(s.Info)

@@ -64,6 +64,9 @@ if has record; then
 	CPUPROFILE="$here/cprog.prof" CPUPROFILE_FREQUENCY=1000 LD_PRELOAD=$lib ./cprog 150 >/dev/null
 	CPUPROFILE="$here/cxxprog.prof" CPUPROFILE_FREQUENCY=1000 LD_PRELOAD=$lib ./cxxprog 120 >/dev/null
 	rm -rf "$run"
+	# Every other byte of cxxprog's functions: thousands of addresses,
+	# most of them inside inlined code.
+	cd "$repo" && go run ./testdata/symbolize/mkprof -bin testdata/symbolize/bin/cxxprog -path $run/cxxprog -step 2 -o testdata/symbolize/cxxprog-all.prof
 fi
 
 if has ref; then
@@ -72,7 +75,7 @@ if has ref; then
 	tools=$(mktemp -d)
 	for t in addr2line nm objdump c++filt; do ln -s "$(command -v $t)" "$tools/$t"; done
 	cd "$here"
-	for p in cprog cxxprog i386 s390x; do
+	for p in cprog cxxprog cxxprog-all i386 s390x; do
 		PATH=$tools HOME=/nonexistent PPROF_BINARY_PATH=$here/bin /tmp/pprof-ref -proto "$p.prof" >"ref/$p.pb.gz"
 	done
 	# Without DWARF in the binaries: .symtab only (cxxprog), and
