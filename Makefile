@@ -39,6 +39,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./internal/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzBlocks$$' -fuzztime $(FUZZTIME) ./internal/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlp
+	$(GO) test -run '^$$' -fuzz '^FuzzELF$$' -fuzztime $(FUZZTIME) ./internal/symbolize
 
 # Regenerate the Go runtime/pprof fixtures (new real samples each time).
 fixtures:
