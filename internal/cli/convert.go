@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -76,6 +75,7 @@ an existing OUT untouched.`,
 	f.StringArrayVar(&o.Resource, "resource", nil, "OTLP output: a resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
 	f.BoolVar(&o.KeepOriginal, "keep-original", false, "OTLP output: embed a non-pprof input file as the original_payload")
 	o.Sym.register(f, "auto")
+	o.Sym.OnlyBare = true
 	return cmd
 }
 
@@ -92,16 +92,12 @@ func joinLines(ls []string, sep string) string {
 
 func convertRun(o *ConvertOptions) error {
 	ios := o.IO
-	to := formats.OutFormatForPath(o.Output)
-	if o.To != "" {
-		f, err := formats.ParseOutFormat(o.To)
-		if err != nil {
-			return &UsageError{err.Error()}
-		}
-		to = f
+	to, err := outputFormat(o.To, o.Output)
+	if err != nil {
+		return err
 	}
-	wo := formats.WriteOptions{Warn: warner(ios, o.Output), KeepOriginal: o.KeepOriginal, ScopeVersion: version(),
-		Gzip: strings.HasSuffix(strings.ToLower(o.Output), ".gz")}
+	wo := writeOptions(ios, o.Output)
+	wo.KeepOriginal = o.KeepOriginal
 	if o.ProfileID != "" {
 		id, err := otlp.ParseProfileID(o.ProfileID)
 		if err != nil {
@@ -114,8 +110,8 @@ func convertRun(o *ConvertOptions) error {
 		return &UsageError{err.Error()}
 	}
 	wo.Resource = res
-	if o.Output == "-" && ios.OutIsTerminal {
-		return &UsageError{"refusing to write a binary profile to a terminal: name an output with -o, or pipe it"}
+	if err := refuseTerminal(ios, o.Output, to); err != nil {
+		return err
 	}
 	in, err := openInput(ios, o.Input)
 	if err != nil {
@@ -127,9 +123,6 @@ func convertRun(o *ConvertOptions) error {
 	if err != nil {
 		return &FileError{o.Input, err}
 	}
-	if err := o.Sym.apply(src.Items, warn); err != nil {
-		return err
-	}
 	// A format that holds several profiles (OTLP) takes them all, unless
 	// --index picks one; any other needs --index for a multi-profile input.
 	items := src.Items
@@ -140,6 +133,7 @@ func convertRun(o *ConvertOptions) error {
 		}
 		items = []formats.Item{item}
 	}
+	o.Sym.apply(src, items, warn)
 	err = writeOutput(ios, o.Output, func(w io.Writer) error {
 		return formats.Write(w, to, items, wo)
 	})

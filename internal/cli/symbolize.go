@@ -6,40 +6,60 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/symbolize"
 )
 
 // SymbolizeFlags are the symbolization flags convert and symbolize share.
 type SymbolizeFlags struct {
-	Mode  string   // --symbolize auto|local|none
+	Mode  modeFlag // --symbolize auto|local|none|off
 	Dirs  []string // --symbols-dir, repeated
 	Force bool     // --force: re-symbolize mappings that have functions
 	// Env is PPROF_BINARY_PATH (read by the command; tests set it).
 	Env string
 	// DebugRoots replaces /usr/lib/debug (tests).
 	DebugRoots []string
+	// OnlyBare: unless --symbolize is given, symbolize only inputs whose
+	// format holds no symbols (gperftools), so that converting pprof or
+	// OTLP stays exact (convert); the symbolize command does any input.
+	OnlyBare bool
+	flag     *pflag.Flag
 }
 
 func (s *SymbolizeFlags) register(f *pflag.FlagSet, defMode string) {
 	s.Env = os.Getenv("PPROF_BINARY_PATH")
-	f.StringVar(&s.Mode, "symbolize", defMode, "auto: symbolize from the binaries found; local: and warn for each mapping that is not; none: only fill in build ids; off: look at no binary")
+	s.Mode = modeFlag(defMode)
+	defer func() { s.flag = f.Lookup("symbolize") }()
+	f.Var(&s.Mode, "symbolize", "auto: symbolize from the binaries found (convert: gperftools inputs only, unless this flag is given); local: and warn for each mapping that is not; none: only fill in build ids; off: look at no binary")
 	f.StringArrayVar(&s.Dirs, "symbols-dir", nil, "a directory to look for binaries and debug files in, before their recorded path (repeatable; PPROF_BINARY_PATH is searched after)")
 }
 
-// apply symbolizes every profile of items in place.
-func (s *SymbolizeFlags) apply(items []formats.Item, warn func(string)) error {
-	mode, err := symbolize.ParseMode(s.Mode)
-	if err != nil {
-		return &UsageError{err.Error()}
+// modeFlag is --symbolize's value, checked when it is set.
+type modeFlag string
+
+func (m *modeFlag) String() string { return string(*m) }
+func (m *modeFlag) Type() string   { return "mode" }
+func (m *modeFlag) Set(s string) error {
+	if _, err := symbolize.ParseMode(s); err != nil {
+		return err
 	}
+	*m = modeFlag(s)
+	return nil
+}
+
+// apply symbolizes every profile of items (read from src) in place.
+func (s *SymbolizeFlags) apply(src *formats.Input, items []formats.Item, warn func(string)) {
+	if s.OnlyBare && src.Format != detect.Gperftools && (s.flag == nil || !s.flag.Changed) {
+		return
+	}
+	mode, _ := symbolize.ParseMode(string(s.Mode))
 	sy := symbolize.New(symbolize.Options{Mode: mode, Dirs: symbolize.SearchDirs(s.Dirs, s.Env),
 		DebugRoots: s.DebugRoots, Force: s.Force, Warn: warn})
 	defer sy.Close()
 	for _, it := range items {
 		sy.Symbolize(it.Profile)
 	}
-	return nil
 }
 
 // NewCmdSymbolize builds `pprofx symbolize`, a convert that symbolizes
@@ -68,7 +88,9 @@ binary that does not match is named in a warning and not used.
 
 Mappings that already have functions are left alone unless --force.
 The output format is chosen as convert chooses it (--to, the output's name,
-else pprof). convert does the same with --symbolize=auto by default.`,
+else pprof). convert does the same, by default (--symbolize=auto) to
+gperftools profiles only: a pprof or OTLP input is converted exactly as it
+is unless convert is given --symbolize.`,
 		Example: `  pprofx symbolize cpu.prof -o cpu.pb.gz
   pprofx symbolize cpu.prof -o cpu.pb.gz --symbols-dir ./build --symbols-dir /srv/debug
   PPROF_BINARY_PATH=./build pprofx symbolize unsymbolized.pb.gz -o symbolized.pb.gz

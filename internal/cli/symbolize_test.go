@@ -139,3 +139,19 @@ func TestSymbolizeFlagErrors(t *testing.T) {
 		t.Errorf("stderr %s", s.err)
 	}
 }
+
+// convert leaves a pprof input as it is unless --symbolize is given: its
+// conversions stay exact.
+func TestConvertSymbolizesPprofOnlyWhenAsked(t *testing.T) {
+	t.Setenv("PPROF_BINARY_PATH", symDir+"bin")
+	bare := filepath.Join(t.TempDir(), "bare.pb.gz")
+	run(t, nil, ExitOK, "convert", symDir+"cprog.prof", "-o", bare, "--symbolize=off")
+	s := run(t, nil, ExitOK, "convert", bare, "-o", "-")
+	if names, id := functionsOf(t, s.out.Bytes(), "cprog"); len(names) != 0 || id != "" {
+		t.Errorf("a pprof input was changed: %v %q", names, id)
+	}
+	s = run(t, nil, ExitOK, "convert", bare, "-o", "-", "--symbolize=auto")
+	if names, id := functionsOf(t, s.out.Bytes(), "cprog"); !names["hot_loop"] || id == "" {
+		t.Errorf("--symbolize=auto did not symbolize a pprof input: %v %q", names, id)
+	}
+}
