@@ -220,7 +220,8 @@ func (s *Symbolizer) Symbolize(p *model.Profile) {
 			continue
 		}
 		buildID := p.String(m.BuildID)
-		b, why := s.find(m, file, buildID)
+		// A file deleted after it was mapped: /proc/PID/maps says so.
+		b, why := s.find(m, strings.TrimSuffix(file, " (deleted)"), buildID)
 		if b == nil {
 			if s.opts.Mode != Local {
 				// auto and none are silent about binaries not found or
