@@ -113,6 +113,7 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 "pprofx: FILE: what is wrong"), 2 usage error.`,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert cpu.prof -o cpu.pb.gz       # a gperftools CPUPROFILE file
+  pprofx symbolize cpu.prof --symbols-dir ./build -o cpu.pb.gz
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   find profiles -name '*.pb.gz' | pprofx merge --files-from - -o all.ppxb
   pprofx unpack all.ppxb --index 2 -o third.pb.gz
