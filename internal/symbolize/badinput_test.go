@@ -199,8 +199,22 @@ func corruptSection(t *testing.T, bin []byte, name string, fill func(d []byte)) 
 
 func TestCorruptDWARF(t *testing.T) {
 	bin := readFixture(t, "bin/cprog")
+	zbin := readFixture(t, "compressed/cprog")
 	want, _ := symbolizeFixture(t, "cprog.prof", "bin", symbolize.Local)
 	cases := map[string][]byte{
+		// A compressed section that claims 2^64-1 bytes: refused before
+		// anything is allocated.
+		"zlib size": corruptSection(t, zbin, ".debug_info", func(d []byte) {
+			for i := 8; i < 16; i++ {
+				d[i] = 0xff
+			}
+		}),
+		// A zlib stream of garbage.
+		"zlib garbage": corruptSection(t, zbin, ".debug_line", func(d []byte) {
+			for i := 24; i < len(d); i++ {
+				d[i] = byte(i * 5)
+			}
+		}),
 		// The first unit claims DWARF version 99.
 		"info version": corruptSection(t, bin, ".debug_info", func(d []byte) { d[4], d[5] = 99, 0 }),
 		// Abbreviations that say nothing.

@@ -1,7 +1,7 @@
 package symbolize
 
 import (
-	"bytes"
+	"bufio"
 	"debug/dwarf"
 	"debug/elf"
 	ebin "encoding/binary"
@@ -96,44 +96,47 @@ func (b *binary) sectionData(s *elf.Section) ([]byte, error) {
 	if s.FileSize > uint64(b.size) || s.Offset > uint64(b.size)-s.FileSize {
 		return nil, errors.New("beyond the end of the file")
 	}
-	raw := make([]byte, s.FileSize)
-	if _, err := b.r.ReadAt(raw, int64(s.Offset)); err != nil {
-		return nil, err
-	}
+	// The compressed bytes are read from the file as they are inflated,
+	// not copied into memory first.
+	var hdr [24]byte
+	n, _ := b.r.ReadAt(hdr[:min(uint64(len(hdr)), s.FileSize)], int64(s.Offset))
+	raw := hdr[:n]
 	var typ uint32
-	var size uint64
+	var size, skip uint64
 	order := b.ef.ByteOrder
 	switch {
 	case compressed && b.ef.Class == elf.ELFCLASS64:
 		if len(raw) < 24 {
 			return nil, errors.New("short compression header")
 		}
-		typ, size, raw = order.Uint32(raw), order.Uint64(raw[8:]), raw[24:]
+		typ, size, skip = order.Uint32(raw), order.Uint64(raw[8:]), 24
 	case compressed:
 		if len(raw) < 12 {
 			return nil, errors.New("short compression header")
 		}
-		typ, size, raw = order.Uint32(raw), uint64(order.Uint32(raw[4:])), raw[12:]
+		typ, size, skip = order.Uint32(raw), uint64(order.Uint32(raw[4:])), 12
 	default:
 		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
 			return nil, errors.New("bad .zdebug header")
 		}
-		typ, size, raw = uint32(elf.COMPRESS_ZLIB), ebin.BigEndian.Uint64(raw[4:]), raw[12:]
+		typ, size, skip = uint32(elf.COMPRESS_ZLIB), ebin.BigEndian.Uint64(raw[4:]), 12
 	}
-	if size > maxSectionSize || size > uint64(len(raw))*1032+1024 {
-		return nil, fmt.Errorf("claims %d bytes decompressed from %d", size, len(raw))
+	clen := s.FileSize - skip
+	src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
+	if size > maxSectionSize || size > clen*1032+1024 {
+		return nil, fmt.Errorf("claims %d bytes decompressed from %d", size, clen)
 	}
 	var rd io.Reader
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
-		zr, err := zlib.NewReader(bytes.NewReader(raw))
+		zr, err := zlib.NewReader(src)
 		if err != nil {
 			return nil, err
 		}
 		defer zr.Close()
 		rd = zr
 	case elf.COMPRESS_ZSTD:
-		zr, err := zstd.NewReader(bytes.NewReader(raw), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(size+1))
+		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, err
 		}

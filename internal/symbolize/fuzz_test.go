@@ -13,7 +13,7 @@ import (
 // .symtab/.dynsym and Go's pclntab. Nothing may panic or hang; answers
 // for a damaged file are allowed to be missing, not to crash.
 func FuzzELF(f *testing.F) {
-	for _, p := range []string{"bin/cprog", "bin/libwork.so", "bin/cprog-i386", "bin/cprog-s390x", "stripped/cprog.debug", "stripped/libwork.so"} {
+	for _, p := range []string{"bin/cprog", "bin/libwork.so", "bin/cprog-i386", "bin/cprog-s390x", "stripped/cprog.debug", "stripped/libwork.so", "compressed/cprog", "compressed/libwork.so"} {
 		b, err := os.ReadFile("../../testdata/symbolize/" + p)
 		if err != nil {
 			f.Fatal(err)

@@ -238,3 +238,10 @@ func TestReferenceSeparateDebugFiles(t *testing.T) {
 func TestReferenceEveryAddress(t *testing.T) {
 	compareToReference(t, "cxxprog-all.prof", "cxxprog-all.pb.gz", "bin")
 }
+
+// Compressed DWARF: zlib (cprog) and zstd (libwork.so) SHF_COMPRESSED
+// sections, and GNU .zdebug sections (cxxprog), give the same answers.
+func TestReferenceCompressedDWARF(t *testing.T) {
+	compareToReference(t, "cprog.prof", "cprog.pb.gz", "compressed")
+	compareToReference(t, "cxxprog.prof", "cxxprog.pb.gz", "compressed")
+}

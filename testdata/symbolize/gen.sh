@@ -19,7 +19,7 @@ repo=$(cd "$here/../.." && pwd)
 run=/tmp/pprofx-symfix
 steps=${*:-x86 i386 s390x record ref}
 cflags="-g -O2 -fdebug-prefix-map=$here/src=/src/pprofx-fixtures"
-mkdir -p "$here/bin" "$here/stripped" "$here/debugroot" "$here/ref"
+mkdir -p "$here/bin" "$here/stripped" "$here/compressed" "$here/debugroot" "$here/ref"
 
 has() { [[ " $steps " == *" $1 "* ]]; }
 
@@ -41,6 +41,12 @@ if has x86; then
 	rm -rf "$here/debugroot/.build-id" && mkdir -p "$here/debugroot/.build-id/${id:0:2}"
 	objcopy --only-keep-debug "$run/libwork.so" "$here/debugroot/.build-id/${id:0:2}/${id:2}.debug"
 	strip --strip-debug -o "$here/stripped/libwork.so" "$run/libwork.so"
+	# Compressed DWARF: SHF_COMPRESSED zlib (cprog) and zstd (libwork.so),
+	# and GNU .zdebug_* sections (cxxprog).
+	mkdir -p "$here/compressed"
+	objcopy --compress-debug-sections=zlib "$run/cprog" "$here/compressed/cprog"
+	objcopy --compress-debug-sections=zstd "$run/libwork.so" "$here/compressed/libwork.so"
+	objcopy --compress-debug-sections=zlib-gnu "$run/cxxprog" "$here/compressed/cxxprog"
 fi
 
 if has i386; then
