@@ -10,7 +10,8 @@ import (
 type symbol struct {
 	addr, size uint64
 	name       string
-	code       bool // a function (or an untyped label) in an executable section
+	code       bool   // a function (or an untyped label) in an executable section
+	secEnd     uint64 // the end of its section: an unsized symbol reaches no further
 }
 
 // symtab is a binary's symbols sorted by address.
@@ -39,9 +40,12 @@ func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
 			continue
 		}
 		code := false
-		if typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC || typ == elf.STT_NOTYPE {
-			if int(s.Section) < len(ef.Sections) {
-				code = ef.Sections[s.Section].Flags&elf.SHF_EXECINSTR != 0
+		var secEnd uint64
+		if int(s.Section) < len(ef.Sections) {
+			sec := ef.Sections[s.Section]
+			secEnd = sec.Addr + sec.Size
+			if typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC || typ == elf.STT_NOTYPE {
+				code = sec.Flags&elf.SHF_EXECINSTR != 0
 			}
 		}
 		if typ == elf.STT_NOTYPE && (!code || isLocalLabel(s.Name)) {
@@ -51,7 +55,7 @@ func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
 		if i := strings.IndexByte(name, '@'); i > 0 {
 			name = name[:i] // a symbol version: "memcpy@GLIBC_2.2.5"
 		}
-		st = append(st, symbol{addr: s.Value, size: s.Size, name: name, code: code})
+		st = append(st, symbol{addr: s.Value, size: s.Size, name: name, code: code, secEnd: secEnd})
 	}
 	// By address; at one address, the sized symbols after the unsized and
 	// globals (which sort after locals in .symtab) last, so that a lookup
@@ -70,7 +74,8 @@ func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
 func isLocalLabel(s string) bool { return len(s) > 1 && s[0] == '.' && s[1] == 'L' }
 
 // funcAt returns the function symbol that holds file address a: the last
-// code symbol at or below a, when a is inside its size (or it has none).
+// code symbol at or below a, when a is inside its size (or, for a symbol
+// without a size, inside its section).
 func (st symtab) funcAt(a uint64) (symbol, bool) {
 	i := sort.Search(len(st), func(i int) bool { return st[i].addr > a }) - 1
 	for ; i >= 0; i-- {
@@ -78,7 +83,7 @@ func (st symtab) funcAt(a uint64) (symbol, bool) {
 		if !s.code {
 			continue
 		}
-		if s.size == 0 || a-s.addr < s.size {
+		if s.size == 0 && a < s.secEnd || a-s.addr < s.size {
 			return s, true
 		}
 		// Past the end of the nearest function: padding or code no
