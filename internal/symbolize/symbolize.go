@@ -78,9 +78,14 @@ type Options struct {
 
 // SearchDirs is the search path: the --symbols-dir values, then the
 // entries of PPROF_BINARY_PATH (a list separated like PATH), as pprof
-// reads it.
+// reads it: unset or empty, it is $HOME/pprof/binaries.
 func SearchDirs(flagDirs []string, env string) []string {
 	dirs := append([]string(nil), flagDirs...)
+	if env == "" {
+		if home := os.Getenv("HOME"); home != "" {
+			env = filepath.Join(home, "pprof", "binaries")
+		}
+	}
 	for _, d := range filepath.SplitList(env) {
 		if d != "" {
 			dirs = append(dirs, d)
