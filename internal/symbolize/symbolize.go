@@ -15,7 +15,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -218,6 +220,7 @@ func (s *Symbolizer) Symbolize(p *model.Profile) {
 		}
 	}
 	var in *interner
+	var jobs []*job
 	for mi := range p.Mappings {
 		m := &p.Mappings[mi]
 		file := p.String(m.File)
@@ -259,55 +262,114 @@ func (s *Symbolizer) Symbolize(p *model.Profile) {
 		if !s.opts.Force && (m.HasFunctions || m.HasFilenames || m.HasLineNumbers) {
 			continue
 		}
+		jobs = append(jobs, s.prepare(p, mi, b, file, locs[mi]))
+	}
+	s.resolve(jobs)
+	for _, j := range jobs {
 		if in == nil {
 			in = newInterner(p)
 		}
-		s.symbolizeMapping(p, mi, b, file, locs[mi], in)
+		s.apply(p, j, in)
 	}
 }
 
-func (s *Symbolizer) symbolizeMapping(p *model.Profile, mi int, b *binary, file string, locs []int, in *interner) {
+// job is the symbolization of one mapping from one binary.
+type job struct {
+	mi        int
+	b, debug  *binary
+	file      string
+	locs      []int    // the mapping's locations
+	fileAddrs []uint64 // their file addresses
+	okAddr    []bool   // whether each has one (in an executable segment)
+	addrs     []uint64 // the distinct file addresses, sorted
+	// results of resolve
+	t      *tables
+	frames [][]frame
+	src    source
+	err    error
+}
+
+// prepare turns a mapping's locations into file addresses, and finds the
+// binary's separate debug file (which opens files, so it is done here,
+// not in resolve).
+func (s *Symbolizer) prepare(p *model.Profile, mi int, b *binary, file string, locs []int) *job {
 	m := &p.Mappings[mi]
 	debug, ok := s.debug[b]
 	if !ok {
 		debug = s.findDebug(b)
 		s.debug[b] = debug
 	}
-	t := b.loadTables(debug)
+	j := &job{mi: mi, b: b, debug: debug, file: file, locs: locs,
+		fileAddrs: make([]uint64, len(locs)), okAddr: make([]bool, len(locs))}
+	for k, li := range locs {
+		if a, ok := b.fileAddr(p.Locations[li].Address, m.Start, m.Offset); ok && b.isExec(a) {
+			j.fileAddrs[k], j.okAddr[k] = a, true
+			j.addrs = append(j.addrs, a)
+		}
+	}
+	j.addrs = sortedDistinct(j.addrs)
+	return j
+}
+
+// resolve reads each binary's tables and answers its jobs' addresses, the
+// binaries on as many goroutines as there are processors: a binary (and
+// its debug file, which two copies of one binary share) is read by one
+// goroutine only.
+func (s *Symbolizer) resolve(jobs []*job) {
+	byBinary := map[*binary][]*job{}
+	var order []*binary
+	for _, j := range jobs {
+		k := j.b
+		if j.debug != nil {
+			k = j.debug
+		}
+		if byBinary[k] == nil {
+			order = append(order, k)
+		}
+		byBinary[k] = append(byBinary[k], j)
+	}
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for _, b := range order {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(js []*job) {
+			defer func() { <-sem; wg.Done() }()
+			for _, j := range js {
+				j.t = j.b.loadTables(j.debug)
+				j.frames, j.src, j.err = j.t.lookup(j.addrs)
+			}
+		}(byBinary[b])
+	}
+	wg.Wait()
+}
+
+// apply writes a job's answers into the profile and says what went wrong.
+func (s *Symbolizer) apply(p *model.Profile, j *job, in *interner) {
+	m := &p.Mappings[j.mi]
+	file, t, b := j.file, j.t, j.b
 	if t.dwErr != nil {
 		s.warnf("%s: DWARF not read (%v); using the symbol table", file, t.dwErr)
 	}
-	fileAddrs := make([]uint64, len(locs))
-	okAddr := make([]bool, len(locs))
-	var addrs []uint64
-	for k, li := range locs {
-		if a, ok := b.fileAddr(p.Locations[li].Address, m.Start, m.Offset); ok && b.isExec(a) {
-			fileAddrs[k], okAddr[k] = a, true
-			addrs = append(addrs, a)
-		}
-	}
-	addrs = sortedDistinct(addrs)
-	frames, src, err := t.lookup(addrs)
-	if err != nil {
-		s.warnf("%s: DWARF: %v; addresses it did not answer use the symbol table", file, err)
+	if j.err != nil {
+		s.warnf("%s: DWARF: %v; addresses it did not answer use the symbol table", file, j.err)
 	}
 	if t.dw != nil && t.dw.lineErr != nil {
 		s.warnf("%s: DWARF line table: %v; some addresses have no file and line", file, t.dw.lineErr)
 	}
-	if src == srcNone {
+	if j.src == srcNone {
 		if s.opts.Mode == Local {
 			s.warnf("%s: not symbolized: %s has no DWARF, Go line table or symbols for its addresses", file, b.path)
 		}
 		return
 	}
 	missed := 0
-	for k, li := range locs {
-		if !okAddr[k] {
+	for k, li := range j.locs {
+		if !j.okAddr[k] {
 			missed++
 			continue
 		}
-		i := searchU64(addrs, fileAddrs[k])
-		fr := frames[i]
+		fr := j.frames[searchU64(j.addrs, j.fileAddrs[k])]
 		if len(fr) == 0 {
 			missed++
 			continue
@@ -315,7 +377,7 @@ func (s *Symbolizer) symbolizeMapping(p *model.Profile, mi int, b *binary, file 
 		l := &p.Locations[li]
 		l.Lines = make([]model.Line, len(fr))
 		l.IsFolded = false
-		for j, f := range fr {
+		for i, f := range fr {
 			if f.name != "" {
 				m.HasFunctions = true
 			}
@@ -325,14 +387,14 @@ func (s *Symbolizer) symbolizeMapping(p *model.Profile, mi int, b *binary, file 
 			if f.line != 0 {
 				m.HasLineNumbers = true
 			}
-			l.Lines[j] = model.Line{Function: in.function(f), Line: f.line, Column: f.column}
+			l.Lines[i] = model.Line{Function: in.function(f), Line: f.line, Column: f.column}
 		}
 	}
-	if src == srcDWARF {
+	if j.src == srcDWARF {
 		m.HasInlineFrames = true
 	}
 	if missed > 0 && s.opts.Mode == Local {
-		s.warnf("%s: %d of %d addresses have no symbol in %s", file, missed, len(locs), b.path)
+		s.warnf("%s: %d of %d addresses have no symbol in %s", file, missed, len(j.locs), b.path)
 	}
 }
 
