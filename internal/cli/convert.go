@@ -26,6 +26,7 @@ type ConvertOptions struct {
 	KeepOriginal bool     // --keep-original: embed a non-pprof source
 	MaxExpansion int64    // --max-expansion: output at most this many times the input
 	OTLPProto    string   // --otlp-proto 1.9: Sample layout of a v1development input
+	Sym          SymbolizeFlags
 }
 
 // NewCmdConvert builds `pprofx convert`. runF replaces convertRun in tests.
@@ -60,6 +61,8 @@ an existing OUT untouched.`,
   pprofx convert heap.pb.gz -o heap.jsonl            # a collector fileexporter file
   pprofx convert cpu.pb.gz -o cpu.pe --to pprofextended
   pprofx convert cpu.pb.gz -o - --to otlp-json | head -c 300
+  pprofx convert cpu.prof -o cpu.pb.gz --symbols-dir ./build   # gperftools, symbolized
+  pprofx convert cpu.prof -o cpu.otlp --symbolize=none          # addresses, with build ids
   cat cpu.prof | pprofx convert - -o - --to pprof-raw | wc -c`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,6 +86,8 @@ an existing OUT untouched.`,
 	f.BoolVar(&o.KeepOriginal, "keep-original", false, "OTLP output: embed a non-pprof input file as the original_payload")
 	f.Int64Var(&o.MaxExpansion, "max-expansion", formats.DefaultMaxExpansion, "largest output, as a multiple of the (decompressed) input's size: pprof repeats a stack shared by many samples in each")
 	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later; the default) or "1.9"`)
+	o.Sym.register(f, "auto")
+	o.Sym.OnlyBare = true
 	return cmd
 }
 
@@ -144,6 +149,7 @@ func convertRun(o *ConvertOptions) error {
 		}
 		items = []formats.Item{item}
 	}
+	o.Sym.apply(src, items, warn)
 	if err := formats.CheckExpansion(to, items, src.Size, o.MaxExpansion); err != nil {
 		return &FileError{o.Input, err}
 	}

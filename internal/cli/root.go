@@ -117,6 +117,7 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 "pprofx: FILE: what is wrong"), 2 usage error.`,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert cpu.prof -o cpu.pb.gz       # a gperftools CPUPROFILE file
+  pprofx symbolize cpu.prof --symbols-dir ./build -o cpu.pb.gz
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx validate cpu.otlp                   # OTLP profiles v1development, by the spec's rules
   find profiles -name '*.pb.gz' | pprofx merge --files-from - -o all.ppxb
@@ -132,7 +133,7 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(NewCmdConvert(ios, nil), NewCmdInspect(ios, nil), NewCmdVersion(ios),
 		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil), NewCmdCompletion(ios),
-		NewCmdValidate(ios, nil))
+		NewCmdValidate(ios, nil), NewCmdSymbolize(ios, nil))
 	return root
 }
 

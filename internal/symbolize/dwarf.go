@@ -1,0 +1,378 @@
+package symbolize
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// frame is one function at an address: the innermost inlined function
+// first, the function they were all inlined into last.
+type frame struct {
+	name      string // linkage (mangled) name where there is one
+	file      string
+	line      int64
+	column    int64
+	startLine int64
+	// For the non-inlined frame from DWARF: whether name is a linkage
+	// name, and where the function's code starts.
+	linkage bool
+	low     uint64
+}
+
+// dwarfTable answers addresses from DWARF: functions and their inline
+// chains from the DIE tree, files and lines from the line tables. It reads
+// only the compilation units that hold an address asked for, each once.
+type dwarfTable struct {
+	d     *dwarf.Data
+	names map[dwarf.Offset]funcName // resolved function names by DIE offset
+	rd    *dwarf.Reader             // for following abstract origins
+	// lineErr is the first line table that could not be read.
+	lineErr error
+}
+
+type funcName struct {
+	name      string
+	startLine int64
+	linkage   bool
+}
+
+func newDwarfTable(d *dwarf.Data) *dwarfTable {
+	return &dwarfTable{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader()}
+}
+
+// node is a function body in a compilation unit: a subprogram with code,
+// or an inlined subroutine inside one.
+type node struct {
+	ranges   [][2]uint64
+	die      dwarf.Offset
+	children []int32 // inlined subroutines directly inside (through lexical blocks)
+	callFile int64
+	callLine int64
+	callCol  int64
+}
+
+func inRanges(rs [][2]uint64, a uint64) bool {
+	for _, r := range rs {
+		if a >= r[0] && a < r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup resolves the sorted, distinct addrs. out[i] receives addrs[i]'s
+// frames, for the addresses some compilation unit covers.
+func (t *dwarfTable) lookup(addrs []uint64, out [][]frame) (err error) {
+	defer catch(&err)
+	r := t.d.Reader()
+	var w walk
+	for {
+		e, err := next(r, &w)
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			return nil
+		}
+		if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagPartialUnit {
+			r.SkipChildren()
+			continue
+		}
+		ranges, _ := t.d.Ranges(e)
+		var want []int // indexes into addrs of unresolved addresses in this unit
+		for _, rg := range ranges {
+			i := sort.Search(len(addrs), func(i int) bool { return addrs[i] >= rg[0] })
+			for ; i < len(addrs) && addrs[i] < rg[1]; i++ {
+				if out[i] == nil {
+					want = append(want, i)
+				}
+			}
+		}
+		if len(want) == 0 || !e.Children {
+			r.SkipChildren()
+			continue
+		}
+		if err := t.unit(r, e, &w, addrs, want, out); err != nil {
+			return err
+		}
+	}
+}
+
+// unit reads one compilation unit's function tree (r is just past its
+// entry) and line table, and resolves the addresses want.
+func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uint64, want []int, out [][]frame) error {
+	var nodes []node
+	var roots []int32
+	// stack of open DIEs with children: the index of the node each one is
+	// (or is inside), -1 outside any function.
+	stack := []int32{-1}
+	for len(stack) > 0 {
+		e, err := next(r, w)
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == 0 { // end of a list of children
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		cur := stack[len(stack)-1]
+		self := cur
+		switch e.Tag {
+		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
+			rs, _ := t.d.Ranges(e)
+			if len(rs) == 0 {
+				self = -1 // a declaration or an abstract instance: no code
+				break
+			}
+			n := node{ranges: rs, die: e.Offset}
+			if e.Tag == dwarf.TagInlinedSubroutine {
+				if cur < 0 {
+					self = -1
+					break
+				}
+				n.callFile, _ = e.Val(dwarf.AttrCallFile).(int64)
+				n.callLine, _ = e.Val(dwarf.AttrCallLine).(int64)
+				n.callCol, _ = e.Val(dwarf.AttrCallColumn).(int64)
+			}
+			self = int32(len(nodes))
+			nodes = append(nodes, n)
+			if e.Tag == dwarf.TagSubprogram {
+				roots = append(roots, self)
+			} else {
+				nodes[cur].children = append(nodes[cur].children, self)
+			}
+		case dwarf.TagLexDwarfBlock, dwarf.TagTryDwarfBlock, dwarf.TagCatchDwarfBlock:
+			// inlined subroutines inside belong to the enclosing function
+		case dwarf.TagNamespace, dwarf.TagModule:
+			// functions with code may be defined inside
+		default:
+			if e.Children {
+				r.SkipChildren()
+			}
+			continue
+		}
+		if e.Children {
+			stack = append(stack, self)
+		}
+	}
+
+	lines, files, err := t.lineTable(cu)
+	if err != nil {
+		t.lineErr = err
+	}
+	sort.Slice(roots, func(i, j int) bool { return nodes[roots[i]].ranges[0][0] < nodes[roots[j]].ranges[0][0] })
+	for _, i := range want {
+		a := addrs[i]
+		var chain []int32
+		for _, ri := range roots {
+			if inRanges(nodes[ri].ranges, a) {
+				chain = append(chain, ri)
+				break
+			}
+		}
+		if len(chain) == 0 {
+			continue
+		}
+		for {
+			last := &nodes[chain[len(chain)-1]]
+			next := int32(-1)
+			for _, c := range last.children {
+				if inRanges(nodes[c].ranges, a) {
+					next = c
+					break
+				}
+			}
+			if next < 0 {
+				break
+			}
+			chain = append(chain, next)
+		}
+		// chain runs outermost to innermost; frames innermost first.
+		fr := make([]frame, len(chain))
+		row := lines.find(a)
+		for k := len(chain) - 1; k >= 0; k-- {
+			n := &nodes[chain[k]]
+			fn := t.funcName(n.die)
+			f := frame{name: fn.name, startLine: fn.startLine}
+			if k == 0 {
+				f.linkage = fn.linkage
+				// The first range is the function's entry part; a
+				// split-off ".cold" part may lie below it.
+				f.low = n.ranges[0][0]
+			}
+			if k == len(chain)-1 {
+				if row != nil {
+					f.file, f.line, f.column = row.file, row.line, row.col
+				}
+			} else {
+				c := &nodes[chain[k+1]]
+				if c.callFile >= 0 && c.callFile < int64(len(files)) && files[c.callFile] != nil {
+					f.file = files[c.callFile].Name
+				}
+				f.line, f.column = c.callLine, c.callCol
+			}
+			fr[len(chain)-1-k] = f
+		}
+		out[i] = fr
+	}
+	return nil
+}
+
+// next reads the next entry, and checks that the reader moves forward: on
+// some damaged units the standard reader returns empty (null) entries
+// forever. Entries with a tag must come at growing offsets; null entries
+// (which end lists of children, and carry no offset) may not follow one
+// another more often than DIE trees are deep.
+func next(r *dwarf.Reader, w *walk) (*dwarf.Entry, error) {
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return e, err
+	}
+	if e.Tag == 0 {
+		if w.nulls++; w.nulls > maxNulls {
+			return nil, fmt.Errorf("DWARF reader stuck after offset %#x", w.last)
+		}
+		return e, nil
+	}
+	w.nulls = 0
+	if e.Offset <= w.last {
+		return nil, fmt.Errorf("DWARF entries go back from offset %#x to %#x", w.last, e.Offset)
+	}
+	w.last = e.Offset
+	return e, nil
+}
+
+const maxNulls = 1024
+
+// walk is where a walk over the entries has got to.
+type walk struct {
+	last  dwarf.Offset
+	nulls int
+}
+
+// funcName resolves the name of the function a DIE is, following
+// abstract origins and specifications: the linkage (mangled) name where
+// one is anywhere on that chain, else the plain name; and its declared line.
+func (t *dwarfTable) funcName(off dwarf.Offset) funcName {
+	if n, ok := t.names[off]; ok {
+		return n
+	}
+	var name, linkage string
+	var line int64
+	cur := off
+	for hops := 0; hops < 16; hops++ {
+		t.rd.Seek(cur)
+		e, err := t.rd.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if linkage == "" {
+			linkage = linkageName(e)
+		}
+		if name == "" {
+			name, _ = e.Val(dwarf.AttrName).(string)
+		}
+		if line == 0 {
+			line, _ = e.Val(dwarf.AttrDeclLine).(int64)
+		}
+		next, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		if !ok {
+			next, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+		}
+		if !ok || next == cur {
+			break
+		}
+		cur = next
+	}
+	n := funcName{name: name, startLine: line}
+	if linkage != "" {
+		n.name, n.linkage = linkage, true
+	}
+	t.names[off] = n
+	return n
+}
+
+// attrMIPSLinkageName is DW_AT_MIPS_linkage_name, which GCC wrote before
+// DWARF 4 named DW_AT_linkage_name.
+const attrMIPSLinkageName dwarf.Attr = 0x2007
+
+func linkageName(e *dwarf.Entry) string {
+	if s, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+		return s
+	}
+	s, _ := e.Val(attrMIPSLinkageName).(string)
+	return s
+}
+
+// lineRow is the source position of the addresses [addr, end).
+type lineRow struct {
+	addr, end uint64
+	file      string
+	line, col int64
+}
+
+type lineRows []lineRow
+
+// find returns the row covering a, or nil.
+func (ls lineRows) find(a uint64) *lineRow {
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].addr > a }) - 1
+	if i >= 0 && a < ls[i].end {
+		return &ls[i]
+	}
+	return nil
+}
+
+// lineTable reads a compilation unit's line table into address ranges.
+// Where several rows share an address, the last one holds the range, as
+// binutils reads them.
+func (t *dwarfTable) lineTable(cu *dwarf.Entry) (lineRows, []*dwarf.LineFile, error) {
+	lr, err := t.d.LineReader(cu)
+	if err != nil {
+		return nil, nil, err
+	}
+	if lr == nil {
+		return nil, nil, nil
+	}
+	var rows lineRows
+	var seq []dwarf.LineEntry
+	var le dwarf.LineEntry
+	flush := func() {
+		for i := 0; i+1 < len(seq); i++ {
+			a, b := seq[i], seq[i+1]
+			if b.Address <= a.Address {
+				continue // the next row at the same address wins
+			}
+			r := lineRow{addr: a.Address, end: b.Address, line: int64(a.Line), col: int64(a.Column)}
+			if a.File != nil {
+				r.file = a.File.Name
+			}
+			rows = append(rows, r)
+		}
+		seq = seq[:0]
+	}
+	for {
+		if err = lr.Next(&le); err != nil {
+			if err == io.EOF {
+				err = nil
+			} else {
+				// Rows after a bad one are not trusted; those before are
+				// whole sequences only (flush below is not reached for
+				// an unfinished one).
+				seq = seq[:0]
+			}
+			break
+		}
+		seq = append(seq, le)
+		if le.EndSequence {
+			flush()
+		}
+	}
+	flush()
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].addr < rows[j].addr })
+	return rows, lr.Files(), err
+}

@@ -1,0 +1,46 @@
+package symbolize
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"testing"
+)
+
+// FuzzELF feeds arbitrary bytes through everything that reads a binary:
+// the ELF headers and notes (build ids), the mapping checks and address
+// translation, DWARF (units, DIE trees, abstract origins, line tables),
+// .symtab/.dynsym and Go's pclntab. Nothing may panic or hang; answers
+// for a damaged file are allowed to be missing, not to crash.
+func FuzzELF(f *testing.F) {
+	for _, p := range []string{"bin/cprog", "bin/libwork.so", "bin/cprog-i386", "bin/cprog-s390x", "stripped/cprog.debug", "stripped/libwork.so", "compressed/cprog", "compressed/libwork.so"} {
+		b, err := os.ReadFile("../../testdata/symbolize/" + p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := newBinary(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		var addrs []uint64
+		for _, p := range b.loads {
+			_ = b.fits(p.Vaddr, p.Vaddr+p.Memsz, p.Off)
+			if p.Flags&elf.PF_X == 0 {
+				continue
+			}
+			for _, a := range []uint64{p.Vaddr, p.Vaddr + 1, p.Vaddr + p.Filesz/3, p.Vaddr + p.Filesz/2, p.Vaddr + p.Filesz - 1} {
+				if fa, ok := b.fileAddr(a, p.Vaddr, p.Off); ok {
+					addrs = append(addrs, fa)
+				}
+			}
+		}
+		if len(addrs) > 64 {
+			addrs = addrs[:64]
+		}
+		tb := b.loadTables(nil)
+		_, _, _ = tb.lookup(sortedDistinct(addrs))
+	})
+}

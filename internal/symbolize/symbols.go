@@ -1,0 +1,183 @@
+package symbolize
+
+import (
+	"debug/elf"
+	"debug/gosym"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// source says where a binary's answers came from, for the mapping's
+// has_* flags.
+type source uint8
+
+const (
+	srcNone   source = iota
+	srcDWARF         // functions, files, lines, inline frames
+	srcGo            // functions, files, lines (no inline frames)
+	srcSymtab        // function names only
+)
+
+// tables are what a binary (with its debug file, if any) can answer
+// addresses from, read once per binary.
+type tables struct {
+	dw    *dwarfTable
+	dwErr error // why there is no DWARF, when that needs saying
+	// syms is the binary's own .symtab, which binutils (and so pprof)
+	// consult beside DWARF; names is what names functions where nothing
+	// else does: .symtab, else .dynsym, else the debug file's .symtab.
+	syms  symtab
+	names symtab
+	gosym *gosym.Table
+}
+
+// loadTables reads a binary's symbol tables: DWARF from the binary or from
+// its separate debug file (found by locate), else Go's pclntab, and the
+// ELF symbols.
+func (b *binary) loadTables(debug *binary) *tables {
+	if b.tables != nil {
+		return b.tables
+	}
+	t := &tables{}
+	b.tables = t
+	t.syms, _ = readSymtab(b.ef, false)
+	t.names = t.syms
+	if len(t.names) == 0 {
+		t.names, _ = readSymtab(b.ef, true)
+	}
+	if len(t.names) == 0 && debug != nil {
+		t.names, _ = readSymtab(debug.ef, false)
+	}
+	for _, f := range []*binary{debug, b} {
+		if f == nil || !hasDWARF(f.ef) {
+			continue
+		}
+		d, err := f.readDWARF()
+		if err != nil {
+			t.dwErr = fmt.Errorf("%s: %v", f.path, err)
+			continue
+		}
+		t.dw = newDwarfTable(d)
+		break
+	}
+	if t.dw == nil {
+		t.gosym, _ = readGosym(b.ef)
+	}
+	return t
+}
+
+func hasDWARF(ef *elf.File) bool {
+	s := ef.Section(".debug_info")
+	if s == nil {
+		s = ef.Section(".zdebug_info")
+	}
+	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
+}
+
+// readGosym reads a Go binary's function and line table (.gopclntab).
+func readGosym(ef *elf.File) (t *gosym.Table, err error) {
+	defer catch(&err)
+	pcln := ef.Section(".gopclntab")
+	text := ef.Section(".text")
+	if pcln == nil || text == nil || pcln.Type == elf.SHT_NOBITS {
+		return nil, errors.New("no .gopclntab")
+	}
+	data, err := pcln.Data()
+	if err != nil {
+		return nil, err
+	}
+	var sym []byte
+	if s := ef.Section(".gosymtab"); s != nil && s.Type != elf.SHT_NOBITS {
+		sym, _ = s.Data()
+	}
+	return gosym.NewTable(sym, gosym.NewLineTable(data, text.Addr))
+}
+
+// lookup resolves file addresses (sorted, distinct). It returns each
+// one's frames (nil where nothing is known) and the best source used.
+func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
+	out := make([][]frame, len(addrs))
+	src := srcNone
+	var err error
+	if t.dw != nil {
+		err = t.dw.lookup(addrs, out)
+		for i, fr := range out {
+			if fr == nil {
+				continue
+			}
+			src = srcDWARF
+			last := &fr[len(fr)-1]
+			// A function DWARF names without its linkage name (a template
+			// instance, a clone) takes the name of the symbol at its first
+			// address, as binutils does (which also does it for an inlined
+			// frame whose code starts there: a wrong name, not copied).
+			if !last.linkage {
+				if s, ok := t.syms.at(last.low); ok {
+					last.name = s.name
+				}
+			}
+			// pprof (binutils) prefers nm's name for the non-inlined frame
+			// when it is longer by two or more: a clone's suffix, or a
+			// mangled name where DWARF gives a plain one.
+			if s, ok := t.syms.sizedAt(addrs[i]); ok && len(s.name) > len(last.name)+1 {
+				last.name = s.name
+			}
+		}
+	}
+	if t.gosym != nil {
+		for i, a := range addrs {
+			if out[i] != nil {
+				continue
+			}
+			if fr := goFrames(t.gosym, a); fr != nil {
+				out[i] = fr
+				if src == srcNone {
+					src = srcGo
+				}
+			}
+		}
+	}
+	for i, a := range addrs {
+		if out[i] != nil {
+			continue
+		}
+		if s, ok := t.names.funcAt(a); ok {
+			out[i] = []frame{{name: s.name}}
+			if src == srcNone {
+				src = srcSymtab
+			}
+		}
+	}
+	return out, src, err
+}
+
+func goFrames(t *gosym.Table, a uint64) (fr []frame) {
+	defer func() {
+		if recover() != nil {
+			fr = nil
+		}
+	}()
+	file, line, fn := t.PCToLine(a)
+	if fn == nil {
+		return nil
+	}
+	start := int64(0)
+	if _, l, _ := t.PCToLine(fn.Entry); l > 0 {
+		start = int64(l)
+	}
+	return []frame{{name: fn.Name, file: file, line: int64(line), startLine: start}}
+}
+
+// sortedDistinct returns the sorted distinct values of a.
+func sortedDistinct(a []uint64) []uint64 {
+	s := append([]uint64(nil), a...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,130 @@
+package symbolize
+
+import (
+	"debug/elf"
+	"sort"
+	"strings"
+)
+
+// symbol is an ELF symbol with an address, from .symtab or .dynsym.
+type symbol struct {
+	addr, size uint64
+	name       string
+	code       bool   // a function (or an untyped label) in an executable section
+	secEnd     uint64 // the end of its section: an unsized symbol reaches no further
+}
+
+// symtab is a binary's symbols sorted by address.
+type symtab []symbol
+
+// readSymtab reads .symtab, or, with dynamic, .dynsym.
+func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
+	defer catch(&err)
+	var syms []elf.Symbol
+	if dynamic {
+		syms, err = ef.DynamicSymbols()
+	} else {
+		syms, err = ef.Symbols()
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range syms {
+		typ := elf.ST_TYPE(s.Info)
+		if s.Name == "" || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
+			continue
+		}
+		switch typ {
+		case elf.STT_FUNC, elf.STT_GNU_IFUNC, elf.STT_NOTYPE, elf.STT_OBJECT, elf.STT_TLS:
+		default:
+			continue
+		}
+		code := false
+		var secEnd uint64
+		if int(s.Section) < len(ef.Sections) {
+			sec := ef.Sections[s.Section]
+			secEnd = sec.Addr + sec.Size
+			if typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC || typ == elf.STT_NOTYPE {
+				code = sec.Flags&elf.SHF_EXECINSTR != 0
+			}
+		}
+		if typ == elf.STT_NOTYPE && (!code || isLocalLabel(s.Name)) {
+			continue
+		}
+		name := s.Name
+		if i := strings.IndexByte(name, '@'); i > 0 {
+			name = name[:i] // a symbol version: "memcpy@GLIBC_2.2.5"
+		}
+		st = append(st, symbol{addr: s.Value, size: s.Size, name: name, code: code, secEnd: secEnd})
+	}
+	// By address; at one address, the sized symbols after the unsized and
+	// globals (which sort after locals in .symtab) last, so that a lookup
+	// that takes the last one at an address takes the best name.
+	sort.SliceStable(st, func(i, j int) bool {
+		if st[i].addr != st[j].addr {
+			return st[i].addr < st[j].addr
+		}
+		return (st[i].size == 0) && (st[j].size != 0)
+	})
+	return st, nil
+}
+
+// isLocalLabel recognises assembler-local labels (.L123), which name no
+// function.
+func isLocalLabel(s string) bool { return len(s) > 1 && s[0] == '.' && s[1] == 'L' }
+
+// funcAt returns the function symbol that holds file address a: the last
+// code symbol at or below a, when a is inside its size (or, for a symbol
+// without a size, inside its section).
+func (st symtab) funcAt(a uint64) (symbol, bool) {
+	i := sort.Search(len(st), func(i int) bool { return st[i].addr > a }) - 1
+	for ; i >= 0; i-- {
+		s := st[i]
+		if !s.code {
+			continue
+		}
+		if s.size == 0 && a < s.secEnd || a-s.addr < s.size {
+			return s, true
+		}
+		// Past the end of the nearest function: padding or code no
+		// symbol names. A larger function below may still hold a
+		// (a function with a nested label); look no further than one.
+		if i > 0 && st[i-1].code && st[i-1].size > a-st[i-1].addr {
+			return st[i-1], true
+		}
+		return symbol{}, false
+	}
+	return symbol{}, false
+}
+
+// sizedAt is the lookup pprof makes in `nm --print-size` output, used
+// only to prefer a longer symbol name to DWARF's for the non-inlined frame
+// (a clone's "f.constprop.0", a mangled name where DWARF has a plain one):
+// the last sized symbol at or below a. Unlike nm's lookup, a must be inside
+// it: a name from past a symbol's end could be a wrong one.
+func (st symtab) sizedAt(a uint64) (symbol, bool) {
+	i := sort.Search(len(st), func(i int) bool { return st[i].addr > a }) - 1
+	for ; i >= 0; i-- {
+		s := st[i]
+		if s.size == 0 {
+			continue
+		}
+		if a-s.addr >= s.size {
+			return symbol{}, false
+		}
+		return s, true
+	}
+	return symbol{}, false
+}
+
+// at returns the code symbol at exactly file address a (the best of
+// several: sized, global).
+func (st symtab) at(a uint64) (symbol, bool) {
+	i := sort.Search(len(st), func(i int) bool { return st[i].addr > a }) - 1
+	for ; i >= 0 && st[i].addr == a; i-- {
+		if st[i].code {
+			return st[i], true
+		}
+	}
+	return symbol{}, false
+}
