@@ -24,6 +24,9 @@ type ConvertOptions struct {
 	ProfileID    string   // --profile-id HEX; "" = derived from the content
 	Resource     []string // --resource KEY=VALUE, repeated
 	KeepOriginal bool     // --keep-original: embed a non-pprof source
+	// Stack views (folded, speedscope, HTML) and folded input.
+	SampleType string // --sample-type: the value a one-type output holds; folded input's TYPE/UNIT
+	Lines      bool   // --lines: frames as "function file:line"
 }
 
 // NewCmdConvert builds `pprofx convert`. runF replaces convertRun in tests.
@@ -72,6 +75,8 @@ an existing OUT untouched.`,
 	f.StringVar(&o.ProfileID, "profile-id", "", "OTLP output: the profile_id, 32 hex digits (default: derived from the content)")
 	f.StringArrayVar(&o.Resource, "resource", nil, "OTLP output: a resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
 	f.BoolVar(&o.KeepOriginal, "keep-original", false, "OTLP output: embed a non-pprof input file as the original_payload")
+	f.StringVar(&o.SampleType, "sample-type", "", "folded output: the sample type written (default: the profile's default, as pprof picks it); folded input: its TYPE/UNIT (default samples/count)")
+	f.BoolVar(&o.Lines, "lines", false, "folded, speedscope, HTML output: frames as \"function file:line\"")
 	return cmd
 }
 
@@ -97,7 +102,7 @@ func convertRun(o *ConvertOptions) error {
 		to = f
 	}
 	wo := formats.WriteOptions{Warn: warner(ios, o.Output), KeepOriginal: o.KeepOriginal, ScopeVersion: version(),
-		Gzip: strings.HasSuffix(strings.ToLower(o.Output), ".gz")}
+		Gzip: strings.HasSuffix(strings.ToLower(o.Output), ".gz"), SampleType: o.SampleType, Lines: o.Lines}
 	if o.ProfileID != "" {
 		id, err := otlp.ParseProfileID(o.ProfileID)
 		if err != nil {
@@ -110,7 +115,7 @@ func convertRun(o *ConvertOptions) error {
 		return &UsageError{err.Error()}
 	}
 	wo.Resource = res
-	if o.Output == "-" && ios.OutIsTerminal {
+	if o.Output == "-" && ios.OutIsTerminal && !formats.IsText(to) {
 		return &UsageError{"refusing to write a binary profile to a terminal: name an output with -o, or pipe it"}
 	}
 	in, err := openInput(ios, o.Input)
@@ -119,7 +124,8 @@ func convertRun(o *ConvertOptions) error {
 	}
 	defer in.Close()
 	warn := warner(ios, o.Input)
-	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal})
+	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal,
+		SampleType: o.SampleType})
 	if err != nil {
 		return &FileError{o.Input, err}
 	}

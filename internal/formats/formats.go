@@ -37,6 +37,9 @@ type ReadOptions struct {
 	// profile's OriginalPayload when the input is not pprof (OTLP's
 	// original_payload, for --keep-original).
 	KeepOriginal bool
+	// SampleType names the values of an input that does not name them
+	// (folded stacks): "type/unit".
+	SampleType string
 }
 
 // Item is one profile of an input (an OTLP file or a bundle holds several).
@@ -85,6 +88,7 @@ var formatTitles = map[detect.Format]string{
 	detect.GoLegacyText: "Go legacy text profile",
 	detect.PerfData:     "Linux perf.data",
 	detect.JFR:          "Java Flight Recorder file",
+	detect.Folded:       "folded stacks",
 }
 
 type limitedReader struct {
@@ -258,6 +262,8 @@ type writer struct {
 	write    func(w io.Writer, items []Item, opts WriteOptions) error
 	// multi: the format holds several profiles in one file.
 	multi bool
+	// text: the output is text a terminal can show.
+	text bool
 }
 
 var writers = map[OutFormat]writer{}
@@ -314,7 +320,16 @@ type WriteOptions struct {
 	// Gzip asks formats that are not gzipped by nature (OTLP) to gzip
 	// their output: the output name ends in .gz.
 	Gzip bool
+	// SampleType picks the value written by formats that hold one sample
+	// type (folded); "" is the profile's default, as pprof chooses it.
+	SampleType string
+	// Lines names frames "function file:line" in stack views (folded,
+	// speedscope, HTML).
+	Lines bool
 }
+
+// IsText reports whether format f is text that may go to a terminal.
+func IsText(f OutFormat) bool { return writers[f].text }
 
 // HoldsMany reports whether format f holds several profiles in one file.
 func HoldsMany(f OutFormat) bool { return writers[f].multi }
