@@ -107,6 +107,7 @@ func TestMatchesPprofTraces(t *testing.T) {
 		for i, st := range p.SampleTypes {
 			typ, unit := p.String(st.Type), p.String(st.Unit)
 			t.Run(fmt.Sprintf("%s/%s", fx.Name, typ), func(t *testing.T) {
+				t.Parallel()
 				var buf bytes.Buffer
 				if err := folded.Encode(&buf, p, folded.WriteOptions{SampleType: typ + "/" + unit}); err != nil {
 					t.Fatal(err)

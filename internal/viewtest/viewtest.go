@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/formats"
@@ -76,15 +77,37 @@ func Fixtures(t testing.TB) []Fixture {
 	return out
 }
 
+var (
+	pprofOnce sync.Once
+	pprofBin  string
+	pprofErr  error
+)
+
 // Pprof runs `go tool pprof -symbolize=none ARGS...` and returns its
 // output; the test is skipped when go is not on PATH.
 func Pprof(t testing.TB, args ...string) string {
 	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
+	pprofOnce.Do(func() {
+		gobin, err := exec.LookPath("go")
+		if err != nil {
+			return
+		}
+		// `go tool -n pprof` builds pprof once and names the binary, so
+		// each run below skips the go command.
+		out, err := exec.Command(gobin, "tool", "-n", "pprof").Output()
+		if err != nil {
+			pprofErr = err
+			return
+		}
+		pprofBin = strings.TrimSpace(string(out))
+	})
+	if pprofErr != nil {
+		t.Fatalf("go tool -n pprof: %v", pprofErr)
+	}
+	if pprofBin == "" {
 		t.Skip("go not on PATH: no `go tool pprof` to compare with")
 	}
-	cmd := exec.Command(gobin, append([]string{"tool", "pprof", "-symbolize=none"}, args...)...)
+	cmd := exec.Command(pprofBin, append([]string{"-symbolize=none"}, args...)...)
 	cmd.Env = append(os.Environ(), "PPROF_TMPDIR="+t.TempDir(), "PPROF_BINARY_PATH=/nonexistent")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
