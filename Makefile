@@ -13,11 +13,13 @@ install:
 
 include proto/proto.mk
 
-# The one test command: formatting, vet, every test, and the nested module
-# that reads pprofx's OTLP output with the official OpenTelemetry bindings.
+# The one test command: formatting, vet, every test, the nested module
+# that reads pprofx's OTLP output with the official OpenTelemetry bindings,
+# and the one that drives the HTML flame graph in headless chromium.
 test: fmt-check vet
 	$(GO) test ./...
 	cd internal/otlp/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd internal/flamegraph/browsertest && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -39,6 +41,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./internal/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzBlocks$$' -fuzztime $(FUZZTIME) ./internal/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlp
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/folded
 
 # Regenerate the Go runtime/pprof fixtures (new real samples each time).
 fixtures:
