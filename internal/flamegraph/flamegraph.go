@@ -170,4 +170,3 @@ func writeData(bw *bufio.Writer, p *model.Profile, set *callstacks.Set, active i
 	_, err := bw.Write(b)
 	return err
 }
-
