@@ -39,10 +39,18 @@ func NewCmdConvert(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 		Long: `Convert reads one profile, whatever its format (detected from its content),
 and writes it in the output format: --to FORMAT, or else the one the output's
 name says (.pb.gz, .pprof: pprof; .pb: pprof-raw; .otlp, .otlp.gz: otlp;
-.otlp.json: otlp-json; a further .gz gzips OTLP), or else pprof.
+.otlp.json: otlp-json; a further .gz gzips OTLP; .folded, .collapsed: folded;
+.speedscope.json: speedscope; .html: html), or else pprof.
 
 Output formats:
   ` + joinLines(formats.OutFormats(), "\n  ") + `
+
+Folded stacks hold one sample type: --sample-type picks it (a type name such
+as inuse_space, type/unit, or an index; default: the profile's default sample
+type, else the last, as pprof picks it). speedscope and HTML hold every type;
+--sample-type picks the one shown first. --lines names frames
+"function file:line". Folded input (flamegraph.pl, async-profiler collapsed)
+is detected; --sample-type TYPE/UNIT names its values (default samples/count).
 
 An input holding several profiles (a bundle, an OTLP file with several
 containers) needs --index N, except for OTLP output, which takes them all,
@@ -53,6 +61,10 @@ one warning on stderr. The output is written atomically: a failed run leaves
 an existing OUT untouched.`,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert heap.pb -o heap.pb.gz
+  pprofx convert testdata/go/cpu.pb.gz -o cpu.html
+  pprofx convert testdata/go/heap.pb.gz -o heap.folded --sample-type inuse_space
+  pprofx convert testdata/folded/perf-gzip.folded -o perf.pb.gz --sample-type cpu/nanoseconds
+  pprofx convert testdata/go/cpu.pb.gz -o cpu.speedscope.json
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx convert cpu.otlp -o back.pb.gz
   curl -s localhost:6060/debug/pprof/profile | pprofx convert - -o - --to pprof-raw | wc -c`,

@@ -100,12 +100,14 @@ func warner(ios *IOStreams, file string) func(string) {
 func NewRootCmd(ios *IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "pprofx",
-		Short: "Convert, inspect, merge and unpack profiles",
+		Short: "Convert, inspect, view, merge and unpack profiles",
 		Long: `pprofx converts profiles between formats without losing anything the target
 can hold, and inspects them. Formats are detected from content, never names:
 pprof (gzip or raw), gperftools CPU profiles (any layout), OTLP profiles
 (protobuf or JSON), pprofx bundles, and, through gzip or zstd, any of them
-compressed. merge puts many profiles
+compressed, and folded stacks. It also writes folded stacks, speedscope
+JSON and a self-contained HTML flame graph, and prints pprof's -top table
+(top). merge puts many profiles
 into one compact bundle; unpack gives any one of them back exactly.
 "-" stands for standard input or output wherever a file is named.
 
@@ -114,6 +116,8 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert cpu.prof -o cpu.pb.gz       # a gperftools CPUPROFILE file
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
+  pprofx convert cpu.pb.gz -o cpu.html          # flame graph, opens offline
+  pprofx top cpu.pb.gz -n 20
   find profiles -name '*.pb.gz' | pprofx merge --files-from - -o all.ppxb
   pprofx unpack all.ppxb --index 2 -o third.pb.gz
   curl -s http://localhost:6060/debug/pprof/heap | pprofx inspect -`,

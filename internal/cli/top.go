@@ -81,7 +81,7 @@ func topRun(o *TopOptions) error {
 	}
 	tab, err := top.Compute(item.Profile, top.Options{SampleType: o.SampleType, Cum: o.Cum})
 	if err != nil {
-		return &UsageError{err.Error()}
+		return &FileError{o.Input, err}
 	}
 	return top.Write(ios.Out, tab, o.N)
 }

@@ -274,7 +274,7 @@ func registerWriter(f OutFormat, w writer) { writers[f] = w }
 func OutFormats() []string {
 	var out []string
 	for f, w := range writers {
-		out = append(out, fmt.Sprintf("%-10s %s", f, w.desc))
+		out = append(out, fmt.Sprintf("%-11s %s", f, w.desc))
 	}
 	sort.Strings(out)
 	return out

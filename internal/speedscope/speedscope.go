@@ -56,8 +56,10 @@ func Encode(w io.Writer, p *model.Profile, opts Options) error {
 	var b []byte
 	b = append(b, `{"$schema":`...)
 	b = strconv.AppendQuote(b, SchemaURL)
-	b = append(b, `,"name":`...)
-	b = appendString(b, opts.Name)
+	if opts.Name != "" {
+		b = append(b, `,"name":`...)
+		b = appendString(b, opts.Name)
+	}
 	b = append(b, `,"exporter":`...)
 	b = appendString(b, opts.Exporter)
 	b = append(b, `,"activeProfileIndex":`...)
