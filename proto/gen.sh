@@ -19,7 +19,11 @@ protoc -I proto \
 	--go_opt=Mopentelemetry/proto/resource/v1/resource.proto="$pkg/resourcepb;resourcepb" \
 	--go_opt=Mopentelemetry/proto/profiles/v1experimental/profiles.proto="$pkg/profilespb;profilespb" \
 	--go_opt=Mopentelemetry/proto/profiles/v1experimental/pprofextended.proto="$pkg/profilespb;profilespb" \
+	--go_opt=Mopentelemetry/proto/profiles/v1development/profiles.proto="$pkg/devprofilespb;devprofilespb" \
+	--go_opt=Mopentelemetry/proto/collector/profiles/v1development/profiles_service.proto="$pkg/devcollectorpb;devcollectorpb" \
 	opentelemetry/proto/common/v1/common.proto \
 	opentelemetry/proto/resource/v1/resource.proto \
 	opentelemetry/proto/profiles/v1experimental/profiles.proto \
-	opentelemetry/proto/profiles/v1experimental/pprofextended.proto
+	opentelemetry/proto/profiles/v1experimental/pprofextended.proto \
+	opentelemetry/proto/profiles/v1development/profiles.proto \
+	opentelemetry/proto/collector/profiles/v1development/profiles_service.proto

@@ -33,8 +33,8 @@ type Fixture struct {
 	// for a gperftools file, pprofx's conversion of it (pprof's own
 	// gperftools reader drops frames pprofx keeps).
 	Pprof string
-	// Addresses: the profile is unsymbolized (gperftools); compare with
-	// pprof's -addresses.
+	// Addresses: the profile has no function names at all (a gperftools
+	// file, a Go threadcreate profile); compare with pprof's -addresses.
 	Addresses bool
 }
 
@@ -57,8 +57,8 @@ func Fixtures(t testing.TB) []Fixture {
 				t.Fatalf("%s: %v", name, err)
 			}
 			fx := Fixture{Name: name, Profile: in.Items[0].Profile, Pprof: f}
+			fx.Addresses = len(fx.Profile.Functions) == 0
 			if strings.HasPrefix(name, "gperftools/") {
-				fx.Addresses = true
 				var buf bytes.Buffer
 				if err := pprof.Encode(&buf, fx.Profile, pprof.EncodeOptions{}); err != nil {
 					t.Fatal(err)
