@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -253,7 +254,7 @@ func (n *namer) location(li int32) []int32 {
 
 // FrameNames names the frames of location li, innermost first: one per
 // line (inlined functions expanded), "function" or, with lines,
-// "function file:line"; a location without a named function is its
+// "function file:line" (as pprof -traces -lines prints it); a location without a named function is its
 // address with the base name of its mapping, "0x4011a6 [burn]".
 func FrameNames(p *model.Profile, li int32, lines bool) []string {
 	return frameNames(p, li, lines, nil)
@@ -277,7 +278,17 @@ func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, st
 			continue
 		}
 		if lines {
-			name += " " + p.String(fn.Filename) + ":" + strconv.FormatInt(ln.Line, 10)
+			// As pprof -lines prints it: the file cleaned, no ":0".
+			file := p.String(fn.Filename)
+			if file != "" {
+				file = filepath.Clean(file)
+			}
+			switch {
+			case ln.Line != 0:
+				name += " " + file + ":" + strconv.FormatInt(ln.Line, 10)
+			case file != "":
+				name += " " + file
+			}
 		}
 		out = append(out, name)
 	}

@@ -157,6 +157,33 @@ func project(m map[string]int64) map[string]int64 {
 	return out
 }
 
+// TestLinesMatchPprofTraces: with --lines, frames are "function
+// file:line", as `go tool pprof -traces -lines` prints them (default
+// sample type of every fixture with function names).
+func TestLinesMatchPprofTraces(t *testing.T) {
+	for _, fx := range viewtest.Fixtures(t) {
+		if fx.Addresses {
+			continue
+		}
+		p := fx.Profile
+		t.Run(fx.Name, func(t *testing.T) {
+			t.Parallel()
+			ti, _ := callstacks.SampleIndex(p, "")
+			var buf bytes.Buffer
+			if err := folded.Encode(&buf, p, folded.WriteOptions{Lines: true}); err != nil {
+				t.Fatal(err)
+			}
+			got := project(parseFolded(t, buf.String()))
+			args := append([]string{"-traces", "-lines", "-sample_index=" + strconv.Itoa(ti)}, viewtest.UnitFlag(p.String(p.SampleTypes[ti].Unit))...)
+			want := pprofTraces(t, viewtest.Pprof(t, append(args, fx.Pprof)...), false)
+			if len(want) == 0 {
+				t.Fatalf("pprof printed no stacks")
+			}
+			compare(t, got, want)
+		})
+	}
+}
+
 func compare(t *testing.T, got, want map[string]int64) {
 	t.Helper()
 	var bad []string

@@ -371,6 +371,7 @@ func TestGoCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	st = pg.state()
+	t.Logf("render after switching the sample type: %.1f ms", st.RenderMs)
 	if st.Type != other || st.Total != tot[other] || st.Total == tot[def] {
 		t.Errorf("after switching to type %d: type %d total %v, want %v", other, st.Type, st.Total, tot[other])
 	}
