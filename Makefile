@@ -21,6 +21,7 @@ test: fmt-check vet
 	$(GO) test ./...
 	cd internal/otlp/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd internal/otlpdev/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd internal/flamegraph/browsertest && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -45,6 +46,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlpdev
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlpdev
 	$(GO) test -run '^$$' -fuzz '^FuzzELF$$' -fuzztime $(FUZZTIME) ./internal/symbolize
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/folded
 
 # Regenerate the Go runtime/pprof fixtures (new real samples each time).
 fixtures:

@@ -27,6 +27,9 @@ type ConvertOptions struct {
 	MaxExpansion int64    // --max-expansion: output at most this many times the input
 	OTLPProto    string   // --otlp-proto 1.9: Sample layout of a v1development input
 	Sym          SymbolizeFlags
+	// Stack views (folded, speedscope, HTML) and folded input.
+	SampleType string // --sample-type: the value a one-type output holds; folded input's TYPE/UNIT
+	Lines      bool   // --lines: frames as "function file:line"
 }
 
 // NewCmdConvert builds `pprofx convert`. runF replaces convertRun in tests.
@@ -39,13 +42,21 @@ func NewCmdConvert(ios *IOStreams, runF func(*ConvertOptions) error) *cobra.Comm
 		Long: `Convert reads one profile, whatever its format (detected from its content),
 and writes it in the output format: --to FORMAT, or else the one the output's
 name says (.pb.gz, .pprof: pprof; .pb: pprof-raw; .otlp, .otlp.gz: otlp;
-.otlp.json: otlp-json; .jsonl: otlp-jsonl; a further .gz gzips OTLP), or
+.otlp.json: otlp-json; .jsonl: otlp-jsonl; a further .gz gzips OTLP;
+.folded, .collapsed: folded; .speedscope.json: speedscope; .html: html), or
 else pprof. otlp, otlp-json, otlp-jsonl and otlp-framed are OTLP profiles
 v1development (opentelemetry-proto v1.11.0), what collectors take today;
 pprofextended and pprofextended-json are the OTEP's older v1experimental.
 
 Output formats:
   ` + joinLines(formats.OutFormats(), "\n  ") + `
+
+Folded stacks hold one sample type: --sample-type picks it (a type name such
+as inuse_space, type/unit, or an index; default: the profile's default sample
+type, else the last, as pprof picks it). speedscope and HTML hold every type;
+--sample-type picks the one shown first. --lines names frames
+"function file:line". Folded input (flamegraph.pl, async-profiler collapsed)
+is detected; --sample-type TYPE/UNIT names its values (default samples/count).
 
 An input holding several profiles (a bundle, an OTLP file with several
 containers) needs --index N, except for OTLP output, which takes them all,
@@ -56,6 +67,10 @@ one warning on stderr. The output is written atomically: a failed run leaves
 an existing OUT untouched.`,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert heap.pb -o heap.pb.gz
+  pprofx convert testdata/go/cpu.pb.gz -o cpu.html
+  pprofx convert testdata/go/heap.pb.gz -o heap.folded --sample-type inuse_space
+  pprofx convert testdata/folded/perf-gzip.folded -o perf.pb.gz --sample-type cpu/nanoseconds
+  pprofx convert testdata/go/cpu.pb.gz -o cpu.speedscope.json
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx convert cpu.otlp -o back.pb.gz
   pprofx convert heap.pb.gz -o heap.jsonl            # a collector fileexporter file
@@ -88,6 +103,8 @@ an existing OUT untouched.`,
 	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later; the default) or "1.9"`)
 	o.Sym.register(f, "auto")
 	o.Sym.OnlyBare = true
+	f.StringVar(&o.SampleType, "sample-type", "", "folded output: the sample type written (default: the profile's default, as pprof picks it); folded input: its TYPE/UNIT (default samples/count)")
+	f.BoolVar(&o.Lines, "lines", false, "folded, speedscope, HTML output: frames as \"function file:line\"")
 	return cmd
 }
 
@@ -110,6 +127,7 @@ func convertRun(o *ConvertOptions) error {
 	}
 	wo := writeOptions(ios, o.Output)
 	wo.KeepOriginal = o.KeepOriginal
+	wo.SampleType, wo.Lines = o.SampleType, o.Lines
 	if o.ProfileID != "" {
 		id, err := otlp.ParseProfileID(o.ProfileID)
 		if err != nil {
@@ -135,7 +153,7 @@ func convertRun(o *ConvertOptions) error {
 	defer in.Close()
 	warn := warner(ios, o.Input)
 	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal,
-		OTLPProto: o.OTLPProto})
+		OTLPProto: o.OTLPProto, SampleType: o.SampleType})
 	if err != nil {
 		return &FileError{o.Input, err}
 	}

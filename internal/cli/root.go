@@ -102,15 +102,17 @@ func warner(ios *IOStreams, file string) func(string) {
 func NewRootCmd(ios *IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "pprofx",
-		Short: "Convert, inspect, merge and unpack profiles",
+		Short: "Convert, inspect, view, merge and unpack profiles",
 		Long: `pprofx converts profiles between formats without losing anything the target
 can hold, and inspects them. Formats are detected from content, never names:
 pprof (gzip or raw), gperftools CPU profiles (any layout), OTLP profiles
 (v1development as collectors speak it, and the older pprofextended; protobuf,
-JSON, the collector's JSON lines and framed files), pprofx bundles, and,
-through gzip or zstd, any of them compressed. merge puts many profiles into
-one compact bundle; unpack gives any one of them back exactly; validate
-checks files against their format's rules.
+JSON, the collector's JSON lines and framed files), pprofx bundles, folded
+stacks, and, through gzip or zstd, any of them compressed. It also writes
+folded stacks, speedscope JSON and a self-contained HTML flame graph, and
+prints pprof's -top table (top). merge puts many profiles into one compact
+bundle; unpack gives any one of them back exactly; validate checks files
+against their format's rules; symbolize turns addresses into functions.
 "-" stands for standard input or output wherever a file is named.
 
 Exit status: 0 success, 1 failure (one line per failure on stderr, as
@@ -120,6 +122,8 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
   pprofx symbolize cpu.prof --symbols-dir ./build -o cpu.pb.gz
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx validate cpu.otlp                   # OTLP profiles v1development, by the spec's rules
+  pprofx convert cpu.pb.gz -o cpu.html          # flame graph, opens offline
+  pprofx top cpu.pb.gz -n 20
   find profiles -name '*.pb.gz' | pprofx merge --files-from - -o all.ppxb
   pprofx unpack all.ppxb --index 2 -o third.pb.gz
   cat heap.pb.gz | pprofx inspect -`,
@@ -133,7 +137,7 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(NewCmdConvert(ios, nil), NewCmdInspect(ios, nil), NewCmdVersion(ios),
 		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil), NewCmdCompletion(ios),
-		NewCmdValidate(ios, nil), NewCmdSymbolize(ios, nil))
+		NewCmdValidate(ios, nil), NewCmdSymbolize(ios, nil), NewCmdTop(ios, nil))
 	return root
 }
 

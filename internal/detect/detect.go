@@ -21,6 +21,7 @@ const (
 	OTLP       Format = "otlp"      // OTLP profiles v1experimental (pprofextended)
 	OTLPJSON   Format = "otlp-json" // the same in OTLP JSON
 	Bundle     Format = "bundle"
+	Folded     Format = "folded"
 	// OTLP profiles v1development (opentelemetry-proto v1.4 and later, as
 	// the collector writes them): binary ProfilesData (also in the
 	// collector file exporter's 4-byte length-prefixed framing), and OTLP
@@ -96,6 +97,9 @@ func Sniff(head []byte) (Result, error) {
 	}
 	if f, ok := sniffJSON(head); ok {
 		return Result{Format: f}, nil
+	}
+	if sniffFolded(head) {
+		return Result{Format: Folded}, nil
 	}
 	if f, ok := sniffProto(head); ok {
 		return Result{Format: f}, nil
@@ -182,4 +186,43 @@ func hasKey(data []byte, key string) bool {
 			return true
 		}
 	}
+}
+
+// sniffFolded recognises folded ("collapsed") stacks: text with no control
+// characters but tabs and line breaks, whose first line ends in white
+// space and a whole number ("main;work 42"), or, when the first line runs
+// past head, holds a ';'.
+func sniffFolded(head []byte) bool {
+	for _, c := range head {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) == 0 || t[0] == '{' || t[0] == '[' && !bytes.Contains(t, []byte(";")) {
+		return false
+	}
+	nl := bytes.IndexByte(t, '\n')
+	if nl < 0 {
+		if len(head) >= HeadSize { // the first line runs past head
+			return bytes.IndexByte(t, ';') >= 0
+		}
+		return endsInCount(t)
+	}
+	return endsInCount(bytes.TrimRight(t[:nl], "\r"))
+}
+
+func endsInCount(line []byte) bool {
+	line = bytes.TrimRight(line, " \t")
+	i := len(line)
+	for i > 0 && line[i-1] >= '0' && line[i-1] <= '9' {
+		i--
+	}
+	if i == len(line) || i == 0 {
+		return false
+	}
+	if line[i-1] == '-' {
+		i--
+	}
+	return i > 0 && (line[i-1] == ' ' || line[i-1] == '\t') && len(bytes.TrimRight(line[:i], " \t")) > 0
 }

@@ -54,6 +54,9 @@ type ReadOptions struct {
 	// profile's OriginalPayload when the input is not pprof (OTLP's
 	// original_payload, for --keep-original).
 	KeepOriginal bool
+	// SampleType names the values of an input that does not name them
+	// (folded stacks): "type/unit".
+	SampleType string
 }
 
 // Item is one profile of an input (an OTLP file or a bundle holds several).
@@ -108,6 +111,7 @@ var formatTitles = map[detect.Format]string{
 	detect.GoLegacyText: "Go legacy text profile",
 	detect.PerfData:     "Linux perf.data",
 	detect.JFR:          "Java Flight Recorder file",
+	detect.Folded:       "folded stacks",
 }
 
 type limitedReader struct {
@@ -413,7 +417,7 @@ func registerWriter(f OutFormat, w writer) { writers[f] = w }
 func OutFormats() []string {
 	var out []string
 	for f, w := range writers {
-		out = append(out, fmt.Sprintf("%-10s %s", f, w.desc))
+		out = append(out, fmt.Sprintf("%-11s %s", f, w.desc))
 	}
 	sort.Strings(out)
 	return out
@@ -490,6 +494,12 @@ type WriteOptions struct {
 	// Gzip asks formats that are not gzipped by nature (OTLP) to gzip
 	// their output: the output name ends in .gz.
 	Gzip bool
+	// SampleType picks the value written by formats that hold one sample
+	// type (folded); "" is the profile's default, as pprof chooses it.
+	SampleType string
+	// Lines names frames "function file:line" in stack views (folded,
+	// speedscope, HTML).
+	Lines bool
 }
 
 // DefaultMaxExpansion bounds how many times its input's size an output

@@ -1,0 +1,321 @@
+// Package callstacks turns a profile's samples into what every stack view
+// shows (folded stacks, speedscope, the HTML flame graph): root-first
+// stacks of frame names, identical ones summed. It is a helper of those
+// codecs, not a codec: it reads a model.Profile and returns plain tables.
+package callstacks
+
+import (
+	"encoding/binary"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Options control how frames are named.
+type Options struct {
+	// Lines names a frame "function file:line" instead of "function".
+	Lines bool
+	// Rename, when set, is applied to every frame name (a format's
+	// escaping); names it makes equal are merged.
+	Rename func(string) string
+	// FuncName, when set, names a function from its name and system name
+	// (both non-empty or the name empty); default: the name, else the
+	// system name.
+	FuncName func(name, systemName string) string
+}
+
+// Set is a profile's stacks of frame names, aggregated.
+type Set struct {
+	// Names are the distinct frame names, sorted.
+	Names []string
+	// Stack i is Frames[Offsets[i]:Offsets[i+1]], root first, as indices
+	// into Names. Stacks are distinct and sorted frame by frame (so by
+	// name), which puts every subtree of the call tree in one run.
+	Frames  []int32
+	Offsets []int32
+	// Values[t][i] is stack i's total for the t-th requested sample type.
+	Values [][]int64
+	// Types are the sample type indices (of the profile) Values holds.
+	Types []int
+}
+
+// Len returns the number of stacks.
+func (s *Set) Len() int { return len(s.Offsets) - 1 }
+
+// Stack returns stack i, root first.
+func (s *Set) Stack(i int) []int32 { return s.Frames[s.Offsets[i]:s.Offsets[i+1]] }
+
+// Total returns the sum of the t-th type's values.
+func (s *Set) Total(t int) int64 {
+	var sum int64
+	for _, v := range s.Values[t] {
+		sum += v
+	}
+	return sum
+}
+
+// SampleIndex picks a sample type of p the way pprof's -sample_index does:
+// "" is the default sample type, else the last; otherwise a type name
+// ("inuse_space"), a type/unit pair ("cpu/nanoseconds") or an index.
+func SampleIndex(p *model.Profile, name string) (int, error) {
+	n := len(p.SampleTypes)
+	if n == 0 {
+		return 0, fmt.Errorf("the profile has no sample types")
+	}
+	if name == "" {
+		if p.DefaultSampleType != 0 {
+			dst := p.String(p.DefaultSampleType)
+			for i, st := range p.SampleTypes {
+				if p.String(st.Type) == dst {
+					return i, nil
+				}
+			}
+		}
+		return n - 1, nil
+	}
+	for i, st := range p.SampleTypes {
+		if t := p.String(st.Type); t == name || t+"/"+p.String(st.Unit) == name {
+			return i, nil
+		}
+	}
+	if i, err := strconv.Atoi(name); err == nil && i >= 0 && i < n {
+		return i, nil
+	}
+	return 0, fmt.Errorf("--sample-type %q: the profile has %s", name, strings.Join(TypeNames(p), ", "))
+}
+
+// TypeNames lists p's sample types as "type/unit".
+func TypeNames(p *model.Profile) []string {
+	var out []string
+	for _, st := range p.SampleTypes {
+		out = append(out, p.String(st.Type)+"/"+p.String(st.Unit))
+	}
+	return out
+}
+
+// Aggregate sums p's samples by their stacks of frame names for the sample
+// types types (indices into p.SampleTypes). Inline frames are expanded,
+// outermost caller first. Stacks whose values are all zero are left out.
+func Aggregate(p *model.Profile, types []int, opts Options) *Set {
+	nt := len(types)
+	nstacks := p.Stacks.Len()
+	// Sum by the model's own stacks first: few string keys to build.
+	sums := make([]int64, nstacks*nt)
+	used := make([]bool, nstacks)
+	for _, s := range p.Samples {
+		if s.Stack < 0 || int(s.Stack) >= nstacks {
+			continue
+		}
+		row := sums[int(s.Stack)*nt : int(s.Stack)*nt+nt]
+		for t, ti := range types {
+			if ti < len(s.Values) {
+				row[t] += s.Values[ti]
+			}
+		}
+		used[s.Stack] = true
+	}
+
+	nm := newNamer(p, opts)
+	var (
+		byKey   = make(map[string]int32)
+		frames  []int32
+		offsets = []int32{0}
+		values  []int64
+		seq     []int32
+		key     []byte
+	)
+	for si := 0; si < nstacks; si++ {
+		if !used[si] {
+			continue
+		}
+		row := sums[si*nt : si*nt+nt]
+		zero := true
+		for _, v := range row {
+			if v != 0 {
+				zero = false
+			}
+		}
+		if zero {
+			continue
+		}
+		st := p.Stacks.Get(si)
+		seq = seq[:0]
+		for j := len(st) - 1; j >= 0; j-- {
+			names := nm.location(st[j])
+			for k := len(names) - 1; k >= 0; k-- {
+				seq = append(seq, names[k])
+			}
+		}
+		key = key[:0]
+		for _, f := range seq {
+			key = binary.LittleEndian.AppendUint32(key, uint32(f))
+		}
+		id, ok := byKey[string(key)]
+		if !ok {
+			id = int32(len(offsets) - 1)
+			byKey[string(key)] = id
+			frames = append(frames, seq...)
+			offsets = append(offsets, int32(len(frames)))
+			values = append(values, row...)
+		} else {
+			for t, v := range row {
+				values[int(id)*nt+t] += v
+			}
+		}
+	}
+
+	// Names sorted; stacks renumbered and sorted by them.
+	order := make([]int32, len(nm.names))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(a, b int) bool { return nm.names[order[a]] < nm.names[order[b]] })
+	remap := make([]int32, len(order))
+	names := make([]string, len(order))
+	for newID, old := range order {
+		remap[old] = int32(newID)
+		names[newID] = nm.names[old]
+	}
+	for i, f := range frames {
+		frames[i] = remap[f]
+	}
+	n := len(offsets) - 1
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	get := func(i int32) []int32 { return frames[offsets[i]:offsets[i+1]] }
+	slices.SortFunc(idx, func(a, b int32) int { return slices.Compare(get(a), get(b)) })
+
+	out := &Set{Names: names, Types: append([]int(nil), types...), Offsets: make([]int32, 1, n+1),
+		Frames: make([]int32, 0, len(frames)), Values: make([][]int64, nt)}
+	for t := range out.Values {
+		out.Values[t] = make([]int64, n)
+	}
+	for k, i := range idx {
+		out.Frames = append(out.Frames, get(i)...)
+		out.Offsets = append(out.Offsets, int32(len(out.Frames)))
+		for t := 0; t < nt; t++ {
+			out.Values[t][k] = values[int(i)*nt+t]
+		}
+	}
+	return out
+}
+
+// namer names the frames of locations, each name interned once.
+type namer struct {
+	p     *model.Profile
+	opts  Options
+	names []string
+	ids   map[string]int32
+	byLoc [][]int32 // innermost first; nil = not named yet
+	done  []bool
+}
+
+func newNamer(p *model.Profile, opts Options) *namer {
+	return &namer{p: p, opts: opts, ids: make(map[string]int32), byLoc: make([][]int32, len(p.Locations)),
+		done: make([]bool, len(p.Locations))}
+}
+
+func (n *namer) intern(s string) int32 {
+	if n.opts.Rename != nil {
+		s = n.opts.Rename(s)
+	}
+	if id, ok := n.ids[s]; ok {
+		return id
+	}
+	id := int32(len(n.names))
+	n.names = append(n.names, s)
+	n.ids[s] = id
+	return id
+}
+
+// location returns the frame names of location li, innermost first.
+func (n *namer) location(li int32) []int32 {
+	if li < 0 || int(li) >= len(n.byLoc) {
+		return []int32{n.intern("[bad location]")}
+	}
+	if n.done[li] {
+		return n.byLoc[li]
+	}
+	var out []int32
+	for _, s := range frameNames(n.p, li, n.opts.Lines, n.opts.FuncName) {
+		out = append(out, n.intern(s))
+	}
+	n.byLoc[li], n.done[li] = out, true
+	return out
+}
+
+// FrameNames names the frames of location li, innermost first: one per
+// line (inlined functions expanded), "function" or, with lines,
+// "function file:line" (as pprof -traces -lines prints it); a location without a named function is its
+// address with the base name of its mapping, "0x4011a6 [burn]".
+func FrameNames(p *model.Profile, li int32, lines bool) []string {
+	return frameNames(p, li, lines, nil)
+}
+
+func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, string) string) []string {
+	loc := &p.Locations[li]
+	var out []string
+	for _, ln := range loc.Lines {
+		if ln.Function < 0 || int(ln.Function) >= len(p.Functions) {
+			continue
+		}
+		fn := &p.Functions[ln.Function]
+		name := p.String(fn.Name)
+		if funcName != nil {
+			name = funcName(name, p.String(fn.SystemName))
+		} else if name == "" {
+			name = p.String(fn.SystemName)
+		}
+		if name == "" {
+			continue
+		}
+		if lines {
+			// As pprof -lines prints it: the file cleaned, no ":0".
+			file := p.String(fn.Filename)
+			if file != "" {
+				file = filepath.Clean(file)
+			}
+			switch {
+			case ln.Line != 0:
+				name += " " + file + ":" + strconv.FormatInt(ln.Line, 10)
+			case file != "":
+				name += " " + file
+			}
+		}
+		out = append(out, name)
+	}
+	if len(out) == 0 {
+		out = append(out, AddressName(p, loc))
+	}
+	return out
+}
+
+// AddressName names an unsymbolized location: "0x4011a6 [burn]", or
+// "0x4011a6" without a named mapping.
+func AddressName(p *model.Profile, loc *model.Location) string {
+	s := "0x" + strconv.FormatUint(loc.Address, 16)
+	if m := MappingName(p, loc); m != "" {
+		s += " [" + m + "]"
+	}
+	return s
+}
+
+// MappingName is the base name of a location's mapping file, or "".
+func MappingName(p *model.Profile, loc *model.Location) string {
+	if loc.Mapping < 0 || int(loc.Mapping) >= len(p.Mappings) {
+		return ""
+	}
+	f := p.String(p.Mappings[loc.Mapping].File)
+	if f == "" {
+		return ""
+	}
+	return path.Base(f)
+}

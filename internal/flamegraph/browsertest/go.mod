@@ -1,0 +1,17 @@
+module github.com/pprofx/pprofx/internal/flamegraph/browsertest
+
+go 1.26.8
+
+require (
+	github.com/chromedp/chromedp v0.23.0
+	github.com/pprofx/pprofx v0.0.0
+)
+
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)
+
+replace github.com/pprofx/pprofx => ../../..

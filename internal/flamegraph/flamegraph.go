@@ -1,0 +1,172 @@
+// Package flamegraph writes a profile as one self-contained HTML file: an
+// interactive flame graph (every sample type selectable, click to zoom,
+// search that highlights and sums matches, tooltips, flame/icicle toggle)
+// that needs no network. The renderer (assets/, embedded) is pprofx's own.
+package flamegraph
+
+import (
+	"bufio"
+	_ "embed"
+	"encoding/json"
+	"html"
+	"io"
+	"strconv"
+
+	"github.com/pprofx/pprofx/internal/callstacks"
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+//go:embed assets/flamegraph.js
+var script string
+
+//go:embed assets/flamegraph.css
+var style string
+
+// Options control Encode.
+type Options struct {
+	// SampleType is shown first ("" = the default sample type, as pprof
+	// chooses it); every type can be selected on the page.
+	SampleType string
+	Lines      bool   // frames named "function file:line"
+	Title      string // the page's title; "" = "pprofx flame graph"
+	Warn       func(string)
+}
+
+// Encode writes p as an HTML flame graph.
+//
+// The page carries every distinct stack of frame names once (root first,
+// sorted, each stored as the length it shares with the previous one plus
+// its own frames) with one value per sample type; the script renders from
+// that without building a tree (see assets/flamegraph.js).
+func Encode(w io.Writer, p *model.Profile, opts Options) error {
+	active, err := callstacks.SampleIndex(p, opts.SampleType)
+	if err != nil {
+		return err
+	}
+	types := make([]int, len(p.SampleTypes))
+	for i := range types {
+		types[i] = i
+	}
+	set := callstacks.Aggregate(p, types, callstacks.Options{Lines: opts.Lines})
+	title := opts.Title
+	if title == "" {
+		title = "pprofx flame graph"
+	}
+
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	bw.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	bw.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n")
+	bw.WriteString("<title>" + html.EscapeString(title) + "</title>\n<style>\n")
+	bw.WriteString(style)
+	bw.WriteString("</style>\n</head>\n<body>\n<header><h1>" + html.EscapeString(title) + "</h1>\n")
+	bw.WriteString(`<label>Sample type <select id="type"></select></label>
+<input type="search" id="search" placeholder="Search (regexp)" aria-label="search">
+<button id="reset" type="button">Reset zoom</button>
+<button id="flip" type="button">Icicle</button>
+</header>
+<div id="status"></div>
+<div id="wrap"><canvas id="fg"></canvas></div>
+<div id="tip"></div>
+<script type="application/json" id="pprofx-data">`)
+	if err := writeData(bw, p, set, active); err != nil {
+		return err
+	}
+	bw.WriteString("</script>\n<script>\n")
+	bw.WriteString(script)
+	bw.WriteString("</script>\n</body>\n</html>\n")
+	if opts.Warn != nil && (len(p.LabelSets) > 1 || len(p.Mappings) > 0) {
+		opts.Warn("the flame graph shows stacks of frame names: labels, addresses and mappings are not in it")
+	}
+	return bw.Flush()
+}
+
+// writeData writes the page's data as JSON (which never holds "</", as
+// encoding/json escapes '<'):
+//
+//	{"names": [...], "pre": [...], "cnt": [...], "fr": [...], "active": i,
+//	 "types": [{"name": "cpu/nanoseconds", "unit": "nanoseconds", "values": [...]}]}
+//
+// Stack k is the first pre[k] frames of stack k-1 followed by cnt[k]
+// frames from fr; values[k] is its value.
+func writeData(bw *bufio.Writer, p *model.Profile, set *callstacks.Set, active int) error {
+	b := make([]byte, 0, 1<<16)
+	flush := func() {
+		if len(b) > 1<<15 {
+			bw.Write(b)
+			b = b[:0]
+		}
+	}
+	b = append(b, `{"names":[`...)
+	for i, n := range set.Names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		q, _ := json.Marshal(n)
+		b = append(b, q...)
+		flush()
+	}
+	n := set.Len()
+	pre := make([]int32, n)
+	for k := 1; k < n; k++ {
+		a, c := set.Stack(k-1), set.Stack(k)
+		for pre[k] < int32(min(len(a), len(c))) && a[pre[k]] == c[pre[k]] {
+			pre[k]++
+		}
+	}
+	b = append(b, `],"pre":[`...)
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(pre[k]), 10)
+		flush()
+	}
+	b = append(b, `],"cnt":[`...)
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(len(set.Stack(k))-int(pre[k])), 10)
+		flush()
+	}
+	b = append(b, `],"fr":[`...)
+	first := true
+	for k := 0; k < n; k++ {
+		for _, f := range set.Stack(k)[pre[k]:] {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = strconv.AppendInt(b, int64(f), 10)
+		}
+		flush()
+	}
+	b = append(b, `],"active":`...)
+	b = strconv.AppendInt(b, int64(active), 10)
+	b = append(b, `,"types":[`...)
+	for t, ti := range set.Types {
+		st := p.SampleTypes[ti]
+		if t > 0 {
+			b = append(b, ',')
+		}
+		q, _ := json.Marshal(p.String(st.Type) + "/" + p.String(st.Unit))
+		b = append(b, `{"name":`...)
+		b = append(b, q...)
+		q, _ = json.Marshal(p.String(st.Unit))
+		b = append(b, `,"unit":`...)
+		b = append(b, q...)
+		b = append(b, `,"values":[`...)
+		for k, v := range set.Values[t] {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, v, 10)
+			flush()
+		}
+		b = append(b, "]}"...)
+	}
+	b = append(b, "]}"...)
+	_, err := bw.Write(b)
+	return err
+}

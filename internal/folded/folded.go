@@ -1,0 +1,245 @@
+// Package folded reads and writes Brendan Gregg's folded ("collapsed")
+// stacks: one line per distinct stack, frames root first separated by
+// ';', then a space and the stack's value:
+//
+//	main;work;leaf 42
+//
+// This is what flamegraph.pl's stackcollapse scripts, inferno, speedscope,
+// Pyroscope and async-profiler (collapsed output) read and write.
+package folded
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/pprofx/pprofx/internal/callstacks"
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// WriteOptions control Encode.
+type WriteOptions struct {
+	// SampleType picks the value written (callstacks.SampleIndex: "" is
+	// the profile's default sample type, as pprof chooses it).
+	SampleType string
+	// Lines writes frames as "function file:line".
+	Lines bool
+	// Warn is told once what the folded output cannot hold.
+	Warn func(string)
+}
+
+// Escape makes a frame name safe in a folded line, as async-profiler
+// does: ';' (the frame separator) becomes '|', a line break a space.
+func Escape(s string) string {
+	if !strings.ContainsAny(s, ";\n\r") {
+		return s
+	}
+	return strings.NewReplacer(";", "|", "\n", " ", "\r", " ").Replace(s)
+}
+
+// Encode writes p's stacks, summed, in folded form: one line per distinct
+// stack of frame names, sorted, with its total for one sample type.
+// Stacks whose total is zero are left out.
+func Encode(w io.Writer, p *model.Profile, opts WriteOptions) error {
+	ti, err := callstacks.SampleIndex(p, opts.SampleType)
+	if err != nil {
+		return err
+	}
+	escaped := false
+	set := callstacks.Aggregate(p, []int{ti}, callstacks.Options{
+		Lines: opts.Lines,
+		Rename: func(s string) string {
+			e := Escape(s)
+			if e != s {
+				escaped = true
+			}
+			return e
+		},
+		FuncName: annotatedName,
+	})
+	if opts.Warn != nil {
+		warnLosses(p, ti, escaped, opts.Warn)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var line []byte
+	for i := 0; i < set.Len(); i++ {
+		line = line[:0]
+		for j, f := range set.Stack(i) {
+			if j > 0 {
+				line = append(line, ';')
+			}
+			line = append(line, set.Names[f]...)
+		}
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, set.Values[0][i], 10)
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// annotatedName keeps an async-profiler annotation that Decode moved to
+// the system name ("foo_[j]" for the function "foo").
+func annotatedName(name, system string) string {
+	if name == "" {
+		return system
+	}
+	if base, ann := splitAnnotation(system); ann != "" && base == name {
+		return system
+	}
+	return name
+}
+
+func warnLosses(p *model.Profile, ti int, escaped bool, warn func(string)) {
+	var lost []string
+	if n := len(p.SampleTypes) - 1; n > 0 {
+		lost = append(lost, fmt.Sprintf("%d other sample type(s) (choose with --sample-type)", n))
+	}
+	if len(p.LabelSets) > 1 {
+		lost = append(lost, "labels")
+	}
+	if len(p.Mappings) > 0 {
+		lost = append(lost, "mappings and addresses")
+	}
+	if p.TimeNanos != 0 || p.DurationNanos != 0 || p.Period != 0 {
+		lost = append(lost, "time, duration and period")
+	}
+	if len(lost) > 0 {
+		st := p.SampleTypes[ti]
+		warn(fmt.Sprintf("folded stacks hold one sample type (wrote %s/%s) and function names only: %s dropped",
+			p.String(st.Type), p.String(st.Unit), strings.Join(lost, ", ")))
+	}
+	if escaped {
+		warn("frame names with ';' or line breaks were escaped (';' -> '|', line break -> space)")
+	}
+}
+
+// ReadOptions control Decode.
+type ReadOptions struct {
+	// SampleType names the values: "type/unit" or "type" (unit "count");
+	// "" is samples/count.
+	SampleType string
+}
+
+// splitAnnotation splits async-profiler's frame type suffix off a frame
+// name: "foo_[j]" (JIT-compiled), "_[i]" (inlined), "_[k]" (kernel),
+// "_[0]" (interpreted), "_[1]" (C1-compiled) and the like.
+func splitAnnotation(s string) (base, ann string) {
+	n := len(s)
+	if n > 4 && s[n-1] == ']' && s[n-4:n-2] == "_[" {
+		c := s[n-2]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			return s[:n-4], s[n-4:]
+		}
+	}
+	return s, ""
+}
+
+// Decode reads folded stacks. Each non-empty line is a stack, frames root
+// first separated by ';', then white space and a whole number. A line
+// read twice gives two samples with the same stack. A frame with an
+// async-profiler annotation ("foo_[j]") becomes the function "foo" with
+// the system name "foo_[j]". Each distinct frame name is one function and
+// one location.
+func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
+	typ, unit := "samples", "count"
+	if opts.SampleType != "" {
+		typ, unit, _ = strings.Cut(opts.SampleType, "/")
+		if unit == "" {
+			unit = "count"
+		}
+		if typ == "" {
+			return nil, fmt.Errorf("--sample-type %q: want TYPE or TYPE/UNIT", opts.SampleType)
+		}
+	}
+	b := model.NewBuilder()
+	p := b.P
+	p.SampleTypes = []model.ValueType{{Type: b.String(typ), Unit: b.String(unit)}}
+	locs := map[string]int32{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
+	var stack []int32
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		line := bytes.TrimRight(sc.Bytes(), " \t\r")
+		if len(bytes.TrimLeft(line, " \t")) == 0 {
+			continue
+		}
+		sp := bytes.LastIndexAny(line, " \t")
+		if sp < 0 {
+			return nil, fmt.Errorf("line %d: no value after the stack (want \"a;b;c 42\")", lineNo)
+		}
+		num := string(line[sp+1:])
+		v, err := strconv.ParseInt(num, 10, 64)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, fmt.Errorf("line %d: value %s does not fit in 64 bits", lineNo, clip(num))
+			}
+			if _, ferr := strconv.ParseFloat(num, 64); ferr == nil {
+				return nil, fmt.Errorf("line %d: value %q is not a whole number", lineNo, num)
+			}
+			return nil, fmt.Errorf("line %d: no value after the stack: %q is not a number", lineNo, clip(num))
+		}
+		text := bytes.TrimRight(line[:sp], " \t")
+		if len(text) == 0 {
+			return nil, fmt.Errorf("line %d: a value with no stack", lineNo)
+		}
+		stack = stack[:0]
+		for len(text) > 0 {
+			// Frames are root first; the model's stacks leaf first.
+			i := bytes.LastIndexByte(text, ';')
+			name := text[i+1:]
+			text = text[:max(i, 0)]
+			if i < 0 {
+				text = nil
+			}
+			if len(name) == 0 {
+				return nil, fmt.Errorf("line %d: an empty frame name", lineNo)
+			}
+			li, ok := locs[string(name)]
+			if !ok {
+				li = addFrame(b, string(name))
+				locs[string(name)] = li
+			}
+			stack = append(stack, li)
+		}
+		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(stack), Values: []int64{v}, Link: model.NoLink})
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return nil, fmt.Errorf("line %d: longer than 1 GiB", lineNo+1)
+		}
+		return nil, err
+	}
+	if len(p.Samples) == 0 {
+		return nil, fmt.Errorf("no stacks")
+	}
+	return p, nil
+}
+
+func addFrame(b *model.Builder, s string) int32 {
+	p := b.P
+	base, ann := splitAnnotation(s)
+	fn := model.Function{Name: b.String(base)}
+	if ann != "" {
+		fn.SystemName = b.String(s)
+	}
+	p.Functions = append(p.Functions, fn)
+	p.Locations = append(p.Locations, model.Location{Mapping: model.NoMapping,
+		Lines: []model.Line{{Function: int32(len(p.Functions) - 1)}}})
+	return int32(len(p.Locations) - 1)
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
