@@ -119,10 +119,14 @@ func convertRun(o *ConvertOptions) error {
 	}
 	defer in.Close()
 	warn := warner(ios, o.Input)
-	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal})
+	// pprof output takes a gperftools profile's samples as they are read
+	// back from a temporary file, rather than its whole model.
+	stream := formats.TakesStream(to) && !o.KeepOriginal
+	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal, Stream: stream})
 	if err != nil {
 		return &FileError{o.Input, err}
 	}
+	defer src.Close()
 	// A format that holds several profiles (OTLP) takes them all, unless
 	// --index picks one; any other needs --index for a multi-profile input.
 	items := src.Items

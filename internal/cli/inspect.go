@@ -102,10 +102,11 @@ func inspectFile(o *InspectOptions, name string) (*InspectResult, error) {
 		return nil, err
 	}
 	defer in.Close()
-	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name)})
+	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name), Stream: true})
 	if err != nil {
 		return nil, err
 	}
+	defer src.Close()
 	res := &InspectResult{File: name, Format: string(src.Format), Compression: string(src.Compression), Layout: src.Layout}
 	if len(src.Facts) > 0 {
 		res.Facts = map[string]string{}
@@ -114,7 +115,12 @@ func inspectFile(o *InspectOptions, name string) (*InspectResult, error) {
 		}
 	}
 	for _, it := range src.Items {
-		s := summary.Of(it.Profile)
+		var s summary.Summary
+		if st := it.Stream; st != nil {
+			s = summary.OfStream(st.Tables, st.Len, st.Totals)
+		} else {
+			s = summary.Of(it.Profile)
+		}
 		s.Name = it.Name
 		res.Profiles = append(res.Profiles, s)
 	}

@@ -11,6 +11,16 @@ import (
 
 func init() {
 	registerReader(detect.Gperftools, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
+		if opts.Stream {
+			s, err := gperftools.Stream(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn}, "")
+			if err != nil {
+				return err
+			}
+			in.Items = []Item{{Stream: &Stream{Tables: s.Profile, Samples: s.Each, Len: s.Len(), Totals: s.Totals(), Close: s.Close}}}
+			in.Layout = s.Info.Layout.String()
+			in.Facts = gperftoolsFacts(s.Info)
+			return nil
+		}
 		p, info, err := gperftools.Decode(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn})
 		if err != nil {
 			return err

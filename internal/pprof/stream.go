@@ -1,0 +1,73 @@
+package pprof
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Samples yields a profile's samples in order to fn: each one's stack
+// (location indices, leaf first) and values; the slices may be reused.
+type Samples func(fn func(stack []int32, values []int64) error) error
+
+// EncodeStream writes, as Encode does, the profile whose tables are in p
+// (its Samples and Stacks empty) and whose samples, without labels, come
+// from samples. The bytes are those Encode writes for the same profile
+// with its samples in p, one stack each; they reach w in pieces of about
+// 1 MiB, so memory does not grow with the samples.
+func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOptions) error {
+	if len(p.Samples) > 0 || p.Stacks.Len() > 0 {
+		return fmt.Errorf("pprof: EncodeStream: the samples must come from samples alone")
+	}
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("pprof: %v", err)
+	}
+	if opts.Warn != nil {
+		for _, m := range Unrepresentable(p) {
+			opts.Warn(m)
+		}
+	}
+	var zw *gzip.Writer
+	out := w
+	if !opts.Raw {
+		var err error
+		if zw, err = gzip.NewWriterLevel(w, gzip.DefaultCompression); err != nil {
+			return err
+		}
+		out = zw
+	}
+	const chunk = 1 << 20
+	buf := appendHead(make([]byte, 0, chunk+chunk/4), p)
+	var ids []byte
+	nloc := len(p.Locations)
+	err := samples(func(stack []int32, values []int64) error {
+		for _, l := range stack {
+			if l < 0 || int(l) >= nloc {
+				return fmt.Errorf("pprof: location %d out of range", l)
+			}
+		}
+		ids = appendPackedIDs(ids[:0], stack)
+		buf = appendSample(buf, ids, values, nil)
+		if len(buf) >= chunk {
+			if _, err := out.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	buf = appendTail(buf, p)
+	if _, err := out.Write(buf); err != nil {
+		return err
+	}
+	if zw != nil {
+		return zw.Close()
+	}
+	return nil
+}
