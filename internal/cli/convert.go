@@ -47,11 +47,18 @@ one container each, unless --index picks one.
 
 Nothing the target format can hold is lost; what it cannot hold is named in
 one warning on stderr. The output is written atomically: a failed run leaves
-an existing OUT untouched.`,
+an existing OUT untouched.
+
+A gperftools CPU profile converted to pprof is streamed: it is read once,
+also from a pipe ("-"), its distinct stacks' frames go, beyond a few MiB, to
+a temporary file in $TMPDIR (removed at the end), and the samples are
+written from there, so memory stays bounded whatever the shape of the
+stacks. Converted to OTLP, it is decoded whole.`,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert heap.pb -o heap.pb.gz
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx convert cpu.otlp -o back.pb.gz
+  cat testdata/gperftools/le64-100hz.prof | pprofx convert - -o /tmp/cpu.pb.gz
   curl -s localhost:6060/debug/pprof/profile | pprofx convert - -o - --to pprof-raw | wc -c`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -37,8 +37,14 @@ mappings, the label keys, the period, time and duration.
 
 With --json it prints one JSON object per file, one per line, for scripts.
 A file that cannot be read is reported on stderr; the others are still shown,
-and the exit status is 1.`,
+and the exit status is 1.
+
+A gperftools CPU profile is read once, also from a pipe ("-"), and its
+distinct stacks are not held in memory: beyond a few MiB, their frames go to
+a temporary file in $TMPDIR (removed at the end), and a stack seen again is
+checked against it. Memory stays bounded whatever the shape of the stacks.`,
 		Example: `  pprofx inspect testdata/go/cpu.pb.gz
+  cat testdata/gperftools/le64-100hz.prof | pprofx inspect -
   pprofx inspect --json *.pb.gz | jq '.profiles[0].samples'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

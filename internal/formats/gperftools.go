@@ -3,6 +3,8 @@ package formats
 import (
 	"bufio"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/detect"
@@ -12,6 +14,7 @@ import (
 func init() {
 	registerReader(detect.Gperftools, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
 		if opts.Stream {
+			streamMemoryLimit()
 			s, err := gperftools.Stream(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn}, "")
 			if err != nil {
 				return err
@@ -30,6 +33,18 @@ func init() {
 		in.Facts = gperftoolsFacts(info)
 		return nil
 	})
+}
+
+// streamLimit is the soft memory limit (runtime/debug.SetMemoryLimit) of a
+// process that streams a gperftools profile, unless GOMEMLIMIT sets one:
+// what a stream holds grows slowly and steadily, and the garbage collector's
+// default pacing would let the heap reach twice that before collecting.
+const streamLimit = 96 << 20
+
+func streamMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" && debug.SetMemoryLimit(-1) > streamLimit {
+		debug.SetMemoryLimit(streamLimit)
+	}
 }
 
 // gperftoolsFacts is what inspect shows of a gperftools file beyond its profile.

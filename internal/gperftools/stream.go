@@ -38,7 +38,7 @@ func Stream(r io.Reader, opts Options, dir string) (*Streamed, error) {
 
 // KeyBudget bounds the bytes of raw PCs Stream keeps to compare records
 // with (a variable for the tests).
-var KeyBudget = 32 << 20
+var KeyBudget = 16 << 20
 
 // Streamed is a decoded profile whose samples are read back one at a time.
 type Streamed struct {
@@ -47,18 +47,19 @@ type Streamed struct {
 	// Stacks are empty.
 	Profile *model.Profile
 	periodN int64
-	counts  []uint64
+	counts  *countList
 	spill   *spill
 }
 
 // Len returns the number of samples (one per distinct stack).
-func (s *Streamed) Len() int { return len(s.counts) }
+func (s *Streamed) Len() int { return s.counts.len() }
 
 // Totals returns the sums of the samples' values, per sample type,
 // saturating as summary does.
 func (s *Streamed) Totals() []int64 {
 	var c, ns int64
-	for _, v := range s.counts {
+	for i := range s.counts.len() {
+		v := s.counts.get(i)
 		c = satAdd(c, int64(v))
 		ns = satAdd(ns, int64(v)*s.periodN)
 	}
@@ -78,7 +79,8 @@ func (s *Streamed) Each(fn func(frames []int32, values []int64) error) error {
 	sr := s.spill.reader(0)
 	var frames []int32
 	vals := make([]int64, 2)
-	for _, c := range s.counts {
+	for i := range s.counts.len() {
+		c := s.counts.get(i)
 		var err error
 		if frames, err = sr.stack(frames[:0]); err != nil {
 			return fmt.Errorf("reading back the spilled stacks: %v", err)
@@ -100,7 +102,7 @@ type streamer struct {
 	keys   keyArena
 	locs   *addrTable
 	spill  *spill
-	counts []uint64
+	counts countList
 	canon  []byte
 	pcs    []uint64
 	fr     []int32
@@ -132,11 +134,11 @@ func (s *streamer) run() (*Streamed, error) {
 		}
 	}
 	p := buildTables(d.info, maps, s.locs.addrs, d.periodN)
-	d.info.Stacks = len(s.counts)
+	d.info.Stacks = s.counts.len()
 	if err := s.spill.flushIfFile(); err != nil {
 		return nil, err
 	}
-	return &Streamed{Info: d.info, Profile: p, periodN: d.periodN, counts: s.counts, spill: s.spill}, nil
+	return &Streamed{Info: d.info, Profile: p, periodN: d.periodN, counts: &s.counts, spill: s.spill}, nil
 }
 
 // records is recordLoop's twin for Stream, with the same checks and errors.
@@ -210,7 +212,7 @@ func (s *streamer) recordLoop() error {
 		}
 		var sum uint64
 		if idx >= 0 {
-			sum = s.counts[idx]
+			sum = s.counts.get(int(idx))
 		}
 		if count > maxCount-sum {
 			return d.recErr(at, "the summed count of its stack × period %d ns overflows int64", d.periodN)
@@ -222,9 +224,9 @@ func (s *streamer) recordLoop() error {
 			if err := s.add(); err != nil {
 				return err
 			}
-			idx = int32(len(s.counts) - 1)
+			idx = int32(s.counts.len() - 1)
 		}
-		s.counts[idx] += count
+		s.counts.add(int(idx), count)
 		d.info.Records++
 		if d.info.TotalCount += count; d.info.TotalCount < count {
 			d.info.TotalCount = math.MaxUint64 // saturate; only Info shows it
@@ -342,7 +344,7 @@ func adjusted(buf []uint64, lay Layout, raw []byte) []uint64 {
 // add makes the key lookup left pending the next stack: numbers its
 // locations, spills its frames, keeps its key while the budget lasts.
 func (s *streamer) add() error {
-	id := len(s.counts)
+	id := s.counts.len()
 	if id >= math.MaxInt32-1 {
 		return fmt.Errorf("more than %d distinct stacks", math.MaxInt32-1)
 	}
@@ -358,7 +360,7 @@ func (s *streamer) add() error {
 	}
 	s.keys.add(id, key)
 	s.tab.insert(s.pendHash, uint32(id))
-	s.counts = append(grow(s.counts, 1), 0)
+	s.counts.push()
 	s.d.nframes += len(fr)
 	return nil
 }
@@ -508,4 +510,53 @@ func (a *keyArena) equal(id int, key []byte) bool {
 		return equalCompact(k, key)
 	}
 	return bytes.Equal(k, key)
+}
+
+// countList is the summed count of each stack: 4 bytes a stack in pages
+// that never move, the rare count past 32 bits in a map.
+type countList struct {
+	pages [][]uint32
+	n     int
+	big   map[int]uint64 // counts of at least math.MaxUint32, whose entry holds that
+}
+
+const countPage = 1 << 16
+
+func (c *countList) len() int { return c.n }
+
+func (c *countList) get(i int) uint64 {
+	v := c.pages[i/countPage][i%countPage]
+	if v == math.MaxUint32 {
+		return c.big[i]
+	}
+	return uint64(v)
+}
+
+// push appends a count of 0.
+func (c *countList) push() {
+	if c.n%countPage == 0 {
+		size := countPage
+		if c.n == 0 {
+			size = 256 // a small profile needs no large page
+		}
+		c.pages = append(c.pages, make([]uint32, 0, size))
+	}
+	p := &c.pages[len(c.pages)-1]
+	*p = append(*p, 0)
+	c.n++
+}
+
+// add adds v to count i; the caller has checked that the sum fits int64.
+func (c *countList) add(i int, v uint64) {
+	e := &c.pages[i/countPage][i%countPage]
+	sum := c.get(i) + v
+	if sum < math.MaxUint32 {
+		*e = uint32(sum)
+		return
+	}
+	if c.big == nil {
+		c.big = map[int]uint64{}
+	}
+	*e = math.MaxUint32
+	c.big[i] = sum
 }
