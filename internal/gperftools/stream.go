@@ -110,6 +110,11 @@ type streamer struct {
 
 	pendKey  []byte // the key of the record lookup missed, for add
 	pendHash uint64
+
+	res  resolverQueue
+	pre  prefetched
+	rpcs []uint64 // the resolver's scratch
+	rfr  []int32
 }
 
 func (s *streamer) run() (*Streamed, error) {
@@ -121,9 +126,14 @@ func (s *streamer) run() (*Streamed, error) {
 	s.keys.budget = KeyBudget
 	s.keys.le64 = d.lay == Layout{8, false}
 	s.locs = newAddrTable()
+	defer s.res.stop()
 	if err := s.records(); err != nil {
 		return nil, err
 	}
+	if err := s.res.sync(s); err != nil {
+		return nil, err
+	}
+	s.res.stop()
 	d.info.DataBytes = d.rd.off
 	s.tab, s.keys = stackTable{}, keyArena{}
 	var maps []mapping
@@ -167,6 +177,9 @@ func (s *streamer) recordLoop() error {
 	sz := lay.SlotSize
 	maxCount := uint64(math.MaxInt64 / d.periodN)
 	for {
+		if s.pre.i == s.pre.n {
+			s.prefetch()
+		}
 		at := rd.off
 		n := rd.fill(2 * sz)
 		if err := rd.readErr(); err != nil {
@@ -206,7 +219,14 @@ func (s *streamer) recordLoop() error {
 			}
 			return d.recErr(at, "sample count is 0")
 		}
-		idx, err := s.lookup(raw)
+		var h uint64
+		if s.pre.i < s.pre.n {
+			h = s.pre.hash[s.pre.i]
+			s.pre.i++
+		} else {
+			h = s.tab.hash(raw)
+		}
+		idx, err := s.lookup(raw, h)
 		if err != nil {
 			return err
 		}
@@ -240,8 +260,7 @@ func (s *streamer) recordLoop() error {
 // non-leaf PCs 0 and 1 are the same, so a record holding a non-leaf 1 is
 // looked up with 0 in its place (its canonical form, which the kept keys
 // are in).
-func (s *streamer) lookup(raw []byte) (int32, error) {
-	h := s.tab.hash(raw)
+func (s *streamer) lookup(raw []byte, h uint64) (int32, error) {
 	idx, err := s.find(h, raw)
 	if idx >= 0 || err != nil {
 		return idx, err
@@ -280,15 +299,15 @@ func (s *streamer) canonical(raw []byte) []byte {
 // find returns the stack whose canonical key is key (hash h), or -1.
 func (s *streamer) find(h uint64, key []byte) (int32, error) {
 	t := &s.tab
-	tag := uint32(h >> 32)
+	tag := h >> idBits
 	n := uint64(len(t.slots))
 	for i := t.pos(tag); ; {
 		sl := t.slots[i]
 		if sl == 0 {
 			return -1, nil
 		}
-		if uint32(sl>>32) == tag {
-			id := int32(uint32(sl) - 1)
+		if sl>>idBits == tag {
+			id := int32(sl&idMask) - 1
 			eq, err := s.equal(id, key)
 			if err != nil || eq {
 				return id, err
@@ -304,6 +323,10 @@ func (s *streamer) find(h uint64, key []byte) (int32, error) {
 func (s *streamer) equal(id int32, key []byte) (bool, error) {
 	if int(id) < len(s.keys.refs) {
 		return s.keys.equal(int(id), key), nil
+	}
+	// The spill and the locations are the resolver's until it is idle.
+	if err := s.res.sync(s); err != nil {
+		return false, err
 	}
 	// Compare the key's adjusted PCs, as locations, with the spilled frames.
 	s.pcs = adjusted(s.pcs[:0], s.d.lay, key)
@@ -341,28 +364,32 @@ func adjusted(buf []uint64, lay Layout, raw []byte) []uint64 {
 	return buf
 }
 
-// add makes the key lookup left pending the next stack: numbers its
-// locations, spills its frames, keeps its key while the budget lasts.
+// add makes the key lookup left pending the next stack: keeps its key
+// while the budget lasts, and has the resolver number its locations and
+// spill its frames.
 func (s *streamer) add() error {
 	id := s.counts.len()
-	if id >= math.MaxInt32-1 {
-		return fmt.Errorf("more than %d distinct stacks", math.MaxInt32-1)
+	if id >= maxStacks {
+		return fmt.Errorf("more than %d distinct stacks", maxStacks)
 	}
 	key := s.pendKey
-	s.pcs = adjusted(s.pcs[:0], s.d.lay, key)
-	fr := s.fr[:0]
-	for _, pc := range s.pcs {
-		fr = append(fr, s.locs.index(pc))
-	}
-	s.fr = fr
-	if err := s.spill.add(fr); err != nil {
-		return err
-	}
 	s.keys.add(id, key)
 	s.tab.insert(s.pendHash, uint32(id))
 	s.counts.push()
-	s.d.nframes += len(fr)
-	return nil
+	s.d.nframes += len(key) / s.d.lay.SlotSize
+	return s.res.add(s, key)
+}
+
+// resolve numbers the locations of a canonical key's adjusted PCs and
+// spills its frames.
+func (s *streamer) resolve(key []byte) error {
+	s.rpcs = adjusted(s.rpcs[:0], s.d.lay, key)
+	fr := s.rfr[:0]
+	for _, pc := range s.rpcs {
+		fr = append(fr, s.locs.index(pc))
+	}
+	s.rfr = fr
+	return s.spill.add(fr)
 }
 
 // buildTables makes the profile's tables and fields but its samples and
@@ -394,14 +421,22 @@ func buildTables(info *Info, maps []mapping, addrs []uint64, periodN int64) *mod
 }
 
 // stackTable maps the hash of a stack's canonical key to the stack: open
-// addressing over 8-byte slots holding the hash's high 32 bits (the tag,
-// which also places the slot) and the stack index + 1 (0: empty). A tag
-// match is only a candidate, compared by streamer.equal.
+// addressing over 8-byte slots holding the hash's high 36 bits (the tag,
+// which also places the slot) and the stack index + 1 in the low 28 bits
+// (0: empty). A tag match is only a candidate, compared by streamer.equal.
 type stackTable struct {
 	seed  maphash.Seed
 	slots []uint64
 	n     int
 }
+
+const (
+	idBits = 28
+	idMask = 1<<idBits - 1
+	// maxStacks is the most distinct stacks Stream tells apart (a file
+	// of more holds at least 3 GiB of records).
+	maxStacks = idMask - 1
+)
 
 func (t *stackTable) init() {
 	t.seed = maphash.MakeSeed()
@@ -411,9 +446,9 @@ func (t *stackTable) init() {
 func (t *stackTable) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) }
 
 // pos is the home slot of a tag: tags are uniform, so a multiply-shift
-// spreads them over a table of any size.
-func (t *stackTable) pos(tag uint32) uint64 {
-	return uint64(tag) * uint64(len(t.slots)) >> 32
+// spreads them over a table of any size (below 2^28 slots).
+func (t *stackTable) pos(tag uint64) uint64 {
+	return tag * uint64(len(t.slots)) >> (64 - idBits)
 }
 
 func (t *stackTable) insert(h uint64, id uint32) {
@@ -428,13 +463,13 @@ func (t *stackTable) insert(h uint64, id uint32) {
 			}
 		}
 	}
-	t.put(h>>32<<32 | uint64(id+1))
+	t.put(h>>idBits<<idBits | uint64(id+1))
 	t.n++
 }
 
 func (t *stackTable) put(sl uint64) {
 	n := uint64(len(t.slots))
-	i := t.pos(uint32(sl >> 32))
+	i := t.pos(sl >> idBits)
 	for t.slots[i] != 0 {
 		if i++; i == n {
 			i = 0
@@ -559,4 +594,46 @@ func (c *countList) add(i int, v uint64) {
 	}
 	*e = math.MaxUint32
 	c.big[i] = sum
+}
+
+// prefetch hashes the records that are whole in the read buffer (up to 16)
+// and loads their table slots and the keys these hold, so that the cache
+// misses of their lookups overlap rather than come one after another. It
+// only reads ahead: the record loop checks every record as usual and takes
+// the hashes in order.
+func (s *streamer) prefetch() {
+	pre := &s.pre
+	pre.i, pre.n = 0, 0
+	rd, lay := s.d.rd, s.d.lay
+	sz := lay.SlotSize
+	buf := rd.buf[rd.lo:rd.hi]
+	for pre.n < len(pre.hash) && len(buf) >= 2*sz {
+		npcs := lay.slot(buf[sz:])
+		if npcs == 0 || npcs > uint64(len(buf)/sz-2) {
+			break
+		}
+		end := (2 + int(npcs)) * sz
+		pre.hash[pre.n] = s.tab.hash(buf[2*sz : end])
+		pre.n++
+		buf = buf[end:]
+	}
+	t := &s.tab
+	var sink uint64
+	for _, h := range pre.hash[:pre.n] {
+		sink += t.slots[t.pos(h>>idBits)]
+	}
+	a := &s.keys
+	for _, h := range pre.hash[:pre.n] {
+		sl := t.slots[t.pos(h>>idBits)]
+		if id := int(sl&idMask) - 1; sl>>idBits == h>>idBits && id < len(a.refs) {
+			ref := a.refs[id]
+			c := a.chunks[ref&^compactRef>>chunkBits]
+			off := int(ref & (maxChunk - 1))
+			end := min(off+4+int(binary.LittleEndian.Uint32(c[off:])), len(c))
+			for j := off; j < end; j += 64 {
+				sink += uint64(c[j])
+			}
+		}
+	}
+	pre.sink += sink
 }

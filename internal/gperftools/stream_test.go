@@ -43,6 +43,15 @@ func withStreamLimits(keys, spillMem int, fn func()) {
 	fn()
 }
 
+// withResolveAfter runs fn with the resolver's goroutine started after n
+// stacks.
+func withResolveAfter(n int, fn func()) {
+	old := resolveAfter
+	defer func() { resolveAfter = old }()
+	resolveAfter = n
+	fn()
+}
+
 // TestStreamSameAsDecode checks that Stream, encoded by pprof.EncodeStream,
 // gives the bytes Decode encoded by pprof.Encode gives, raw and gzipped,
 // with the same Info and warnings, or the same error; whatever its key
@@ -66,11 +75,13 @@ func TestStreamSameAsDecode(t *testing.T) {
 					}
 					wantGz = b.Bytes()
 				}
-				for _, lim := range [][2]int{{32 << 20, 4 << 20}, {300, 4 << 20}, {0, 64}, {1000, 1}} {
+				for _, lim := range [][3]int{{32 << 20, 4 << 20, 4096}, {300, 4 << 20, 0}, {0, 64, 0}, {1000, 1, 10}, {0, 4 << 20, 4096}} {
 					var got string
 					var gotGz []byte
-					withStreamLimits(lim[0], lim[1], func() { got, gotGz = streamOutcome(t, r(), opts) })
-					what := fmt.Sprintf("%s, %s reader, salvage %v, keys %d, spill in memory %d", name, rname, salvage, lim[0], lim[1])
+					withResolveAfter(lim[2], func() {
+						withStreamLimits(lim[0], lim[1], func() { got, gotGz = streamOutcome(t, r(), opts) })
+					})
+					what := fmt.Sprintf("%s, %s reader, salvage %v, keys %d, spill in memory %d, resolver from stack %d", name, rname, salvage, lim[0], lim[1], lim[2])
 					if got != want {
 						t.Fatalf("%s:\n got %s\nwant %s", what, got, want)
 					}
