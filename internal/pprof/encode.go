@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/model"
@@ -38,7 +37,7 @@ func Encode(w io.Writer, p *model.Profile, opts EncodeOptions) error {
 		_, err := w.Write(buf)
 		return err
 	}
-	zw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	zw, err := newGzip(w, len(buf) >= ParallelGzipFrom)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/gzip"
-
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -30,17 +28,32 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 			opts.Warn(m)
 		}
 	}
-	var zw *gzip.Writer
-	out := w
-	if !opts.Raw {
-		var err error
-		if zw, err = gzip.NewWriterLevel(w, gzip.DefaultCompression); err != nil {
-			return err
-		}
-		out = zw
-	}
+	// Raw output goes out in pieces of chunk bytes. Gzipped output waits
+	// until it is known whether the encoding reaches ParallelGzipFrom,
+	// which chooses the compressor as Encode does.
 	const chunk = 1 << 20
-	buf := appendHead(make([]byte, 0, chunk+chunk/4), p)
+	var out io.Writer
+	var zw io.WriteCloser
+	if opts.Raw {
+		out = w
+	}
+	flushAt := chunk
+	if !opts.Raw {
+		flushAt = ParallelGzipFrom
+	}
+	buf := appendHead(make([]byte, 0, flushAt+flushAt/4), p)
+	flush := func() error {
+		if out == nil {
+			var err error
+			if zw, err = newGzip(w, len(buf) >= ParallelGzipFrom); err != nil {
+				return err
+			}
+			out, flushAt = zw, chunk
+		}
+		_, err := out.Write(buf)
+		buf = buf[:0]
+		return err
+	}
 	var ids []byte
 	nloc := len(p.Locations)
 	err := samples(func(stack []int32, values []int64) error {
@@ -51,23 +64,19 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 		}
 		ids = appendPackedIDs(ids[:0], stack)
 		buf = appendSample(buf, ids, values, nil)
-		if len(buf) >= chunk {
-			if _, err := out.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
+		if len(buf) >= flushAt {
+			return flush()
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	buf = appendTail(buf, p)
-	if _, err := out.Write(buf); err != nil {
-		return err
+	if err == nil {
+		buf = appendTail(buf, p)
+		err = flush()
 	}
 	if zw != nil {
-		return zw.Close()
+		if cerr := zw.Close(); err == nil {
+			err = cerr
+		}
 	}
-	return nil
+	return err
 }
