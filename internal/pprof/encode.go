@@ -92,7 +92,25 @@ func Unrepresentable(p *model.Profile) []string {
 	if len(p.OriginalPayload) > 0 {
 		out = append(out, "pprof has no field for the original payload; dropped")
 	}
+	if hasLineWithoutFunction(p) {
+		out = append(out, "pprof rejects a line without a function; such lines name an empty function")
+	}
 	return out
+}
+
+// hasLineWithoutFunction reports whether some location has a line with no
+// function. google/pprof rejects such a file ("has a line with nil
+// function"), so the writer points those lines at an empty function added
+// after the model's.
+func hasLineWithoutFunction(p *model.Profile) bool {
+	for i := range p.Locations {
+		for _, ln := range p.Locations[i].Lines {
+			if ln.Function == model.NoFunction {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func estimateSize(p *model.Profile) int {
@@ -146,7 +164,9 @@ func appendValueType(b []byte, num protowire.Number, vt model.ValueType) []byte 
 }
 
 // AppendRaw appends p, encoded as an uncompressed profile.proto, to b.
-// p must be valid (see model.Profile.Validate).
+// p must be valid (see model.Profile.Validate). A line with no function
+// names an empty function written after the model's functions (see
+// Unrepresentable).
 func AppendRaw(b []byte, p *model.Profile) []byte {
 	b = appendHead(b, p)
 	// Each distinct stack's packed location ids are encoded once.
@@ -210,6 +230,11 @@ func appendSample(b []byte, ids []byte, values []int64, labels []model.Label) []
 // appendTail appends what comes after the samples: the tables and the
 // profile-level fields.
 func appendTail(b []byte, p *model.Profile) []byte {
+	// Function id of lines with no function; 0: none has been seen.
+	noFunc := uint64(0)
+	if hasLineWithoutFunction(p) {
+		noFunc = uint64(len(p.Functions)) + 1
+	}
 	for i, m := range p.Mappings {
 		b = appendMessage(b, fMapping, func(b []byte) []byte {
 			b = appendVarintField(b, 1, uint64(i)+1)
@@ -236,6 +261,8 @@ func appendTail(b []byte, p *model.Profile) []byte {
 				b = appendMessage(b, 4, func(b []byte) []byte {
 					if ln.Function != model.NoFunction {
 						b = appendVarintField(b, 1, uint64(ln.Function)+1)
+					} else {
+						b = appendVarintField(b, 1, noFunc)
 					}
 					b = appendVarintField(b, 2, uint64(ln.Line))
 					return appendVarintField(b, 3, uint64(ln.Column))
@@ -252,6 +279,9 @@ func appendTail(b []byte, p *model.Profile) []byte {
 			b = appendVarintField(b, 4, uint64(f.Filename))
 			return appendVarintField(b, 5, uint64(f.StartLine))
 		})
+	}
+	if noFunc != 0 {
+		b = appendMessage(b, fFunction, func(b []byte) []byte { return appendVarintField(b, 1, noFunc) })
 	}
 	for _, s := range p.Strings {
 		b = protowire.AppendTag(b, fStringTable, protowire.BytesType)
