@@ -9,7 +9,7 @@ import (
 )
 
 // spill holds the frames of Stream's distinct stacks in order, each as the
-// uvarint of its length followed by the uvarints of its location indices:
+// uvarints of its location indices after the uvarint of their bytes:
 // the last bytes in memory (buf, at most spillBuf), the rest in a
 // temporary file made when buf first fills.
 type spill struct {
@@ -20,6 +20,7 @@ type spill struct {
 	index   []int64 // offset of stack i*spillEvery
 	n       int     // stacks
 	err     error
+	scratch []byte
 }
 
 // spillEvery is how many stacks share one entry of the index.
@@ -40,10 +41,13 @@ func (s *spill) add(frames []int32) error {
 	if s.buf == nil {
 		s.buf = make([]byte, 0, min(spillBuf, 64<<10))
 	}
-	s.buf = binary.AppendUvarint(s.buf, uint64(len(frames)))
+	b := s.scratch[:0]
 	for _, l := range frames {
-		s.buf = binary.AppendUvarint(s.buf, uint64(l))
+		b = binary.AppendUvarint(b, uint64(l))
 	}
+	s.scratch = b
+	s.buf = binary.AppendUvarint(s.buf, uint64(len(b)))
+	s.buf = append(s.buf, b...)
 	if len(s.buf) >= spillBuf {
 		return s.flush()
 	}
@@ -102,9 +106,11 @@ type spillReader struct {
 	br  *bufio.Reader
 }
 
-func (s *spill) reader(off int64) *spillReader {
+// reader returns a reader from off, with a buffer of size bytes: large to
+// read the spill through, small to read one stack.
+func (s *spill) reader(off int64, size int) *spillReader {
 	r := &spillReader{s: s, off: off}
-	r.br = bufio.NewReaderSize(r, 64<<10)
+	r.br = bufio.NewReaderSize(r, size)
 	return r
 }
 
@@ -141,12 +147,31 @@ func (r *spillReader) stack(fr []int32) ([]int32, error) {
 	if err != nil {
 		return fr, noEOF(err)
 	}
-	for ; n > 0; n-- {
-		l, err := binary.ReadUvarint(r.br)
-		if err != nil {
+	for n > 0 {
+		b, err := r.br.Peek(min(int(n), r.br.Size()))
+		if len(b) == 0 {
 			return fr, noEOF(err)
 		}
-		fr = append(fr, int32(l))
+		// Whole uvarints only: the last may continue in the next peek.
+		k := len(b)
+		if uint64(k) < n {
+			for k > 0 && b[k-1] >= 0x80 {
+				k--
+			}
+			if k == 0 {
+				return fr, errors.New("corrupt spill")
+			}
+		}
+		for i := 0; i < k; {
+			v, m := binary.Uvarint(b[i:k])
+			if m <= 0 {
+				return fr, errors.New("corrupt spill")
+			}
+			fr = append(fr, int32(v))
+			i += m
+		}
+		r.br.Discard(k)
+		n -= uint64(k)
 	}
 	return fr, nil
 }
@@ -159,10 +184,8 @@ func (r *spillReader) stackAt(id int32, fr []int32) ([]int32, error) {
 		if err != nil {
 			return fr, noEOF(err)
 		}
-		for ; n > 0; n-- {
-			if _, err := binary.ReadUvarint(r.br); err != nil {
-				return fr, noEOF(err)
-			}
+		if _, err := r.br.Discard(int(n)); err != nil {
+			return fr, noEOF(err)
 		}
 	}
 	return r.stack(fr)

@@ -76,7 +76,7 @@ func satAdd(a, b int64) int64 {
 // Each calls fn with every sample in order: its stack (location indices,
 // leaf first) and values. Both slices are reused by the next call.
 func (s *Streamed) Each(fn func(frames []int32, values []int64) error) error {
-	sr := s.spill.reader(0)
+	sr := s.spill.reader(0, 256<<10)
 	var frames []int32
 	vals := make([]int64, 2)
 	for i := range s.counts.len() {
@@ -331,7 +331,7 @@ func (s *streamer) equal(id int32, key []byte) (bool, error) {
 	// Compare the key's adjusted PCs, as locations, with the spilled frames.
 	s.pcs = adjusted(s.pcs[:0], s.d.lay, key)
 	if s.sr == nil {
-		s.sr = s.spill.reader(0)
+		s.sr = s.spill.reader(0, 4<<10)
 	}
 	frames, err := s.sr.stackAt(id, s.fr[:0])
 	s.fr = frames
