@@ -19,7 +19,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			in.Items = []Item{{Stream: &Stream{Tables: s.Profile, Samples: s.Each, Len: s.Len(), Totals: s.Totals(), Close: s.Close}}}
+			in.Items = []Item{{Stream: &Stream{Tables: s.Profile, Samples: func(fn func([]int32, []byte, []int64) error) error { return s.Each(true, fn) }, Len: s.Len(), Totals: s.Totals(), Close: s.Close}}}
 			in.Layout = s.Info.Layout.String()
 			in.Facts = gperftoolsFacts(s.Info)
 			return nil

@@ -9,7 +9,8 @@ import (
 )
 
 // spill holds the frames of Stream's distinct stacks in order, each as the
-// uvarints of its location indices after the uvarint of their bytes:
+// uvarints of its location indices + 1 (as profile.proto packs location
+// ids) after the uvarint of their bytes:
 // the last bytes in memory (buf, at most spillBuf), the rest in a
 // temporary file made when buf first fills.
 type spill struct {
@@ -43,7 +44,7 @@ func (s *spill) add(frames []int32) error {
 	}
 	b := s.scratch[:0]
 	for _, l := range frames {
-		b = binary.AppendUvarint(b, uint64(l))
+		b = binary.AppendUvarint(b, uint64(l)+1)
 	}
 	s.scratch = b
 	s.buf = binary.AppendUvarint(s.buf, uint64(len(b)))
@@ -167,13 +168,33 @@ func (r *spillReader) stack(fr []int32) ([]int32, error) {
 			if m <= 0 {
 				return fr, errors.New("corrupt spill")
 			}
-			fr = append(fr, int32(v))
+			fr = append(fr, int32(v-1))
 			i += m
 		}
 		r.br.Discard(k)
 		n -= uint64(k)
 	}
 	return fr, nil
+}
+
+// packed returns the next stack's bytes (its location indices + 1 as
+// uvarints), in buf.
+func (r *spillReader) packed(buf []byte) ([]byte, error) {
+	n, err := binary.ReadUvarint(r.br)
+	if err != nil {
+		return buf, noEOF(err)
+	}
+	if n > 1<<31 {
+		return buf, errors.New("corrupt spill")
+	}
+	if uint64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(r.br, buf); err != nil {
+		return buf, noEOF(err)
+	}
+	return buf, nil
 }
 
 // stackAt returns the frames of stack id, appended to fr.

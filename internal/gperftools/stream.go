@@ -74,19 +74,32 @@ func satAdd(a, b int64) int64 {
 }
 
 // Each calls fn with every sample in order: its stack (location indices,
-// leaf first) and values. Both slices are reused by the next call.
-func (s *Streamed) Each(fn func(frames []int32, values []int64) error) error {
+// leaf first) or, when packed is set, the same as the uvarints of the
+// indices + 1 (as profile.proto packs location ids), and its values. The
+// slices are reused by the next call.
+func (s *Streamed) Each(packed bool, fn func(frames []int32, packed []byte, values []int64) error) error {
 	sr := s.spill.reader(0, 256<<10)
 	var frames []int32
+	var pk []byte
 	vals := make([]int64, 2)
 	for i := range s.counts.len() {
 		c := s.counts.get(i)
 		var err error
-		if frames, err = sr.stack(frames[:0]); err != nil {
+		if packed {
+			pk, err = sr.packed(pk)
+		} else {
+			frames, err = sr.stack(frames[:0])
+		}
+		if err != nil {
 			return fmt.Errorf("reading back the spilled stacks: %v", err)
 		}
 		vals[0], vals[1] = int64(c), int64(c)*s.periodN
-		if err := fn(frames, vals); err != nil {
+		if packed {
+			err = fn(nil, pk, vals)
+		} else {
+			err = fn(frames, nil, vals)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -24,11 +24,21 @@ func streamOutcome(t *testing.T, r io.Reader, opts Options) (out string, gz []by
 		return "error: " + err.Error(), nil
 	}
 	defer s.Close()
-	var raw, z bytes.Buffer
-	if err := pprof.EncodeStream(&raw, s.Profile, s.Each, pprof.EncodeOptions{Raw: true}); err != nil {
+	// The samples as frames and as packed ids give the same bytes.
+	each := func(packed bool) pprof.Samples {
+		return func(fn func([]int32, []byte, []int64) error) error { return s.Each(packed, fn) }
+	}
+	var raw, raw2, z bytes.Buffer
+	if err := pprof.EncodeStream(&raw, s.Profile, each(true), pprof.EncodeOptions{Raw: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := pprof.EncodeStream(&z, s.Profile, s.Each, pprof.EncodeOptions{}); err != nil {
+	if err := pprof.EncodeStream(&raw2, s.Profile, each(false), pprof.EncodeOptions{Raw: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(raw.Bytes(), raw2.Bytes()) {
+		t.Fatal("the samples as frames and as packed ids encode differently")
+	}
+	if err := pprof.EncodeStream(&z, s.Profile, each(true), pprof.EncodeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("%x\n%+v\n%q", sha256.Sum256(raw.Bytes()), *s.Info, warns), z.Bytes()

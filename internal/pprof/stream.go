@@ -9,7 +9,9 @@ import (
 
 // Samples yields a profile's samples in order to fn: each one's stack
 // (location indices, leaf first) and values; the slices may be reused.
-type Samples func(fn func(stack []int32, values []int64) error) error
+// A source that has the stack as profile.proto packs it (the uvarints of
+// each location index + 1) passes it as packed and a nil stack.
+type Samples func(fn func(stack []int32, packed []byte, values []int64) error) error
 
 // EncodeStream writes, as Encode does, the profile whose tables are in p
 // (its Samples and Stacks empty) and whose samples, without labels, come
@@ -56,14 +58,17 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 	}
 	var ids []byte
 	nloc := len(p.Locations)
-	err := samples(func(stack []int32, values []int64) error {
-		for _, l := range stack {
-			if l < 0 || int(l) >= nloc {
-				return fmt.Errorf("pprof: location %d out of range", l)
+	err := samples(func(stack []int32, packed []byte, values []int64) error {
+		if packed == nil {
+			for _, l := range stack {
+				if l < 0 || int(l) >= nloc {
+					return fmt.Errorf("pprof: location %d out of range", l)
+				}
 			}
+			ids = appendPackedIDs(ids[:0], stack)
+			packed = ids
 		}
-		ids = appendPackedIDs(ids[:0], stack)
-		buf = appendSample(buf, ids, values, nil)
+		buf = appendSample(buf, packed, values, nil)
 		if len(buf) >= flushAt {
 			return flush()
 		}

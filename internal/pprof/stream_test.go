@@ -41,10 +41,10 @@ func streamProfile(n int) *model.Profile {
 func split(p *model.Profile) (*model.Profile, Samples) {
 	t := *p
 	t.Samples, t.Stacks = nil, model.Stacks{}
-	return &t, func(fn func([]int32, []int64) error) error {
+	return &t, func(fn func([]int32, []byte, []int64) error) error {
 		for i := range p.Samples {
 			s := &p.Samples[i]
-			if err := fn(p.Stacks.Get(int(s.Stack)), s.Values); err != nil {
+			if err := fn(p.Stacks.Get(int(s.Stack)), nil, s.Values); err != nil {
 				return err
 			}
 		}
