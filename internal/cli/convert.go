@@ -64,7 +64,13 @@ one container each, unless --index picks one.
 
 Nothing the target format can hold is lost; what it cannot hold is named in
 one warning on stderr. The output is written atomically: a failed run leaves
-an existing OUT untouched.`,
+an existing OUT untouched.
+
+A gperftools CPU profile converted to pprof is streamed: it is read once,
+also from a pipe ("-"), its distinct stacks' frames go, beyond a few MiB, to
+a temporary file in $TMPDIR (removed at the end), and the samples are
+written from there, so memory stays bounded whatever the shape of the
+stacks. Converted to OTLP, it is decoded whole.`,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert heap.pb -o heap.pb.gz
   pprofx convert testdata/go/cpu.pb.gz -o cpu.html
@@ -152,11 +158,15 @@ func convertRun(o *ConvertOptions) error {
 	}
 	defer in.Close()
 	warn := warner(ios, o.Input)
+	// pprof output takes a gperftools profile's samples as they are read
+	// back from a temporary file, rather than its whole model.
+	stream := formats.TakesStream(to) && !o.KeepOriginal
 	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal,
-		OTLPProto: o.OTLPProto, SampleType: o.SampleType})
+		OTLPProto: o.OTLPProto, SampleType: o.SampleType, Stream: stream})
 	if err != nil {
 		return &FileError{o.Input, err}
 	}
+	defer src.Close()
 	// A format that holds several profiles (OTLP) takes them all, unless
 	// --index picks one; any other needs --index for a multi-profile input.
 	items := src.Items

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/gperftools"
+	"github.com/pprofx/pprofx/internal/pprof"
 )
 
 const gperfDir = "../../testdata/gperftools/"
@@ -83,4 +85,71 @@ func TestSalvageGperftools(t *testing.T) {
 	if p := parse(t, s.out.Bytes()); len(p.Sample) != 1 {
 		t.Fatalf("%d samples, want 1", len(p.Sample))
 	}
+}
+
+// A gperftools profile converted to pprof (which streams it) gives the bytes
+// of decoding it whole and encoding that, from a file and from stdin, raw
+// and gzipped, and leaves no temporary file behind.
+func TestConvertGperftoolsStreamed(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	inputs := map[string][]byte{}
+	for _, name := range []string{"le64-1000hz-4t.prof", "be32-100hz.prof"} {
+		inputs[gperfDir+name] = mustRead(t, gperfDir+name)
+	}
+	// 60,000 distinct stacks of depth 32: their frames pass the 4 MiB that
+	// the spill keeps in memory, so it goes to a file in TMPDIR.
+	big := filepath.Join(t.TempDir(), "big.prof")
+	inputs[big] = distinctStacks(60000, 32)
+	if err := os.WriteFile(big, inputs[big], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, raw := range inputs {
+		p, _, err := gperftools.Decode(bytes.NewReader(raw), gperftools.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, suffix := range []string{".pb", ".pb.gz"} {
+			var want bytes.Buffer
+			if err := pprof.Encode(&want, p, pprof.EncodeOptions{Raw: suffix == ".pb"}); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out"+suffix)
+			for _, in := range []string{name, "-"} {
+				s := newStreams(raw)
+				if code := Main([]string{"convert", in, "-o", out}, s.ios); code != 0 {
+					t.Fatalf("%s from %s: exit %d: %s", name, in, code, s.err)
+				}
+				if got := mustRead(t, out); !bytes.Equal(got, want.Bytes()) {
+					t.Errorf("%s from %s to %s: %d bytes differ from Decode + Encode's %d", name, in, suffix, len(got), want.Len())
+				}
+			}
+		}
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left in TMPDIR: %v", ents)
+	}
+}
+
+// distinctStacks is a 64-bit little-endian gperftools profile of n records,
+// each a new stack of depth PCs over 67,584 addresses of one mapping.
+func distinctStacks(n, depth int) []byte {
+	var b []byte
+	slot := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
+	for _, v := range []uint64{0, 3, 0, 10000, 0} {
+		slot(v)
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	for r := 0; r < n; r++ {
+		slot(1)
+		slot(uint64(depth))
+		for j := 0; j < depth; j++ {
+			x = x*6364136223846793005 + 1442695040888963407
+			slot(0x400000 + 16*(x>>33%67584) + 5)
+		}
+	}
+	slot(0)
+	slot(1)
+	slot(0)
+	return append(b, "00400000-00500000 r-xp 00000000 08:01 1234       /usr/bin/x\n"...)
 }

@@ -40,8 +40,14 @@ mappings, the label keys, the period, time and duration.
 
 With --json it prints one JSON object per file, one per line, for scripts.
 A file that cannot be read is reported on stderr; the others are still shown,
-and the exit status is 1.`,
+and the exit status is 1.
+
+A gperftools CPU profile is read once, also from a pipe ("-"), and its
+distinct stacks are not held in memory: beyond a few MiB, their frames go to
+a temporary file in $TMPDIR (removed at the end), and a stack seen again is
+checked against it. Memory stays bounded whatever the shape of the stacks.`,
 		Example: `  pprofx inspect cpu.pb.gz
+  cat testdata/gperftools/le64-100hz.prof | pprofx inspect -
   pprofx inspect --json *.pb.gz | jq '.profiles[0].samples'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -106,10 +112,11 @@ func inspectFile(o *InspectOptions, name string) (*InspectResult, error) {
 		return nil, err
 	}
 	defer in.Close()
-	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name), OTLPProto: o.OTLPProto})
+	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name), OTLPProto: o.OTLPProto, Stream: true})
 	if err != nil {
 		return nil, err
 	}
+	defer src.Close()
 	res := &InspectResult{File: name, Format: string(src.Format), Compression: string(src.Compression), Layout: src.Layout}
 	if len(src.Facts) > 0 {
 		res.Facts = map[string]string{}
@@ -118,7 +125,12 @@ func inspectFile(o *InspectOptions, name string) (*InspectResult, error) {
 		}
 	}
 	for _, it := range src.Items {
-		s := summary.Of(it.Profile)
+		var s summary.Summary
+		if st := it.Stream; st != nil {
+			s = summary.OfStream(st.Tables, st.Len, st.Totals)
+		} else {
+			s = summary.Of(it.Profile)
+		}
 		s.Name = it.Name
 		res.Profiles = append(res.Profiles, s)
 	}

@@ -58,7 +58,15 @@ func (s *SymbolizeFlags) apply(src *formats.Input, items []formats.Item, warn fu
 		DebugRoots: s.DebugRoots, Force: s.Force, Warn: warn})
 	defer sy.Close()
 	for _, it := range items {
-		sy.Symbolize(it.Profile)
+		p := it.Profile
+		if p == nil && it.Stream != nil {
+			// A streamed profile's tables are all there; its samples,
+			// which symbolization does not touch, come later.
+			p = it.Stream.Tables
+		}
+		if p != nil {
+			sy.Symbolize(p)
+		}
 	}
 }
 

@@ -57,12 +57,35 @@ type ReadOptions struct {
 	// SampleType names the values of an input that does not name them
 	// (folded stacks): "type/unit".
 	SampleType string
+	// Stream lets a format that can (gperftools) give its profile as an
+	// Item.Stream, its samples read back one at a time rather than held:
+	// for inspect and pprof output, whose memory then does not grow with
+	// the distinct stacks' frames. The caller closes the stream.
+	Stream bool
+}
+
+// Stream is a profile whose samples are not held in memory.
+type Stream struct {
+	// Tables holds the profile's tables and fields; its Samples and Stacks
+	// are empty.
+	Tables *model.Profile
+	// Samples yields the samples in order.
+	Samples pprof.Samples
+	// Len is the number of samples, each of a distinct stack.
+	Len int
+	// Totals are the sums of the samples' values, per sample type.
+	Totals []int64
+	// Close releases what the stream holds (a temporary file).
+	Close func() error
 }
 
 // Item is one profile of an input (an OTLP file or a bundle holds several).
 type Item struct {
 	Name    string
 	Profile *model.Profile
+	// Stream, when ReadOptions.Stream was set and the format can, holds the
+	// profile in place of Profile, which is then nil.
+	Stream *Stream
 }
 
 // Input is a decoded input.
@@ -523,6 +546,10 @@ func CheckExpansion(f OutFormat, items []Item, inputSize, factor int64) error {
 	var ids int64
 	for _, it := range items {
 		p := it.Profile
+		if p == nil {
+			// A stream (gperftools) holds every frame in its input.
+			continue
+		}
 		for i := range p.Samples {
 			st := p.Samples[i].Stack
 			ids += int64(p.Stacks.Offsets[st+1] - p.Stacks.Offsets[st])
@@ -548,5 +575,26 @@ func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
 	if len(items) != 1 && !wr.multi {
 		return fmt.Errorf("%s holds one profile, not %d", f, len(items))
 	}
+	for _, it := range items {
+		if it.Stream != nil && !TakesStream(f) {
+			return fmt.Errorf("internal error: %s cannot be written from a stream", f)
+		}
+	}
 	return wr.write(w, items, opts)
+}
+
+// TakesStream reports whether format f can be written from an Item.Stream.
+func TakesStream(f OutFormat) bool { return f == OutPprof || f == OutPprofRaw }
+
+// Close releases what the items' streams hold.
+func (in *Input) Close() error {
+	var err error
+	for _, it := range in.Items {
+		if it.Stream != nil && it.Stream.Close != nil {
+			if cerr := it.Stream.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	return err
 }

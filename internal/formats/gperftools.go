@@ -3,6 +3,8 @@ package formats
 import (
 	"bufio"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/detect"
@@ -11,6 +13,17 @@ import (
 
 func init() {
 	registerReader(detect.Gperftools, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
+		if opts.Stream {
+			streamMemoryLimit()
+			s, err := gperftools.Stream(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn}, "")
+			if err != nil {
+				return err
+			}
+			in.Items = []Item{{Stream: &Stream{Tables: s.Profile, Samples: func(fn func([]int32, []byte, []int64) error) error { return s.Each(true, fn) }, Len: s.Len(), Totals: s.Totals(), Close: s.Close}}}
+			in.Layout = s.Info.Layout.String()
+			in.Facts = gperftoolsFacts(s.Info)
+			return nil
+		}
 		p, info, err := gperftools.Decode(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn})
 		if err != nil {
 			return err
@@ -20,6 +33,18 @@ func init() {
 		in.Facts = gperftoolsFacts(info)
 		return nil
 	})
+}
+
+// streamLimit is the soft memory limit (runtime/debug.SetMemoryLimit) of a
+// process that streams a gperftools profile, unless GOMEMLIMIT sets one:
+// what a stream holds grows slowly and steadily, and the garbage collector's
+// default pacing would let the heap reach twice that before collecting.
+const streamLimit = 96 << 20
+
+func streamMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" && debug.SetMemoryLimit(-1) > streamLimit {
+		debug.SetMemoryLimit(streamLimit)
+	}
 }
 
 // gperftoolsFacts is what inspect shows of a gperftools file beyond its profile.

@@ -41,6 +41,10 @@ func init() {
 			desc:     "pprof profile.proto, gzipped (.pb.gz, .pprof)",
 			suffixes: []string{".pb.gz", ".pprof", ".pprof.gz"},
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
+				if s := items[0].Stream; s != nil {
+					otlp.FoldForPprof(s.Tables, opts.Warn)
+					return pprof.EncodeStream(w, s.Tables, s.Samples, pprof.EncodeOptions{Raw: raw, Warn: opts.Warn})
+				}
 				// What pprof has no field for but a profile read from OTLP
 				// (or a bundle of one) holds becomes comments and labels;
 				// for any other profile this only looks.

@@ -50,6 +50,19 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("info %+v for %d samples", info, len(p.Samples))
 			}
 		}
+		// Stream (the new path, with few keys kept so that matches are
+		// read back from the spill) gives what Decode (the old one) gives.
+		for _, salvage := range []bool{false, true} {
+			opts := Options{Salvage: salvage}
+			want := outcome(t, bytes.NewReader(data), opts)
+			var got string
+			withResolveAfter(1, func() {
+				withStreamLimits(64, 4<<20, func() { got, _ = streamOutcome(t, bytes.NewReader(data), opts) })
+			})
+			if got != want {
+				t.Fatalf("salvage %v: Stream:\n%s\nDecode:\n%s", salvage, got, want)
+			}
+		}
 		// Read in parallel from the first record, in small batches, the
 		// input decodes exactly as it does sequentially.
 		for _, salvage := range []bool{false, true} {

@@ -427,17 +427,8 @@ func (d *decoder) newStack(raw []byte, w int, h uint64, added *resKey, at int64)
 }
 
 func (d *decoder) build(maps []mapping) (*model.Profile, error) {
-	b := model.NewBuilder()
-	p := b.P
+	p := buildTables(d.info, maps, d.res.locs.addrs, d.periodN)
 	p.Stacks = d.res.stacks
-	p.SampleTypes = []model.ValueType{
-		{Type: b.String("samples"), Unit: b.String("count")},
-		{Type: b.String("cpu"), Unit: b.String("nanoseconds")},
-	}
-	p.PeriodType = model.ValueType{Type: b.String("cpu"), Unit: b.String("nanoseconds")}
-	p.Period = d.periodN
-	p.DropFrames = b.String(DropFrames)
-
 	vals := make([]int64, 2*len(d.counts))
 	p.Samples = make([]model.Sample, len(d.counts))
 	for i, c := range d.counts {
@@ -445,21 +436,7 @@ func (d *decoder) build(maps []mapping) (*model.Profile, error) {
 		v[0], v[1] = int64(c), int64(c)*d.periodN
 		p.Samples[i] = model.Sample{Stack: int32(i), Values: v, Link: model.NoLink}
 	}
-
-	for _, m := range maps {
-		p.Mappings = append(p.Mappings, model.Mapping{Start: m.start, Limit: m.limit, Offset: m.offset, File: b.String(m.file)})
-	}
-	idx := newMappingIndex(p.Mappings)
-	p.Locations = make([]model.Location, len(d.res.locs.addrs))
-	for i, a := range d.res.locs.addrs {
-		p.Locations[i] = model.Location{Address: a, Mapping: idx.find(a)}
-		if p.Locations[i].Mapping == model.NoMapping {
-			d.info.Unmapped++
-		}
-	}
 	d.info.Stacks = len(d.counts)
-	d.info.Locations = len(p.Locations)
-	d.info.Mappings = len(p.Mappings)
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("internal error: decoded profile is invalid: %v", err)
 	}

@@ -280,3 +280,17 @@ func (t *addrTable) put(loc uint32) {
 	}
 	t.slots[i] = loc + 1
 }
+
+// lookup returns the location index of a, if it has one.
+func (t *addrTable) lookup(a uint64) (int32, bool) {
+	mask := uint64(len(t.slots) - 1)
+	for i := t.pos(a); ; i = (i + 1) & mask {
+		l := t.slots[i]
+		if l == 0 {
+			return 0, false
+		}
+		if t.addrs[l-1] == a {
+			return int32(l - 1), true
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/model"
@@ -38,7 +37,7 @@ func Encode(w io.Writer, p *model.Profile, opts EncodeOptions) error {
 		_, err := w.Write(buf)
 		return err
 	}
-	zw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	zw, err := newGzip(w, len(buf) >= ParallelGzipFrom)
 	if err != nil {
 		return err
 	}
@@ -169,49 +168,72 @@ func appendValueType(b []byte, num protowire.Number, vt model.ValueType) []byte 
 // names an empty function written after the model's functions (see
 // Unrepresentable).
 func AppendRaw(b []byte, p *model.Profile) []byte {
-	// Function id of lines with no function; 0: none has been seen.
-	noFunc := uint64(0)
-	if hasLineWithoutFunction(p) {
-		noFunc = uint64(len(p.Functions)) + 1
-	}
-	for _, st := range p.SampleTypes {
-		b = appendValueType(b, fSampleType, st)
-	}
+	b = appendHead(b, p)
 	// Each distinct stack's packed location ids are encoded once.
 	nStacks := p.Stacks.Len()
 	stackOff := make([]int32, nStacks+1)
 	var stackBytes []byte
 	for i := 0; i < nStacks; i++ {
-		for _, l := range p.Stacks.Get(i) {
-			stackBytes = protowire.AppendVarint(stackBytes, uint64(l)+1)
-		}
+		stackBytes = appendPackedIDs(stackBytes, p.Stacks.Get(i))
 		stackOff[i+1] = int32(len(stackBytes))
 	}
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		b = appendMessage(b, fSample, func(b []byte) []byte {
-			if ids := stackBytes[stackOff[s.Stack]:stackOff[s.Stack+1]]; len(ids) > 0 {
-				b = protowire.AppendTag(b, 1, protowire.BytesType)
-				b = protowire.AppendBytes(b, ids)
-			}
-			if len(s.Values) > 0 {
-				b = appendMessage(b, 2, func(b []byte) []byte {
-					for _, v := range s.Values {
-						b = protowire.AppendVarint(b, uint64(v))
-					}
-					return b
-				})
-			}
-			for _, l := range p.LabelSets[s.LabelSet].Labels {
-				b = appendMessage(b, 3, func(b []byte) []byte {
-					b = appendVarintField(b, 1, uint64(l.Key))
-					b = appendVarintField(b, 2, uint64(l.Str))
-					b = appendVarintField(b, 3, uint64(l.Num))
-					return appendVarintField(b, 4, uint64(l.NumUnit))
-				})
-			}
-			return b
-		})
+		b = appendSample(b, stackBytes[stackOff[s.Stack]:stackOff[s.Stack+1]], s.Values, p.LabelSets[s.LabelSet].Labels)
+	}
+	return appendTail(b, p)
+}
+
+// appendHead appends what comes before the samples: the sample types.
+func appendHead(b []byte, p *model.Profile) []byte {
+	for _, st := range p.SampleTypes {
+		b = appendValueType(b, fSampleType, st)
+	}
+	return b
+}
+
+// appendPackedIDs appends the location ids of a stack as packed varints.
+func appendPackedIDs(b []byte, stack []int32) []byte {
+	for _, l := range stack {
+		b = protowire.AppendVarint(b, uint64(l)+1)
+	}
+	return b
+}
+
+// appendSample appends one sample: its packed location ids, values and labels.
+func appendSample(b []byte, ids []byte, values []int64, labels []model.Label) []byte {
+	return appendMessage(b, fSample, func(b []byte) []byte {
+		if len(ids) > 0 {
+			b = protowire.AppendTag(b, 1, protowire.BytesType)
+			b = protowire.AppendBytes(b, ids)
+		}
+		if len(values) > 0 {
+			b = appendMessage(b, 2, func(b []byte) []byte {
+				for _, v := range values {
+					b = protowire.AppendVarint(b, uint64(v))
+				}
+				return b
+			})
+		}
+		for _, l := range labels {
+			b = appendMessage(b, 3, func(b []byte) []byte {
+				b = appendVarintField(b, 1, uint64(l.Key))
+				b = appendVarintField(b, 2, uint64(l.Str))
+				b = appendVarintField(b, 3, uint64(l.Num))
+				return appendVarintField(b, 4, uint64(l.NumUnit))
+			})
+		}
+		return b
+	})
+}
+
+// appendTail appends what comes after the samples: the tables and the
+// profile-level fields.
+func appendTail(b []byte, p *model.Profile) []byte {
+	// Function id of lines with no function; 0: none has been seen.
+	noFunc := uint64(0)
+	if hasLineWithoutFunction(p) {
+		noFunc = uint64(len(p.Functions)) + 1
 	}
 	for i, m := range p.Mappings {
 		b = appendMessage(b, fMapping, func(b []byte) []byte {

@@ -7,115 +7,81 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-// FrameChecker passes a raw profile.proto through while it checks the
-// framing of its top-level fields (tags, wire types, varints, lengths) as
-// the bytes arrive, so that an input that goes wrong early (a gzip of
-// zeros after a valid start) fails at the first bad byte, not after all of
-// it was read into memory.
-type FrameChecker struct {
-	R   io.Reader
-	off int64 // offset of the next byte
+// Samples yields a profile's samples in order to fn: each one's stack
+// (location indices, leaf first) and values; the slices may be reused.
+// A source that has the stack as profile.proto packs it (the uvarints of
+// each location index + 1) passes it as packed and a nil stack.
+type Samples func(fn func(stack []int32, packed []byte, values []int64) error) error
 
-	state   int // what the next byte is part of
-	fieldAt int64
-	v       uint64 // varint being read
-	shift   uint
-	skip    uint64 // bytes left of a fixed or length-delimited value
-	err     error
-
-	counts [16]int // top-level fields so far, by number
-	need   int64   // what they take in the model
-}
-
-const (
-	fcTag = iota
-	fcVarint
-	fcLen
-	fcSkip
-)
-
-func (c *FrameChecker) Read(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
+// EncodeStream writes, as Encode does, the profile whose tables are in p
+// (its Samples and Stacks empty) and whose samples, without labels, come
+// from samples. The bytes are those Encode writes for the same profile
+// with its samples in p, one stack each; they reach w in pieces of about
+// 1 MiB, so memory does not grow with the samples.
+func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOptions) error {
+	if len(p.Samples) > 0 || p.Stacks.Len() > 0 {
+		return fmt.Errorf("pprof: EncodeStream: the samples must come from samples alone")
 	}
-	n, err := c.R.Read(p)
-	if e := c.check(p[:n]); e != nil {
-		c.err = e
-		return 0, e
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("pprof: %v", err)
 	}
-	return n, err
-}
-
-func (c *FrameChecker) fail(what string) error {
-	return &decodeError{int(c.fieldAt), what}
-}
-
-func (c *FrameChecker) check(b []byte) error {
-	for i := 0; i < len(b); {
-		switch c.state {
-		case fcSkip:
-			k := min(c.skip, uint64(len(b)-i))
-			c.skip -= k
-			i += int(k)
-			c.off += int64(k)
-			if c.skip == 0 {
-				c.state = fcTag
-			}
-			continue
-		case fcTag:
-			if c.shift == 0 {
-				c.fieldAt = c.off
-			}
+	if opts.Warn != nil {
+		for _, m := range Unrepresentable(p) {
+			opts.Warn(m)
 		}
-		x := b[i]
-		i++
-		c.off++
-		if c.shift >= 63 && x > 1 {
-			return c.fail("varint overflows 64 bits")
-		}
-		c.v |= uint64(x&0x7f) << c.shift
-		c.shift += 7
-		if x >= 0x80 {
-			continue
-		}
-		v := c.v
-		c.v, c.shift = 0, 0
-		switch c.state {
-		case fcTag:
-			num, typ := v>>3, v&7
-			if num == 0 || num > 1<<29-1 {
-				return c.fail("bad field tag")
+	}
+	// Raw output goes out in pieces of chunk bytes. Gzipped output waits
+	// until it is known whether the encoding reaches ParallelGzipFrom,
+	// which chooses the compressor as Encode does.
+	const chunk = 1 << 20
+	var out io.Writer
+	var zw io.WriteCloser
+	if opts.Raw {
+		out = w
+	}
+	flushAt := chunk
+	if !opts.Raw {
+		flushAt = ParallelGzipFrom
+	}
+	buf := appendHead(make([]byte, 0, flushAt+flushAt/4), p)
+	flush := func() error {
+		if out == nil {
+			var err error
+			if zw, err = newGzip(w, len(buf) >= ParallelGzipFrom); err != nil {
+				return err
 			}
-			if num < 16 {
-				c.counts[num]++
-				c.need += int64(fieldCost[num])
-				// The decoder checks the same bound once it has every
-				// byte; a prefix past it fails here, before the rest is
-				// read (millions of tiny samples).
-				if c.need > model.MemoryPerInputByte*c.off+16<<20 {
-					return budgetError(&c.counts, c.need, c.off)
+			out, flushAt = zw, chunk
+		}
+		_, err := out.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	var ids []byte
+	nloc := len(p.Locations)
+	err := samples(func(stack []int32, packed []byte, values []int64) error {
+		if packed == nil {
+			for _, l := range stack {
+				if l < 0 || int(l) >= nloc {
+					return fmt.Errorf("pprof: location %d out of range", l)
 				}
 			}
-			switch typ {
-			case 0:
-				c.state = fcVarint
-			case 1:
-				c.state, c.skip = fcSkip, 8
-			case 2:
-				c.state = fcLen
-			case 5:
-				c.state, c.skip = fcSkip, 4
-			default:
-				return c.fail(fmt.Sprintf("field %d: unsupported wire type %d", num, typ))
-			}
-		case fcVarint:
-			c.state = fcTag
-		case fcLen:
-			c.state, c.skip = fcSkip, v
-			if v == 0 {
-				c.state = fcTag
-			}
+			ids = appendPackedIDs(ids[:0], stack)
+			packed = ids
+		}
+		buf = appendSample(buf, packed, values, nil)
+		if len(buf) >= flushAt {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		buf = appendTail(buf, p)
+		err = flush()
+	}
+	if zw != nil {
+		if cerr := zw.Close(); err == nil {
+			err = cerr
 		}
 	}
-	return nil
+	return err
 }

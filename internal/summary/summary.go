@@ -91,6 +91,20 @@ func Of(p *model.Profile) Summary {
 	return s
 }
 
+// OfStream summarizes a profile whose samples are not held: its tables are
+// in p (no samples), n samples each of a distinct stack and without labels,
+// whose values sum to totals.
+func OfStream(p *model.Profile, n int, totals []int64) Summary {
+	s := Of(p)
+	s.Samples, s.Stacks = n, n
+	for i := range s.SampleTypes {
+		if i < len(totals) {
+			s.SampleTypes[i].Total = totals[i]
+		}
+	}
+	return s
+}
+
 func satAdd(a, b int64) int64 {
 	c := a + b
 	if a > 0 && b > 0 && c < 0 {

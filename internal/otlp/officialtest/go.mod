@@ -9,6 +9,9 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require github.com/klauspost/compress v1.20.3 // indirect
+require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/klauspost/pgzip v1.3.0 // indirect
+)
 
 replace github.com/pprofx/pprofx => ../../..

@@ -1,0 +1,474 @@
+package gperftools
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Stream reads a gperftools CPU profile as Decode does, but does not hold
+// its stacks in memory: what it keeps grows with the distinct stacks by a
+// few bytes each (a table slot and a count), not by their frames.
+//
+// Each distinct stack's frames (location indices) are written, as they are
+// found, to a spill: in memory up to a few MiB, then in a temporary file in
+// dir (os.TempDir() when ""), removed by Close. Stacks are told apart
+// exactly: the raw PCs of the first stacks, up to KeyBudget bytes, are kept
+// to compare records with; a record whose hash matches a later stack is
+// compared with that stack's frames read back from the spill.
+//
+// The Streamed's tables, samples (in order, one per distinct stack) and
+// Info are exactly those Decode gives for the same input, and so are its
+// errors and warnings.
+func Stream(r io.Reader, opts Options, dir string) (*Streamed, error) {
+	d := &decoder{rd: newReader(r), opts: opts, info: &Info{}}
+	s := &streamer{d: d, spill: &spill{dir: dir}}
+	st, err := s.run()
+	if err != nil {
+		s.spill.close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// KeyBudget bounds the bytes of raw PCs Stream keeps to compare records
+// with (a variable for the tests).
+var KeyBudget = 16 << 20
+
+// Streamed is a decoded profile whose samples are read back one at a time.
+type Streamed struct {
+	Info *Info
+	// Profile holds the tables and profile-level fields; its Samples and
+	// Stacks are empty.
+	Profile *model.Profile
+	periodN int64
+	counts  *countList
+	spill   *spill
+}
+
+// Len returns the number of samples (one per distinct stack).
+func (s *Streamed) Len() int { return s.counts.len() }
+
+// Totals returns the sums of the samples' values, per sample type,
+// saturating as summary does.
+func (s *Streamed) Totals() []int64 {
+	var c, ns int64
+	for i := range s.counts.len() {
+		v := s.counts.get(i)
+		c = satAdd(c, int64(v))
+		ns = satAdd(ns, int64(v)*s.periodN)
+	}
+	return []int64{c, ns}
+}
+
+func satAdd(a, b int64) int64 {
+	if c := a + b; c >= a {
+		return c
+	}
+	return math.MaxInt64
+}
+
+// Each calls fn with every sample in order: its stack (location indices,
+// leaf first) or, when packed is set, the same as the uvarints of the
+// indices + 1 (as profile.proto packs location ids), and its values. The
+// slices are reused by the next call.
+func (s *Streamed) Each(packed bool, fn func(frames []int32, packed []byte, values []int64) error) error {
+	sr := s.spill.reader(0, 256<<10)
+	var frames []int32
+	var pk []byte
+	vals := make([]int64, 2)
+	for i := range s.counts.len() {
+		c := s.counts.get(i)
+		var err error
+		if packed {
+			pk, err = sr.packed(pk)
+		} else {
+			frames, err = sr.stack(frames[:0])
+		}
+		if err != nil {
+			return fmt.Errorf("reading back the spilled stacks: %v", err)
+		}
+		vals[0], vals[1] = int64(c), int64(c)*s.periodN
+		if packed {
+			err = fn(nil, pk, vals)
+		} else {
+			err = fn(frames, nil, vals)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close removes the spill's temporary file, if any.
+func (s *Streamed) Close() error { return s.spill.close() }
+
+type streamer struct {
+	d      *decoder
+	tab    stackTable
+	keys   keyArena
+	locs   *addrTable
+	spill  *spill
+	counts countList
+	canon  []byte
+	pcs    []uint64
+	fr     []int32
+	sr     *spillReader
+
+	pendKey  []byte // the key of the record lookup missed, for add
+	pendHash uint64
+
+	res  resolverQueue
+	pre  prefetched
+	rpcs []uint64 // the resolver's scratch
+	rfr  []int32
+}
+
+func (s *streamer) run() (*Streamed, error) {
+	d := s.d
+	if err := d.header(); err != nil {
+		return nil, err
+	}
+	s.tab.init()
+	s.keys.budget = KeyBudget
+	s.keys.le64 = d.lay == Layout{8, false}
+	s.locs = newAddrTable()
+	defer s.res.stop()
+	if err := s.records(); err != nil {
+		return nil, err
+	}
+	if err := s.res.sync(s); err != nil {
+		return nil, err
+	}
+	s.res.stop()
+	d.info.DataBytes = d.rd.off
+	s.tab, s.keys = stackTable{}, keyArena{}
+	var maps []mapping
+	if d.info.Trailer {
+		var err error
+		if maps, err = d.mapsText(); err != nil {
+			return nil, err
+		}
+	}
+	p := buildTables(d.info, maps, s.locs.addrs, d.periodN)
+	d.info.Stacks = s.counts.len()
+	if err := s.spill.flushIfFile(); err != nil {
+		return nil, err
+	}
+	return &Streamed{Info: d.info, Profile: p, periodN: d.periodN, counts: &s.counts, spill: s.spill}, nil
+}
+
+// records is recordLoop's twin for Stream, with the same checks and errors.
+func (s *streamer) records() error {
+	err := s.recordLoop()
+	if err == nil {
+		return nil
+	}
+	d := s.d
+	re, ok := err.(*recordError)
+	if !ok || !d.opts.Salvage {
+		return err
+	}
+	d.info.Salvaged = true
+	plural := "s"
+	if d.info.Records == 1 {
+		plural = ""
+	}
+	d.warn("salvage: kept the %d complete record%s before this one: %s", d.info.Records, plural, re.msg)
+	return nil
+}
+
+func (s *streamer) recordLoop() error {
+	d := s.d
+	rd, lay := d.rd, d.lay
+	sz := lay.SlotSize
+	maxCount := uint64(math.MaxInt64 / d.periodN)
+	for {
+		if s.pre.i == s.pre.n {
+			s.prefetch()
+		}
+		at := rd.off
+		n := rd.fill(2 * sz)
+		if err := rd.readErr(); err != nil {
+			return err
+		}
+		if n == 0 {
+			d.warn("no trailer after %d records (byte %d): the profile was flushed but not stopped, or its writer died; it has no mappings", d.info.Records, at)
+			return nil
+		}
+		if n < 2*sz {
+			return d.recErr(at, "cut after %d of its first %d bytes", n, 2*sz)
+		}
+		hd := rd.peek(2 * sz)
+		count, npcs := lay.slot(hd), lay.slot(hd[sz:])
+		if npcs == 0 {
+			return d.recErr(at, "num_pcs is 0")
+		}
+		if npcs > maxPCs {
+			return d.recErr(at, "num_pcs %d is larger than the limit %d", npcs, maxPCs)
+		}
+		need := int(npcs) * sz
+		if rem, ok := rd.remaining(); ok && int64(need) > rem-int64(2*sz) {
+			return d.recErr(at, "num_pcs %d needs %d bytes, only %d remain", npcs, need, rem-int64(2*sz))
+		}
+		rd.skip(2 * sz)
+		raw, got := rd.read(need)
+		if err := rd.readErr(); err != nil {
+			return err
+		}
+		if got < need {
+			return d.recErr(at, "num_pcs %d needs %d bytes, only %d remain", npcs, need, got)
+		}
+		if count == 0 {
+			if npcs == 1 && lay.slot(raw) == 0 {
+				d.info.Trailer = true
+				return nil
+			}
+			return d.recErr(at, "sample count is 0")
+		}
+		var h uint64
+		if s.pre.i < s.pre.n {
+			h = s.pre.hash[s.pre.i]
+			s.pre.i++
+		} else {
+			h = s.tab.hash(raw)
+		}
+		idx, err := s.lookup(raw, h)
+		if err != nil {
+			return err
+		}
+		var sum uint64
+		if idx >= 0 {
+			sum = s.counts.get(int(idx))
+		}
+		if count > maxCount-sum {
+			return d.recErr(at, "the summed count of its stack × period %d ns overflows int64", d.periodN)
+		}
+		if idx < 0 {
+			if d.nframes+int(npcs) > math.MaxInt32 {
+				return d.recErr(at, "more than %d frames in all", math.MaxInt32)
+			}
+			if err := s.add(); err != nil {
+				return err
+			}
+			idx = int32(s.counts.len() - 1)
+		}
+		s.counts.add(int(idx), count)
+		d.info.Records++
+		if d.info.TotalCount += count; d.info.TotalCount < count {
+			d.info.TotalCount = math.MaxUint64 // saturate; only Info shows it
+		}
+		d.info.MaxDepth = max(d.info.MaxDepth, int(npcs))
+	}
+}
+
+// lookup returns the stack of a record's raw PCs, or -1 with the record's
+// key and hash ready for add. Stacks are told apart by their adjusted PCs:
+// non-leaf PCs 0 and 1 are the same, so a record holding a non-leaf 1 is
+// looked up with 0 in its place (its canonical form, which the kept keys
+// are in).
+func (s *streamer) lookup(raw []byte, h uint64) (int32, error) {
+	idx, err := s.find(h, raw)
+	if idx >= 0 || err != nil {
+		return idx, err
+	}
+	key := raw
+	if c := s.canonical(raw); c != nil {
+		key = c
+		h = s.tab.hash(key)
+		if idx, err = s.find(h, key); idx >= 0 || err != nil {
+			return idx, err
+		}
+	}
+	s.pendKey, s.pendHash = key, h
+	return -1, nil
+}
+
+// canonical returns raw with every non-leaf PC 1 made 0, in a scratch
+// buffer, or nil when raw has none.
+func (s *streamer) canonical(raw []byte) []byte {
+	lay := s.d.lay
+	sz := lay.SlotSize
+	var c []byte
+	for i := sz; i < len(raw); i += sz {
+		if lay.slot(raw[i:]) != 1 {
+			continue
+		}
+		if c == nil {
+			c = append(s.canon[:0], raw...)
+			s.canon = c
+		}
+		clear(c[i : i+sz])
+	}
+	return c
+}
+
+// find returns the stack whose canonical key is key (hash h), or -1.
+func (s *streamer) find(h uint64, key []byte) (int32, error) {
+	t := &s.tab
+	tag := h >> idBits
+	n := uint64(len(t.slots))
+	for i := t.pos(tag); ; {
+		sl := t.slots[i]
+		if sl == 0 {
+			return -1, nil
+		}
+		if sl>>idBits == tag {
+			id := int32(sl&idMask) - 1
+			eq, err := s.equal(id, key)
+			if err != nil || eq {
+				return id, err
+			}
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
+// equal reports whether stack id is the one of the canonical key.
+func (s *streamer) equal(id int32, key []byte) (bool, error) {
+	if int(id) < len(s.keys.refs) {
+		return s.keys.equal(int(id), key), nil
+	}
+	// The spill and the locations are the resolver's until it is idle.
+	if err := s.res.sync(s); err != nil {
+		return false, err
+	}
+	// Compare the key's adjusted PCs, as locations, with the spilled frames.
+	s.pcs = adjusted(s.pcs[:0], s.d.lay, key)
+	if s.sr == nil {
+		s.sr = s.spill.reader(0, 4<<10)
+	}
+	frames, err := s.sr.stackAt(id, s.fr[:0])
+	s.fr = frames
+	if err != nil {
+		return false, fmt.Errorf("reading back the spilled stacks: %v", err)
+	}
+	if len(frames) != len(s.pcs) {
+		return false, nil
+	}
+	for j, pc := range s.pcs {
+		l, ok := s.locs.lookup(pc)
+		if !ok || l != frames[j] {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// adjusted appends the PCs of a raw key, every non-leaf one decreased by
+// one (a PC of 0 stays 0).
+func adjusted(buf []uint64, lay Layout, raw []byte) []uint64 {
+	sz := lay.SlotSize
+	for i := 0; i+sz <= len(raw); i += sz {
+		pc := lay.slot(raw[i:])
+		if i > 0 && pc > 0 {
+			pc-- // a return address: point into the call instruction
+		}
+		buf = append(buf, pc)
+	}
+	return buf
+}
+
+// add makes the key lookup left pending the next stack: keeps its key
+// while the budget lasts, and has the resolver number its locations and
+// spill its frames.
+func (s *streamer) add() error {
+	id := s.counts.len()
+	if id >= maxStacks {
+		return fmt.Errorf("more than %d distinct stacks", maxStacks)
+	}
+	key := s.pendKey
+	s.keys.add(id, key)
+	s.tab.insert(s.pendHash, uint32(id))
+	s.counts.push()
+	s.d.nframes += len(key) / s.d.lay.SlotSize
+	return s.res.add(s, key)
+}
+
+// resolve numbers the locations of a canonical key's adjusted PCs and
+// spills its frames.
+func (s *streamer) resolve(key []byte) error {
+	s.rpcs = adjusted(s.rpcs[:0], s.d.lay, key)
+	fr := s.rfr[:0]
+	for _, pc := range s.rpcs {
+		fr = append(fr, s.locs.index(pc))
+	}
+	s.rfr = fr
+	return s.spill.add(fr)
+}
+
+// buildTables makes the profile's tables and fields but its samples and
+// stacks, as Decode's build does, and fills info's counts of them.
+func buildTables(info *Info, maps []mapping, addrs []uint64, periodN int64) *model.Profile {
+	b := model.NewBuilder()
+	p := b.P
+	p.SampleTypes = []model.ValueType{
+		{Type: b.String("samples"), Unit: b.String("count")},
+		{Type: b.String("cpu"), Unit: b.String("nanoseconds")},
+	}
+	p.PeriodType = model.ValueType{Type: b.String("cpu"), Unit: b.String("nanoseconds")}
+	p.Period = periodN
+	p.DropFrames = b.String(DropFrames)
+	for _, m := range maps {
+		p.Mappings = append(p.Mappings, model.Mapping{Start: m.start, Limit: m.limit, Offset: m.offset, File: b.String(m.file)})
+	}
+	idx := newMappingIndex(p.Mappings)
+	p.Locations = make([]model.Location, len(addrs))
+	for i, a := range addrs {
+		p.Locations[i] = model.Location{Address: a, Mapping: idx.find(a)}
+		if p.Locations[i].Mapping == model.NoMapping {
+			info.Unmapped++
+		}
+	}
+	info.Locations = len(p.Locations)
+	info.Mappings = len(p.Mappings)
+	return p
+}
+
+// prefetch hashes the records that are whole in the read buffer (up to 16)
+// and loads their table slots and the keys these hold, so that the cache
+// misses of their lookups overlap rather than come one after another. It
+// only reads ahead: the record loop checks every record as usual and takes
+// the hashes in order.
+func (s *streamer) prefetch() {
+	pre := &s.pre
+	pre.i, pre.n = 0, 0
+	rd, lay := s.d.rd, s.d.lay
+	sz := lay.SlotSize
+	buf := rd.buf[rd.lo:rd.hi]
+	for pre.n < len(pre.hash) && len(buf) >= 2*sz {
+		npcs := lay.slot(buf[sz:])
+		if npcs == 0 || npcs > uint64(len(buf)/sz-2) {
+			break
+		}
+		end := (2 + int(npcs)) * sz
+		pre.hash[pre.n] = s.tab.hash(buf[2*sz : end])
+		pre.n++
+		buf = buf[end:]
+	}
+	t := &s.tab
+	var sink uint64
+	for _, h := range pre.hash[:pre.n] {
+		sink += t.slots[t.pos(h>>idBits)]
+	}
+	a := &s.keys
+	for _, h := range pre.hash[:pre.n] {
+		sl := t.slots[t.pos(h>>idBits)]
+		if id := int(sl&idMask) - 1; sl>>idBits == h>>idBits && id < len(a.refs) {
+			ref := a.refs[id]
+			c := a.chunks[ref&^compactRef>>chunkBits]
+			off := int(ref & (maxChunk - 1))
+			end := min(off+4+int(binary.LittleEndian.Uint32(c[off:])), len(c))
+			for j := off; j < end; j += 64 {
+				sink += uint64(c[j])
+			}
+		}
+	}
+	pre.sink += sink
+}
