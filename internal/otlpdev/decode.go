@@ -1,0 +1,699 @@
+package otlpdev
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
+	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
+)
+
+// maxDecompressed bounds what a gzipped input given to Decode may expand to.
+const maxDecompressed = 4 << 30
+
+// Decode reads OTLP profiles v1development: one binary ProfilesData, OTLP
+// JSON (one object, or JSON lines: one per line), or the collector
+// fileexporter's framed file (each ProfilesData after its 4-byte big-endian
+// length), plain or gzipped. It returns one model.Profile per pprof-like
+// profile: the Profiles of a scope that line up are joined into one with
+// several sample types. Every index is checked first; the error names the
+// first bad one by its field path.
+func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
+	msgs, err := Messages(data, opts)
+	if err != nil {
+		return nil, err
+	}
+	d := newDecoder(opts)
+	var out []*model.Profile
+	for i, pd := range msgs {
+		ps, err := d.profilesData(pd)
+		if err != nil {
+			if len(msgs) > 1 {
+				return nil, fmt.Errorf("otlp: message %d: %v", i, err)
+			}
+			return nil, fmt.Errorf("otlp: %v", err)
+		}
+		out = append(out, ps...)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("otlp: no profile in the data (no resource_profiles[].scope_profiles[].profiles[])")
+	}
+	return out, nil
+}
+
+// Messages parses data (see Decode) into its ProfilesData messages and
+// checks each against the MUST rules the reader depends on: the first
+// failure is the error. With LayoutV110 (the default), data that fails and
+// reads cleanly as proto v1.9's Sample layout is reported as such, and the
+// other way round.
+func Messages(data []byte, opts DecodeOptions) ([]*pb.ProfilesData, error) {
+	return messages(data, opts, true)
+}
+
+// Parse is Messages without the checks (for the validator).
+func Parse(data []byte, opts DecodeOptions) ([]*pb.ProfilesData, error) {
+	return messages(data, opts, false)
+}
+
+func messages(data []byte, opts DecodeOptions, check bool) ([]*pb.ProfilesData, error) {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("otlp: gzip: %v", err)
+		}
+		raw, err := io.ReadAll(io.LimitReader(zr, maxDecompressed+1))
+		if err != nil {
+			return nil, fmt.Errorf("otlp: gzip: %v", err)
+		}
+		if len(raw) > maxDecompressed {
+			return nil, fmt.Errorf("otlp: gzip: decompressed data over %d bytes", maxDecompressed)
+		}
+		data = raw
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("otlp: empty input")
+	}
+	if isJSON(data) {
+		return jsonMessages(data, check)
+	}
+	frames, framed := splitFramed(data)
+	if !framed {
+		frames = [][]byte{data}
+	}
+	out := make([]*pb.ProfilesData, 0, len(frames))
+	for i, f := range frames {
+		pd, err := binaryMessage(f, opts.Layout, check)
+		if err != nil {
+			if framed {
+				return nil, fmt.Errorf("otlp: framed message %d: %v", i, err)
+			}
+			return nil, fmt.Errorf("otlp: %v", err)
+		}
+		out = append(out, pd)
+	}
+	return out, nil
+}
+
+// binaryMessage parses one binary ProfilesData in the given Sample layout.
+func binaryMessage(data []byte, layout SampleLayout, check bool) (*pb.ProfilesData, error) {
+	parse := func(l SampleLayout) (*pb.ProfilesData, error) {
+		b := data
+		if l == LayoutV19 {
+			var err error
+			if b, err = renumberV19(data); err != nil {
+				return nil, err
+			}
+		}
+		pd := &pb.ProfilesData{}
+		if err := proto.Unmarshal(b, pd); err != nil {
+			return nil, otlp.LocateWireError(b, pd.ProtoReflect().Descriptor(), err)
+		}
+		return pd, nil
+	}
+	pd, err := parse(layout)
+	if err != nil {
+		return nil, err
+	}
+	if !check {
+		return pd, nil
+	}
+	f := firstError(pd)
+	if f == nil {
+		return pd, nil
+	}
+	other, name, flag := LayoutV19, "v1.9", "--otlp-proto 1.9"
+	if layout == LayoutV19 {
+		other, name, flag = LayoutV110, "v1.10 or later", "--otlp-proto 1.10 (the default)"
+	}
+	if f.Path != "dictionary" && bytes.Contains([]byte(f.Path), []byte(".samples[")) {
+		if alt, err := parse(other); err == nil && firstError(alt) == nil && hasSamples(alt) {
+			return nil, fmt.Errorf("%s: %s (this looks like OTLP profiles proto %s, whose Sample fields are numbered differently: read it with %s)",
+				f.Path, f.Msg, name, flag)
+		}
+	}
+	return nil, fmt.Errorf("%s: %s", f.Path, f.Msg)
+}
+
+func hasSamples(pd *pb.ProfilesData) bool {
+	for _, rp := range pd.ResourceProfiles {
+		for _, sp := range rp.GetScopeProfiles() {
+			for _, pr := range sp.GetProfiles() {
+				if len(pr.GetSamples()) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// decoder turns checked messages into model profiles.
+type decoder struct {
+	warnFn func(string)
+	warned map[string]bool
+}
+
+func newDecoder(opts DecodeOptions) *decoder {
+	return &decoder{warnFn: opts.Warn, warned: map[string]bool{}}
+}
+
+func (d *decoder) warn(msg string) {
+	if d.warned[msg] {
+		return
+	}
+	d.warned[msg] = true
+	if d.warnFn != nil {
+		d.warnFn(msg)
+	}
+}
+
+// dict is a message's dictionary converted once for all its profiles.
+type dict struct {
+	d       *pb.ProfilesDictionary
+	strs    []string
+	tmpl    *model.Profile // every table, index i+1 of the dictionary at i
+	attrs   []attr         // per attribute_table entry
+	nGroups int
+}
+
+type attr struct {
+	key   string
+	value model.Value
+	unit  string
+}
+
+// str returns dictionary string i, "" when out of range (checked before).
+func (t *dict) str(i int32) string {
+	if i <= 0 || int(i) >= len(t.strs) {
+		return ""
+	}
+	return t.strs[i]
+}
+
+func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
+	dd := pd.GetDictionary()
+	t := &dict{d: dd, strs: dd.GetStringTable()}
+	if len(t.strs) == 0 {
+		t.strs = []string{""}
+	}
+	t.attrs = make([]attr, len(dd.GetAttributeTable()))
+	for i, kv := range dd.GetAttributeTable() {
+		if i == 0 {
+			continue
+		}
+		t.attrs[i] = attr{key: t.str(kv.GetKeyStrindex()), value: t.value(kv.GetValue(), 0), unit: t.str(kv.GetUnitStrindex())}
+	}
+	p := model.New()
+	p.Strings = t.strs[:len(t.strs):len(t.strs)]
+	mt := dd.GetMappingTable()
+	if len(mt) > 1 {
+		p.Mappings = make([]model.Mapping, len(mt)-1)
+	}
+	for i := 1; i < len(mt); i++ {
+		m := mt[i]
+		mm := &p.Mappings[i-1]
+		mm.Start, mm.Limit, mm.Offset, mm.File = m.MemoryStart, m.MemoryLimit, m.FileOffset, m.FilenameStrindex
+		for _, a := range m.AttributeIndices {
+			if a == 0 {
+				continue
+			}
+			at := &t.attrs[a]
+			on := at.value.Kind == model.KindBool && at.value.Bool
+			switch at.key {
+			case AttrBuildIDGNU, AttrBuildIDGo, AttrBuildIDHTL:
+				if mm.BuildID == 0 {
+					mm.BuildID = t.stringIndex(p, at.value)
+					if at.key == AttrBuildIDHTL {
+						mm.BuildIDKind = 1
+					}
+				}
+			case AttrHasFunctions:
+				mm.HasFunctions = on
+			case AttrHasFilenames:
+				mm.HasFilenames = on
+			case AttrHasLineNumbers:
+				mm.HasLineNumbers = on
+			case AttrHasInlineFrames:
+				mm.HasInlineFrames = on
+			default:
+				d.warn("otlp: mapping attributes other than build ids and pprof.mapping.* were dropped (the model has no place for them)")
+			}
+		}
+	}
+	ft := dd.GetFunctionTable()
+	if len(ft) > 1 {
+		p.Functions = make([]model.Function, len(ft)-1)
+	}
+	for i := 1; i < len(ft); i++ {
+		f := ft[i]
+		p.Functions[i-1] = model.Function{Name: f.NameStrindex, SystemName: f.SystemNameStrindex, Filename: f.FilenameStrindex, StartLine: f.StartLine}
+	}
+	lt := dd.GetLocationTable()
+	if len(lt) > 1 {
+		p.Locations = make([]model.Location, len(lt)-1)
+	}
+	nlines := 0
+	for _, l := range lt {
+		nlines += len(l.GetLines())
+	}
+	lines := make([]model.Line, 0, nlines)
+	for i := 1; i < len(lt); i++ {
+		l := lt[i]
+		ml := &p.Locations[i-1]
+		ml.Address, ml.Mapping = l.Address, l.MappingIndex-1
+		first := len(lines)
+		for _, ln := range l.Lines {
+			lines = append(lines, model.Line{Function: ln.FunctionIndex - 1, Line: ln.Line, Column: ln.Column})
+		}
+		if len(lines) > first {
+			ml.Lines = lines[first:len(lines):len(lines)]
+		}
+		for _, a := range l.AttributeIndices {
+			if a == 0 {
+				continue
+			}
+			at := &t.attrs[a]
+			if at.key == AttrIsFolded {
+				ml.IsFolded = at.value.Kind == model.KindBool && at.value.Bool
+				continue
+			}
+			d.warn("otlp: location attributes other than pprof.location.is_folded (e.g. profile.frame.type) were dropped (the model has no place for them)")
+		}
+	}
+	st := dd.GetStackTable()
+	frames := 0
+	for _, s := range st {
+		frames += len(s.GetLocationIndices())
+	}
+	p.Stacks.Grow(max(len(st), 1), frames)
+	p.Stacks.Add(nil) // the zero stack
+	buf := make([]int32, 0, 64)
+	for i := 1; i < len(st); i++ {
+		buf = buf[:0]
+		for _, x := range st[i].LocationIndices {
+			buf = append(buf, x-1) // 0 (the zero location) was refused by the checker
+		}
+		p.Stacks.Add(buf)
+	}
+	lk := dd.GetLinkTable()
+	for i := 1; i < len(lk); i++ {
+		p.Links = append(p.Links, model.Link{TraceID: lk[i].TraceId, SpanID: lk[i].SpanId})
+	}
+	t.tmpl = p
+	return t
+}
+
+// stringIndex returns the index of a string value in p's string table
+// (which is the dictionary's, so it is usually there).
+func (t *dict) stringIndex(p *model.Profile, v model.Value) int32 {
+	s := v.Str
+	if v.Kind != model.KindString {
+		s = otlp.ValueText(v)
+	}
+	for i, x := range p.Strings {
+		if x == s {
+			return int32(i)
+		}
+	}
+	p.Strings = append(p.Strings[:len(p.Strings):len(p.Strings)], s)
+	return int32(len(p.Strings) - 1)
+}
+
+// value converts an AnyValue, resolving string_value_strindex.
+func (t *dict) value(v *commonpb.AnyValue, depth int) model.Value {
+	if depth > 64 {
+		return model.Value{}
+	}
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_StringValue:
+		return model.Value{Kind: model.KindString, Str: x.StringValue}
+	case *commonpb.AnyValue_StringValueStrindex:
+		return model.Value{Kind: model.KindString, Str: t.str(x.StringValueStrindex)}
+	case *commonpb.AnyValue_BoolValue:
+		return model.Value{Kind: model.KindBool, Bool: x.BoolValue}
+	case *commonpb.AnyValue_IntValue:
+		return model.Value{Kind: model.KindInt, Int: x.IntValue}
+	case *commonpb.AnyValue_DoubleValue:
+		return model.Value{Kind: model.KindDouble, Double: x.DoubleValue}
+	case *commonpb.AnyValue_BytesValue:
+		return model.Value{Kind: model.KindBytes, Bytes: x.BytesValue}
+	case *commonpb.AnyValue_ArrayValue:
+		out := model.Value{Kind: model.KindArray}
+		for _, e := range x.ArrayValue.GetValues() {
+			out.Array = append(out.Array, t.value(e, depth+1))
+		}
+		return out
+	case *commonpb.AnyValue_KvlistValue:
+		return model.Value{Kind: model.KindMap, Map: t.keyValues(x.KvlistValue.GetValues(), depth+1)}
+	}
+	return model.Value{}
+}
+
+// keyValues converts KeyValues, resolving key_strindex.
+func (t *dict) keyValues(kvs []*commonpb.KeyValue, depth int) []model.Attribute {
+	if len(kvs) == 0 {
+		return nil
+	}
+	out := make([]model.Attribute, len(kvs))
+	for i, kv := range kvs {
+		k := kv.GetKey()
+		if k == "" && kv.GetKeyStrindex() != 0 {
+			k = t.str(kv.GetKeyStrindex())
+		}
+		out[i] = model.Attribute{Key: k, Value: t.value(kv.GetValue(), depth)}
+	}
+	return out
+}
+
+func (d *decoder) profilesData(pd *pb.ProfilesData) ([]*model.Profile, error) {
+	t := d.dictionary(pd)
+	type group struct {
+		rp    *pb.ResourceProfiles
+		sp    *pb.ScopeProfiles
+		profs []*pb.Profile
+		order []int // sample type index of each profile
+		path  string
+	}
+	var groups []group
+	for ri, rp := range pd.ResourceProfiles {
+		for si, sp := range rp.GetScopeProfiles() {
+			profs := sp.GetProfiles()
+			if len(profs) == 0 {
+				continue
+			}
+			path := fmt.Sprintf("resource_profiles[%d].scope_profiles[%d]", ri, si)
+			ord := sampleTypeOrder(t, sp.GetScope().GetAttributes(), len(profs))
+			if len(profs) > 1 && lineUp(profs) {
+				groups = append(groups, group{rp, sp, profs, ord, path})
+				continue
+			}
+			if len(profs) > 1 && ord != nil {
+				d.warn("otlp: the profiles of a scope do not line up (different samples or times); they are read as separate profiles")
+			}
+			for _, pr := range profs {
+				groups = append(groups, group{rp, sp, []*pb.Profile{pr}, []int{0}, path})
+			}
+		}
+	}
+	t.nGroups = len(groups)
+	out := make([]*model.Profile, 0, len(groups))
+	for _, g := range groups {
+		p, err := d.group(t, g.rp, g.sp, g.profs, g.order)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", g.path, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// sampleTypeOrder reads pprof.scope.sample_type_order: a permutation of
+// 0..n-1, or nil (the scope's order is used).
+func sampleTypeOrder(t *dict, kvs []*commonpb.KeyValue, n int) []int {
+	for _, a := range t.keyValues(kvs, 0) {
+		if a.Key != AttrSampleTypeOrder || a.Value.Kind != model.KindArray || len(a.Value.Array) != n {
+			continue
+		}
+		seen := make([]bool, n)
+		out := make([]int, n)
+		for k, v := range a.Value.Array {
+			if v.Kind != model.KindInt || v.Int < 0 || v.Int >= int64(n) || seen[v.Int] {
+				return nil
+			}
+			seen[v.Int] = true
+			out[k] = int(v.Int)
+		}
+		return out
+	}
+	return nil
+}
+
+// lineUp reports whether the profiles of a scope hold the same samples
+// (matched by stack, attributes, link and timestamps: the j-th sample with a
+// key in one is the j-th with that key in the others) over the same time and
+// period, so that they join into one profile with several sample types.
+func lineUp(profs []*pb.Profile) bool {
+	a := profs[0]
+	for _, b := range profs[1:] {
+		if len(b.Samples) != len(a.Samples) || b.TimeUnixNano != a.TimeUnixNano || b.DurationNano != a.DurationNano ||
+			b.Period != a.Period || !sameVT(a.PeriodType, b.PeriodType) {
+			return false
+		}
+		if matchSamples(a.Samples, b.Samples) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func sameVT(a, b *pb.ValueType) bool {
+	return a.GetTypeStrindex() == b.GetTypeStrindex() && a.GetUnitStrindex() == b.GetUnitStrindex()
+}
+
+func sameKey(x, y *pb.Sample) bool {
+	if x.StackIndex != y.StackIndex || x.LinkIndex != y.LinkIndex || len(x.AttributeIndices) != len(y.AttributeIndices) ||
+		len(x.TimestampsUnixNano) != len(y.TimestampsUnixNano) {
+		return false
+	}
+	for i, v := range x.AttributeIndices {
+		if y.AttributeIndices[i] != v {
+			return false
+		}
+	}
+	for i, v := range x.TimestampsUnixNano {
+		if y.TimestampsUnixNano[i] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sampleKey(b []byte, s *pb.Sample) []byte {
+	b = fmt.Appendf(b[:0], "%d|%d|%v|%v", s.StackIndex, s.LinkIndex, s.AttributeIndices, s.TimestampsUnixNano)
+	return b
+}
+
+// matchSamples returns, for each sample of a, the index of its match in b,
+// or nil when they do not match one to one.
+func matchSamples(a, b []*pb.Sample) []int {
+	m := make([]int, len(a))
+	positional := true
+	for i := range a {
+		if !sameKey(a[i], b[i]) {
+			positional = false
+			break
+		}
+		m[i] = i
+	}
+	if positional {
+		return m
+	}
+	queue := map[string][]int{}
+	var kb []byte
+	for j, s := range b {
+		kb = sampleKey(kb, s)
+		queue[string(kb)] = append(queue[string(kb)], j)
+	}
+	for i, s := range a {
+		kb = sampleKey(kb, s)
+		q := queue[string(kb)]
+		if len(q) == 0 {
+			return nil
+		}
+		m[i] = q[0]
+		queue[string(kb)] = q[1:]
+	}
+	return m
+}
+
+// sampleValue is the value of a sample in one profile: the sum of its
+// values, or the number of its timestamps when it has no values.
+func (d *decoder) sampleValue(s *pb.Sample) int64 {
+	if len(s.Values) == 0 {
+		return int64(len(s.TimestampsUnixNano))
+	}
+	v := s.Values[0]
+	for _, x := range s.Values[1:] {
+		if x != 0 {
+			d.warn("otlp: samples with several values (one per timestamp) were read as their sum; the per-timestamp values are lost")
+		}
+		v += x
+	}
+	return v
+}
+
+// group builds one model profile from the Profiles of one scope that line up
+// (or one Profile alone).
+func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, profs []*pb.Profile, ord []int) (*model.Profile, error) {
+	if ord == nil || len(ord) != len(profs) {
+		ord = make([]int, len(profs))
+		for k := range ord {
+			ord[k] = k
+		}
+	}
+	// One group takes the whole dictionary (unused table entries
+	// included, as a pprof source had them); several take each what
+	// its samples use.
+	p, stackMap, linkMap := t.tmpl, []int32(nil), []int32(nil)
+	if t.nGroups > 1 {
+		p, stackMap, linkMap = compact(t.tmpl, profs)
+	}
+	first := profs[0]
+	b := model.BuilderFor(p)
+	p.SampleTypes = make([]model.ValueType, len(profs))
+	for k, pr := range profs {
+		p.SampleTypes[ord[k]] = model.ValueType{Type: b.String(t.str(pr.GetSampleType().GetTypeStrindex())),
+			Unit: b.String(t.str(pr.GetSampleType().GetUnitStrindex()))}
+	}
+	if pt := first.PeriodType; pt != nil {
+		p.PeriodType = model.ValueType{Type: b.String(t.str(pt.TypeStrindex)), Unit: b.String(t.str(pt.UnitStrindex))}
+	}
+	p.Period, p.TimeNanos, p.DurationNanos = first.Period, int64(first.TimeUnixNano), int64(first.DurationNano)
+
+	// Samples, joined across the profiles.
+	matches := make([][]int, len(profs))
+	for k := 1; k < len(profs); k++ {
+		matches[k] = matchSamples(first.Samples, profs[k].Samples)
+	}
+	attrLabels := map[int32][]model.Label{}
+	var labels []model.Label
+	p.Samples = make([]model.Sample, len(first.Samples))
+	values := make([]int64, len(first.Samples)*len(profs))
+	for i, s := range first.Samples {
+		ms := &p.Samples[i]
+		ms.Values = values[i*len(profs) : (i+1)*len(profs) : (i+1)*len(profs)]
+		ms.Values[ord[0]] = d.sampleValue(s)
+		for k := 1; k < len(profs); k++ {
+			ms.Values[ord[k]] = d.sampleValue(profs[k].Samples[matches[k][i]])
+		}
+		ms.Stack, ms.Link = s.StackIndex, s.LinkIndex-1
+		if stackMap != nil {
+			ms.Stack = stackMap[s.StackIndex]
+			if s.LinkIndex > 0 {
+				ms.Link = linkMap[s.LinkIndex]
+			}
+		}
+		if len(s.TimestampsUnixNano) > 0 {
+			ms.Timestamps = s.TimestampsUnixNano
+		}
+		labels = labels[:0]
+		for _, a := range s.AttributeIndices {
+			ls, ok := attrLabels[a]
+			if !ok {
+				ls = d.labels(b, &t.attrs[a])
+				attrLabels[a] = ls
+			}
+			labels = append(labels, ls...)
+		}
+		ms.LabelSet = b.LabelSet(labels)
+	}
+
+	// Profile attributes of the first (default) profile.
+	for _, a := range first.AttributeIndices {
+		at := &t.attrs[a]
+		switch at.key {
+		case AttrComment:
+			if at.value.Kind == model.KindArray {
+				for _, v := range at.value.Array {
+					p.Comments = append(p.Comments, b.String(textOf(v)))
+				}
+			} else {
+				p.Comments = append(p.Comments, b.String(textOf(at.value)))
+			}
+			continue
+		case AttrDropFrames:
+			p.DropFrames = b.String(textOf(at.value))
+			continue
+		case AttrKeepFrames:
+			p.KeepFrames = b.String(textOf(at.value))
+			continue
+		case AttrDocURL:
+			p.DocURL = b.String(textOf(at.value))
+			continue
+		}
+		if at.unit != "" {
+			d.warn("otlp: the units of profile attributes were dropped")
+		}
+		p.Attributes = append(p.Attributes, model.Attribute{Key: at.key, Value: at.value})
+	}
+	if id := first.ProfileId; len(id) == 16 && !allZero(id) {
+		p.ProfileID = id
+	}
+	p.DroppedAttributesCount = first.DroppedAttributesCount
+	p.OriginalPayloadFormat, p.OriginalPayload = first.OriginalPayloadFormat, first.OriginalPayload
+	for _, pr := range profs[1:] {
+		if len(pr.OriginalPayload) > 0 || (len(pr.ProfileId) > 0 && !bytes.Equal(pr.ProfileId, first.ProfileId)) {
+			d.warn("otlp: the profile ids and original payloads of the second and later sample types of a joined profile were dropped")
+			break
+		}
+	}
+	if r := rp.GetResource(); r != nil {
+		p.Resource.Attributes = t.keyValues(r.Attributes, 0)
+		p.Resource.DroppedAttributesCount = r.DroppedAttributesCount
+	}
+	p.Resource.SchemaURL = rp.GetSchemaUrl()
+	if s := sp.GetScope(); s != nil {
+		p.Scope = model.Scope{Name: s.Name, Version: s.Version, DroppedAttributesCount: s.DroppedAttributesCount}
+		for _, a := range t.keyValues(s.Attributes, 0) {
+			switch a.Key {
+			case AttrDefaultSampleType:
+				p.DefaultSampleType = b.String(textOf(a.Value))
+			case AttrSampleTypeOrder:
+			default:
+				p.Scope.Attributes = append(p.Scope.Attributes, a)
+			}
+		}
+		if p.Scope.Name == ScopeName && len(p.Scope.Attributes) == 0 {
+			p.Scope = model.Scope{} // pprofx's own scope says nothing
+		}
+	}
+	p.Scope.SchemaURL = sp.GetSchemaUrl()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func textOf(v model.Value) string {
+	if v.Kind == model.KindString {
+		return v.Str
+	}
+	return otlp.ValueText(v)
+}
+
+// labels converts a sample attribute into labels: a string or an integer
+// (with its unit) is one label, an array one label per element.
+func (d *decoder) labels(b *model.Builder, at *attr) []model.Label {
+	key := b.String(at.key)
+	one := func(v model.Value) model.Label {
+		switch v.Kind {
+		case model.KindString:
+			if v.Str == "" {
+				d.warn("otlp: empty string attribute values became numeric 0 labels (pprof has no empty string label)")
+			}
+			return model.Label{Key: key, Str: b.String(v.Str)}
+		case model.KindInt:
+			l := model.Label{Key: key, Num: v.Int}
+			if at.unit != "" {
+				l.NumUnit = b.String(at.unit)
+			}
+			return l
+		}
+		d.warn("otlp: sample attributes that are neither strings nor integers became string labels")
+		return model.Label{Key: key, Str: b.String(otlp.ValueText(v))}
+	}
+	if at.value.Kind == model.KindArray {
+		out := make([]model.Label, 0, len(at.value.Array))
+		for _, v := range at.value.Array {
+			out = append(out, one(v))
+		}
+		return out
+	}
+	return []model.Label{one(at.value)}
+}

@@ -1,0 +1,1206 @@
+package otlpdev
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/gzip"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Field numbers of proto/opentelemetry/proto/profiles/v1development/profiles.proto.
+const (
+	fDataResourceProfiles = 1
+	fDataDictionary       = 2
+
+	fDictMapping   = 1
+	fDictLocation  = 2
+	fDictFunction  = 3
+	fDictLink      = 4
+	fDictString    = 5
+	fDictAttribute = 6
+	fDictStack     = 7
+
+	fProfileSampleType       = 1
+	fProfileSamples          = 2
+	fProfileTime             = 3
+	fProfileDuration         = 4
+	fProfilePeriodType       = 5
+	fProfilePeriod           = 6
+	fProfileID               = 7
+	fProfileDroppedAttrs     = 8
+	fProfilePayloadFormat    = 9
+	fProfilePayload          = 10
+	fProfileAttributeIndices = 11
+)
+
+// Sample field numbers of v1.10+ (the reader also knows v1.9's).
+const (
+	fSampleStack      = 1
+	fSampleAttributes = 2
+	fSampleLink       = 3
+	fSampleValues     = 4
+	fSampleTimestamps = 5
+)
+
+var encoders sync.Pool
+
+const maxPooledOut = 16 << 20
+
+// Encode writes ps as one OTLP ProfilesData (v1development), binary
+// protobuf. The bytes are also a valid ExportProfilesServiceRequest (same
+// field numbers), which is what a collector's OTLP receiver takes.
+func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
+	data, release, err := encode(ps, opts)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return write(w, data, opts.Gzip)
+}
+
+// EncodeJSON writes ps as one OTLP JSON ProfilesData (v1development).
+func EncodeJSON(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
+	data, err := AppendJSON(nil, ps, opts)
+	if err != nil {
+		return err
+	}
+	return write(w, data, opts.Gzip)
+}
+
+// AppendProto appends the binary ProfilesData of ps to b (never gzipped).
+func AppendProto(b []byte, ps []*model.Profile, opts EncodeOptions) ([]byte, error) {
+	data, release, err := encode(ps, opts)
+	if err != nil {
+		return b, err
+	}
+	defer release()
+	return append(b, data...), nil
+}
+
+func write(w io.Writer, data []byte, gz bool) error {
+	if !gz {
+		_, err := w.Write(data)
+		return err
+	}
+	zw := gzip.NewWriter(w)
+	if _, err := zw.Write(data); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// encode returns the ProfilesData of ps in a pooled buffer, valid until
+// release is called.
+func encode(ps []*model.Profile, opts EncodeOptions) ([]byte, func(), error) {
+	if len(ps) == 0 {
+		return nil, nil, fmt.Errorf("otlp: no profile to write")
+	}
+	if len(opts.ProfileID) != 0 {
+		if len(ps) > 1 {
+			return nil, nil, fmt.Errorf("otlp: a profile id names one profile, but %d profiles are written", len(ps))
+		}
+		if len(opts.ProfileID) != 16 || allZero(opts.ProfileID) {
+			return nil, nil, fmt.Errorf("otlp: profile id must be 16 bytes, not all zero")
+		}
+	}
+	for i, p := range ps {
+		if err := p.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("otlp: profile %d: %v", i, err)
+		}
+	}
+	e, _ := encoders.Get().(*encoder)
+	if e == nil {
+		e = &encoder{warned: map[string]bool{}}
+	}
+	e.opts = opts
+	clear(e.warned)
+	data := e.profilesData(ps)
+	e.out = data
+	return data, func() {
+		e.ps = nil
+		e.opts = EncodeOptions{}
+		if cap(e.out) <= maxPooledOut {
+			encoders.Put(e)
+		}
+	}, nil
+}
+
+// ref names an entry of one input profile's table: profile, index.
+type ref struct{ p, i int32 }
+
+// encoder holds the scratch state of one Encode call.
+type encoder struct {
+	opts   EncodeOptions
+	warned map[string]bool
+	out    []byte
+	ps     []*model.Profile
+
+	// Per input profile: model index -> dictionary index (0 = none).
+	smap  [][]int32 // strings
+	mmap  [][]int32 // mappings
+	lmap  [][]int32 // locations
+	fmap  [][]int32 // functions
+	stmap [][]int32 // stacks; -1 unused
+	kmap  [][]int32 // links
+	// Per input profile and label set: its attribute indices.
+	lsAttrs [][][]int32
+
+	// The dictionary, as references into the inputs (after its zero entry).
+	strs   []string
+	maps   []ref
+	locs   []ref
+	funcs  []ref
+	links  []ref
+	stacks []ref
+	attrs  []string         // encoded KeyValueAndUnit bodies
+	aindex map[string]int32 // body -> index in attrs (provisional)
+	aperm  []int32          // provisional -> written attribute index
+
+	mapAttrs  [][]int32 // per dictionary mapping (from 1)
+	locAttrs  [][]int32 // per dictionary location (from 1)
+	profAttrs [][]int32 // per input profile
+
+	keys    map[string]int32 // fixed and profile attribute keys -> string index
+	scratch []byte
+	keybuf  []byte
+}
+
+func (e *encoder) warn(msg string) {
+	if e.warned[msg] {
+		return
+	}
+	e.warned[msg] = true
+	if e.opts.Warn != nil {
+		e.opts.Warn(msg)
+	}
+}
+
+func (e *encoder) validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	e.warn("otlp: strings that are not valid UTF-8 (which protobuf strings must be) had their bad bytes replaced by U+FFFD")
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+func grow[T any](s [][]T, n int) [][]T {
+	s = slices.Grow(s[:0], n)[:n]
+	return s
+}
+
+func resize[T any](s []T, n int) []T {
+	return slices.Grow(s[:0], n)[:n]
+}
+
+// profilesData lays out the dictionary, then writes it and the profiles.
+func (e *encoder) profilesData(ps []*model.Profile) []byte {
+	e.ps = ps
+	n := len(ps)
+	e.smap, e.mmap, e.lmap = grow(e.smap, n), grow(e.mmap, n), grow(e.lmap, n)
+	e.fmap, e.stmap, e.kmap = grow(e.fmap, n), grow(e.stmap, n), grow(e.kmap, n)
+	e.lsAttrs, e.profAttrs = grow(e.lsAttrs, n), grow(e.profAttrs, n)
+	if e.aindex == nil {
+		e.aindex = map[string]int32{}
+	}
+	clear(e.aindex)
+	e.attrs = e.attrs[:0]
+
+	e.layoutStrings()
+	e.layoutMappings()
+	e.layoutLocations()
+	e.layoutFunctions()
+	e.layoutLinks()
+	e.layoutStacks()
+	e.layoutAttributes()
+
+	b := slices.Grow(e.out[:0], sizeHint(ps))
+	// The dictionary first: a reader streaming the message meets the
+	// tables before the samples that use them.
+	b, d := begin(b, fDataDictionary)
+	b = e.dictionary(b)
+	b = end(b, d)
+	// One ResourceProfiles per run of profiles with the same resource.
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && sameResource(ps[i], ps[j]) {
+			j++
+		}
+		b = e.resourceProfiles(b, i, j)
+		i = j
+	}
+	return b
+}
+
+// sizeHint guesses the encoded size of ps, to allocate the output once.
+func sizeHint(ps []*model.Profile) int {
+	n := 1 << 10
+	for _, p := range ps {
+		for _, s := range p.Strings {
+			n += len(s) + 2
+		}
+		n += len(p.Samples)*len(p.SampleTypes)*12 + 2*len(p.Stacks.Frames) + 3*p.Stacks.Len() + 14*len(p.Locations) + 10*len(p.Functions)
+	}
+	return n
+}
+
+func sameResource(a, b *model.Profile) bool {
+	return sameAttributes(a.Resource.Attributes, b.Resource.Attributes) &&
+		a.Resource.DroppedAttributesCount == b.Resource.DroppedAttributesCount && a.Resource.SchemaURL == b.Resource.SchemaURL
+}
+
+func sameAttributes(a, b []model.Attribute) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || !sameValue(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameValue(a, b model.Value) bool {
+	if a.Kind != b.Kind || a.Str != b.Str || a.Bool != b.Bool || a.Int != b.Int ||
+		math.Float64bits(a.Double) != math.Float64bits(b.Double) || string(a.Bytes) != string(b.Bytes) || len(a.Array) != len(b.Array) {
+		return false
+	}
+	for i := range a.Array {
+		if !sameValue(a.Array[i], b.Array[i]) {
+			return false
+		}
+	}
+	return sameAttributes(a.Map, b.Map)
+}
+
+// mergeAttributes returns base with over applied: a key in over replaces
+// the same key in base, other keys are added in order.
+func mergeAttributes(base, over []model.Attribute) []model.Attribute {
+	if len(over) == 0 {
+		return base
+	}
+	out := slices.Clone(base)
+	for _, a := range over {
+		i := slices.IndexFunc(out, func(b model.Attribute) bool { return b.Key == a.Key })
+		if i >= 0 {
+			out[i] = a
+		} else {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// fixedKeys are the attribute keys the writer may use besides label keys.
+var fixedKeys = []string{AttrComment, AttrDropFrames, AttrKeepFrames, AttrDocURL, AttrBuildIDGNU,
+	AttrHasFunctions, AttrHasFilenames, AttrHasLineNumbers, AttrHasInlineFrames, AttrIsFolded}
+
+// layoutStrings builds the shared string table: the strings referenced by
+// index (label and attribute string values are written inline), each once,
+// sorted, "" first. Sorted strings put names with common prefixes side by
+// side, which gzip compresses better. Past 128 strings, the names of
+// functions go first (still sorted), so that more of them get one-byte
+// indices.
+func (e *encoder) layoutStrings() {
+	type cand struct {
+		s    string
+		p, i int32 // p == -1: a fixed key
+	}
+	var cs []cand
+	for pi, p := range e.ps {
+		used := resize(e.smap[pi], len(p.Strings))
+		for i := range used {
+			used[i] = 0
+		}
+		mark := func(i int32) {
+			if i > 0 && used[i] == 0 {
+				used[i] = -1
+				cs = append(cs, cand{p.Strings[i], int32(pi), i})
+			}
+		}
+		for i := range p.Mappings {
+			mark(p.Mappings[i].File)
+		}
+		for i := range p.Functions {
+			f := &p.Functions[i]
+			mark(f.Name)
+			mark(f.SystemName)
+			mark(f.Filename)
+		}
+		for _, t := range p.SampleTypes {
+			mark(t.Type)
+			mark(t.Unit)
+		}
+		mark(p.PeriodType.Type)
+		mark(p.PeriodType.Unit)
+		for _, ls := range p.LabelSets {
+			for _, l := range ls.Labels {
+				mark(l.Key)
+				mark(l.NumUnit)
+			}
+		}
+		e.smap[pi] = used
+	}
+	for _, k := range fixedKeys {
+		cs = append(cs, cand{k, -1, 0})
+	}
+	for _, p := range e.ps {
+		for _, a := range p.Attributes {
+			cs = append(cs, cand{a.Key, -1, 0})
+		}
+	}
+	slices.SortFunc(cs, func(a, b cand) int { return strings.Compare(a.s, b.s) })
+	e.strs = append(e.strs[:0], "")
+	if e.keys == nil {
+		e.keys = map[string]int32{}
+	}
+	clear(e.keys)
+	for _, c := range cs {
+		if c.s != e.strs[len(e.strs)-1] {
+			e.strs = append(e.strs, c.s)
+		}
+		if c.p >= 0 {
+			e.smap[c.p][c.i] = int32(len(e.strs) - 1)
+		} else {
+			e.keys[c.s] = int32(len(e.strs) - 1)
+		}
+	}
+	if len(e.strs) <= 128 {
+		return
+	}
+	isName := make([]bool, len(e.strs))
+	for pi, p := range e.ps {
+		for i := range p.Functions {
+			f := &p.Functions[i]
+			isName[e.smap[pi][f.Name]] = true
+			isName[e.smap[pi][f.SystemName]] = true
+		}
+	}
+	isName[0] = false
+	remap := make([]int32, len(e.strs))
+	strs := make([]string, 1, len(e.strs))
+	for pass := 0; pass < 2; pass++ {
+		for k := 1; k < len(e.strs); k++ {
+			if isName[k] == (pass == 0) {
+				remap[k] = int32(len(strs))
+				strs = append(strs, e.strs[k])
+			}
+		}
+	}
+	copy(e.strs, strs)
+	for k, x := range e.keys {
+		e.keys[k] = remap[x]
+	}
+	for _, sm := range e.smap {
+		for i, x := range sm {
+			if x > 0 {
+				sm[i] = remap[x]
+			}
+		}
+	}
+}
+
+// str returns the dictionary index of a fixed key or a profile attribute
+// key, which layoutStrings put in the table.
+func (e *encoder) str(s string) int32 {
+	if x, ok := e.keys[s]; ok {
+		return x
+	}
+	panic("otlpdev: string not laid out: " + s)
+}
+
+// layoutMappings keeps the mappings in input order (the order pprof
+// compares), one dictionary entry per distinct mapping.
+func (e *encoder) layoutMappings() {
+	e.maps = e.maps[:0]
+	var index map[string]int32
+	if len(e.ps) > 1 {
+		index = map[string]int32{}
+	}
+	for pi, p := range e.ps {
+		mm := resize(e.mmap[pi], len(p.Mappings))
+		for i := range p.Mappings {
+			if index != nil {
+				k := e.mappingKey(pi, &p.Mappings[i])
+				if x, ok := index[string(k)]; ok {
+					mm[i] = x
+					continue
+				}
+				index[string(k)] = int32(len(e.maps) + 1)
+			}
+			e.maps = append(e.maps, ref{int32(pi), int32(i)})
+			mm[i] = int32(len(e.maps))
+		}
+		e.mmap[pi] = mm
+	}
+}
+
+func (e *encoder) mappingKey(pi int, m *model.Mapping) []byte {
+	p := e.ps[pi]
+	k := binary.AppendUvarint(e.keybuf[:0], m.Start)
+	k = binary.AppendUvarint(k, m.Limit)
+	k = binary.AppendUvarint(k, m.Offset)
+	k = binary.AppendUvarint(k, uint64(e.smap[pi][m.File]))
+	k = append(k, p.String(m.BuildID)...)
+	k = append(k, 0, byte(m.BuildIDKind))
+	for _, f := range []bool{m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames} {
+		if f {
+			k = append(k, 1)
+		} else {
+			k = append(k, 0)
+		}
+	}
+	e.keybuf = k
+	return k
+}
+
+// layoutLocations orders the location table by mapping and address (input
+// order among equals): neighbouring addresses share their high bytes, which
+// gzip likes. Equal locations of different inputs are one entry.
+func (e *encoder) layoutLocations() {
+	type lk struct {
+		mapping int32
+		address uint64
+		r       ref
+	}
+	var keys []lk
+	for pi, p := range e.ps {
+		for i := range p.Locations {
+			l := &p.Locations[i]
+			m := int32(0)
+			if l.Mapping != model.NoMapping {
+				m = e.mmap[pi][l.Mapping]
+			}
+			keys = append(keys, lk{m, l.Address, ref{int32(pi), int32(i)}})
+		}
+		e.lmap[pi] = resize(e.lmap[pi], len(p.Locations))
+	}
+	less := func(x, y lk) int {
+		if x.mapping != y.mapping {
+			return int(x.mapping) - int(y.mapping)
+		}
+		if c := cmp.Compare(x.address, y.address); c != 0 {
+			return c
+		}
+		if x.r.p != y.r.p {
+			return int(x.r.p) - int(y.r.p)
+		}
+		return int(x.r.i) - int(y.r.i)
+	}
+	if !slices.IsSortedFunc(keys, less) {
+		slices.SortFunc(keys, less)
+	}
+	e.locs = e.locs[:0]
+	var index map[string]int32
+	if len(e.ps) > 1 {
+		index = map[string]int32{}
+	}
+	for _, k := range keys {
+		if index != nil {
+			key := e.locationKey(k.mapping, k.r)
+			if x, ok := index[string(key)]; ok {
+				e.lmap[k.r.p][k.r.i] = x
+				continue
+			}
+			index[string(key)] = int32(len(e.locs) + 1)
+		}
+		e.locs = append(e.locs, k.r)
+		e.lmap[k.r.p][k.r.i] = int32(len(e.locs))
+	}
+}
+
+// locationKey identifies a location across inputs; functions by content.
+func (e *encoder) locationKey(mapping int32, r ref) []byte {
+	p := e.ps[r.p]
+	l := &p.Locations[r.i]
+	k := binary.AppendUvarint(e.keybuf[:0], uint64(mapping))
+	k = binary.AppendUvarint(k, l.Address)
+	if l.IsFolded {
+		k = append(k, 1)
+	} else {
+		k = append(k, 0)
+	}
+	for _, ln := range l.Lines {
+		k = binary.AppendVarint(k, ln.Line)
+		k = binary.AppendVarint(k, ln.Column)
+		if ln.Function == model.NoFunction {
+			k = append(k, 0)
+			continue
+		}
+		f := &p.Functions[ln.Function]
+		k = append(k, 1)
+		k = binary.AppendUvarint(k, uint64(e.smap[r.p][f.Name]))
+		k = binary.AppendUvarint(k, uint64(e.smap[r.p][f.SystemName]))
+		k = binary.AppendUvarint(k, uint64(e.smap[r.p][f.Filename]))
+		k = binary.AppendVarint(k, f.StartLine)
+	}
+	e.keybuf = k
+	return k
+}
+
+// layoutFunctions orders the function table by first use when going through
+// the locations in written order, each location's lines from the outermost
+// caller in: functions follow their code's order in the binary. Functions no
+// location uses follow, in input order.
+func (e *encoder) layoutFunctions() {
+	e.funcs = e.funcs[:0]
+	var index map[[4]int64]int32
+	if len(e.ps) > 1 {
+		index = map[[4]int64]int32{}
+	}
+	add := func(pi int32, f int32) {
+		fm := e.fmap[pi]
+		if fm[f] != 0 {
+			return
+		}
+		if index != nil {
+			mf := &e.ps[pi].Functions[f]
+			sm := e.smap[pi]
+			k := [4]int64{int64(sm[mf.Name]), int64(sm[mf.SystemName]), int64(sm[mf.Filename]), mf.StartLine}
+			if x, ok := index[k]; ok {
+				fm[f] = x
+				return
+			}
+			index[k] = int32(len(e.funcs) + 1)
+		}
+		e.funcs = append(e.funcs, ref{pi, f})
+		fm[f] = int32(len(e.funcs))
+	}
+	for pi, p := range e.ps {
+		fm := resize(e.fmap[pi], len(p.Functions))
+		clear(fm)
+		e.fmap[pi] = fm
+	}
+	for _, r := range e.locs {
+		lines := e.ps[r.p].Locations[r.i].Lines
+		for k := len(lines) - 1; k >= 0; k-- {
+			if f := lines[k].Function; f != model.NoFunction {
+				add(r.p, f)
+			}
+		}
+	}
+	for pi, p := range e.ps {
+		for i := range p.Functions {
+			add(int32(pi), int32(i))
+		}
+	}
+}
+
+func (e *encoder) layoutLinks() {
+	e.links = e.links[:0]
+	index := map[string]int32{}
+	for pi, p := range e.ps {
+		km := resize(e.kmap[pi], len(p.Links))
+		for i, l := range p.Links {
+			k := string(l.TraceID) + "\x00" + string(l.SpanID)
+			if x, ok := index[k]; ok {
+				km[i] = x
+				continue
+			}
+			e.links = append(e.links, ref{int32(pi), int32(i)})
+			km[i] = int32(len(e.links))
+			index[k] = km[i]
+		}
+		e.kmap[pi] = km
+	}
+}
+
+// layoutStacks gives every stack a sample uses a dictionary entry, in order
+// of first use; identical stacks (of different inputs) share one. The empty
+// stack is the zero entry.
+func (e *encoder) layoutStacks() {
+	e.stacks = e.stacks[:0]
+	var index map[string]int32
+	if len(e.ps) > 1 {
+		index = map[string]int32{}
+	}
+	for pi, p := range e.ps {
+		sm := resize(e.stmap[pi], p.Stacks.Len())
+		for i := range sm {
+			sm[i] = -1
+		}
+		lm := e.lmap[pi]
+		for si := range p.Samples {
+			s := p.Samples[si].Stack
+			if sm[s] != -1 {
+				continue
+			}
+			st := p.Stacks.Get(int(s))
+			if len(st) == 0 {
+				sm[s] = 0
+				continue
+			}
+			if index != nil {
+				k := e.keybuf[:0]
+				for _, l := range st {
+					k = binary.AppendUvarint(k, uint64(lm[l]))
+				}
+				e.keybuf = k
+				if x, ok := index[string(k)]; ok {
+					sm[s] = x
+					continue
+				}
+				index[string(k)] = int32(len(e.stacks) + 1)
+			}
+			e.stacks = append(e.stacks, ref{int32(pi), s})
+			sm[s] = int32(len(e.stacks))
+		}
+		e.stmap[pi] = sm
+	}
+}
+
+// attr adds a KeyValueAndUnit (its encoded body) to the attribute table and
+// returns its provisional index.
+func (e *encoder) attr(body []byte) int32 {
+	if x, ok := e.aindex[string(body)]; ok {
+		return x
+	}
+	x := int32(len(e.attrs))
+	s := string(body)
+	e.attrs = append(e.attrs, s)
+	e.aindex[s] = x
+	return x
+}
+
+func (e *encoder) attrString(key, v string) int32 {
+	b := appendVarintField(e.scratch[:0], 1, uint64(e.str(key)))
+	b, s := begin(b, 2)
+	b = appendTag(b, 1, protowire.BytesType)
+	b = protowire.AppendString(b, e.validUTF8(v))
+	b = end(b, s)
+	e.scratch = b
+	return e.attr(b)
+}
+
+func (e *encoder) attrTrue(key string) int32 {
+	b := appendVarintField(e.scratch[:0], 1, uint64(e.str(key)))
+	b = append(b, 0x12, 2, 0x10, 1) // value: AnyValue{bool_value: true}
+	e.scratch = b
+	return e.attr(b)
+}
+
+func (e *encoder) attrModel(a model.Attribute) int32 {
+	b := appendVarintField(e.scratch[:0], 1, uint64(e.str(a.Key)))
+	b, s := begin(b, 2)
+	b = e.appendAnyValue(b, a.Value)
+	b = end(b, s)
+	e.scratch = b
+	return e.attr(b)
+}
+
+// layoutAttributes builds the attribute table: labels of the label sets
+// samples use (a key with several values in one set becomes one array
+// attribute), mapping, location and profile attributes. The table is then
+// sorted by its encoded entries (so by key, then value): in a heap profile
+// the numeric "bytes" values come out in increasing order, which gzip likes.
+func (e *encoder) layoutAttributes() {
+	e.mapAttrs = grow(e.mapAttrs, len(e.maps))
+	for k, r := range e.maps {
+		p := e.ps[r.p]
+		m := &p.Mappings[r.i]
+		as := e.mapAttrs[k][:0]
+		if m.BuildID != 0 {
+			key := AttrBuildIDGNU
+			if m.BuildIDKind == 1 {
+				key = AttrBuildIDHTL
+			}
+			as = append(as, e.attrString(key, p.Strings[m.BuildID]))
+		}
+		for _, f := range []struct {
+			on  bool
+			key string
+		}{{m.HasFunctions, AttrHasFunctions}, {m.HasFilenames, AttrHasFilenames},
+			{m.HasLineNumbers, AttrHasLineNumbers}, {m.HasInlineFrames, AttrHasInlineFrames}} {
+			if f.on {
+				as = append(as, e.attrTrue(f.key))
+			}
+		}
+		e.mapAttrs[k] = as
+	}
+	e.locAttrs = grow(e.locAttrs, len(e.locs))
+	for k, r := range e.locs {
+		as := e.locAttrs[k][:0]
+		if e.ps[r.p].Locations[r.i].IsFolded {
+			as = append(as, e.attrTrue(AttrIsFolded))
+		}
+		e.locAttrs[k] = as
+	}
+	for pi, p := range e.ps {
+		as := e.profAttrs[pi][:0]
+		for _, a := range p.Attributes {
+			if a.Key == AttrDocURL && p.DocURL != 0 {
+				continue // written from DocURL
+			}
+			as = append(as, e.attrModel(a))
+		}
+		if len(p.Comments) > 0 {
+			v := model.Value{Kind: model.KindArray, Array: make([]model.Value, len(p.Comments))}
+			for i, c := range p.Comments {
+				v.Array[i] = model.Value{Kind: model.KindString, Str: p.String(c)}
+			}
+			as = append(as, e.attrModel(model.Attribute{Key: AttrComment, Value: v}))
+		}
+		if p.DropFrames != 0 {
+			as = append(as, e.attrString(AttrDropFrames, p.String(p.DropFrames)))
+		}
+		if p.KeepFrames != 0 {
+			as = append(as, e.attrString(AttrKeepFrames, p.String(p.KeepFrames)))
+		}
+		if p.DocURL != 0 {
+			as = append(as, e.attrString(AttrDocURL, p.String(p.DocURL)))
+		}
+		e.profAttrs[pi] = as
+
+		// Label sets, as samples use them.
+		sets := grow(e.lsAttrs[pi], len(p.LabelSets))
+		for i := range sets {
+			sets[i] = sets[i][:0]
+		}
+		done := make([]bool, len(p.LabelSets))
+		done[0] = true
+		for si := range p.Samples {
+			ls := p.Samples[si].LabelSet
+			if done[ls] {
+				continue
+			}
+			done[ls] = true
+			sets[ls] = e.labelAttrs(pi, p.LabelSets[ls].Labels, sets[ls])
+		}
+		e.lsAttrs[pi] = sets
+	}
+
+	// Sort the table by its encoded entries.
+	perm := make([]int32, len(e.attrs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int { return strings.Compare(e.attrs[a], e.attrs[b]) })
+	e.aperm = resize(e.aperm, len(perm))
+	for k, i := range perm {
+		e.aperm[i] = int32(k + 1)
+	}
+	sorted := make([]string, len(perm))
+	for k, i := range perm {
+		sorted[k] = e.attrs[i]
+	}
+	copy(e.attrs, sorted)
+	remap := func(as []int32) {
+		for i, a := range as {
+			as[i] = e.aperm[a]
+		}
+	}
+	for _, as := range e.mapAttrs {
+		remap(as)
+	}
+	for _, as := range e.locAttrs {
+		remap(as)
+	}
+	for pi := range e.ps {
+		remap(e.profAttrs[pi])
+		for _, as := range e.lsAttrs[pi] {
+			remap(as)
+		}
+	}
+}
+
+// labelAttrs appends the attribute indices of a label set to out: one
+// attribute per key, in order of the key's first label; a key with several
+// labels gets an array value.
+func (e *encoder) labelAttrs(pi int, labels []model.Label, out []int32) []int32 {
+	p := e.ps[pi]
+	sm := e.smap[pi]
+	for j, l := range labels {
+		dup := false
+		for _, m := range labels[:j] {
+			if m.Key == l.Key {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		n := 0
+		for _, m := range labels[j:] {
+			if m.Key == l.Key {
+				n++
+			}
+		}
+		b := appendVarintField(e.scratch[:0], 1, uint64(sm[l.Key]))
+		b, s := begin(b, 2)
+		unit := l.NumUnit
+		if n == 1 {
+			b = appendLabelValue(b, p, l)
+		} else {
+			var arr, el int
+			b, arr = begin(b, 5)
+			for _, m := range labels[j:] {
+				if m.Key != l.Key {
+					continue
+				}
+				if m.IsNumeric() && m.NumUnit != 0 {
+					if unit != 0 && unit != m.NumUnit {
+						e.warn("otlp: a label key with several numeric values in different units got the first one's unit")
+					}
+					if unit == 0 || !l.IsNumeric() {
+						unit = m.NumUnit
+					}
+				}
+				b, el = begin(b, 1)
+				b = appendLabelValue(b, p, m)
+				b = end(b, el)
+			}
+			b = end(b, arr)
+		}
+		b = end(b, s)
+		b = appendVarintField(b, 3, uint64(sm[unit]))
+		e.scratch = b
+		out = append(out, e.attr(b))
+	}
+	return out
+}
+
+// appendLabelValue appends the body of the AnyValue of a label.
+func appendLabelValue(b []byte, p *model.Profile, l model.Label) []byte {
+	if l.IsNumeric() {
+		b = appendTag(b, 3, protowire.VarintType)
+		return appendVarint(b, uint64(l.Num))
+	}
+	b = appendTag(b, 1, protowire.BytesType)
+	return protowire.AppendString(b, strings.ToValidUTF8(p.Strings[l.Str], "\uFFFD"))
+}
+
+// appendAnyValue appends the body of an AnyValue. Its oneof field is
+// written even when zero, so that the kind survives.
+func (e *encoder) appendAnyValue(b []byte, v model.Value) []byte {
+	switch v.Kind {
+	case model.KindString:
+		b = appendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, e.validUTF8(v.Str))
+	case model.KindBool:
+		b = appendTag(b, 2, protowire.VarintType)
+		b = appendVarint(b, protowire.EncodeBool(v.Bool))
+	case model.KindInt:
+		b = appendTag(b, 3, protowire.VarintType)
+		b = appendVarint(b, uint64(v.Int))
+	case model.KindDouble:
+		b = appendTag(b, 4, protowire.Fixed64Type)
+		b = protowire.AppendFixed64(b, math.Float64bits(v.Double))
+	case model.KindArray:
+		var s int
+		b, s = begin(b, 5)
+		for _, x := range v.Array {
+			var xs int
+			b, xs = begin(b, 1)
+			b = e.appendAnyValue(b, x)
+			b = end(b, xs)
+		}
+		b = end(b, s)
+	case model.KindMap:
+		var s int
+		b, s = begin(b, 6)
+		for _, a := range v.Map {
+			b = e.appendKeyValue(b, 1, a)
+		}
+		b = end(b, s)
+	case model.KindBytes:
+		b = appendTag(b, 7, protowire.BytesType)
+		b = protowire.AppendBytes(b, v.Bytes)
+	}
+	return b
+}
+
+func (e *encoder) appendKeyValue(b []byte, num protowire.Number, a model.Attribute) []byte {
+	b, kv := begin(b, num)
+	if a.Key != "" {
+		b = protowire.AppendString(appendTag(b, 1, protowire.BytesType), e.validUTF8(a.Key))
+	}
+	b, v := begin(b, 2)
+	b = e.appendAnyValue(b, a.Value)
+	b = end(b, v)
+	return end(b, kv)
+}
+
+// dictionary appends the ProfilesDictionary body.
+func (e *encoder) dictionary(b []byte) []byte {
+	b = append(b, fDictMapping<<3|2, 0)
+	for k, r := range e.maps {
+		m := &e.ps[r.p].Mappings[r.i]
+		var mb int
+		b, mb = begin(b, fDictMapping)
+		b = appendVarintField(b, 1, m.Start)
+		b = appendVarintField(b, 2, m.Limit)
+		b = appendVarintField(b, 3, m.Offset)
+		b = appendVarintField(b, 4, uint64(e.smap[r.p][m.File]))
+		b = appendPacked(b, 5, e.mapAttrs[k])
+		b = end(b, mb)
+	}
+	b = append(b, fDictLocation<<3|2, 0)
+	for k, r := range e.locs {
+		l := &e.ps[r.p].Locations[r.i]
+		fm := e.fmap[r.p]
+		var lb int
+		b, lb = begin(b, fDictLocation)
+		// Lines first, then mapping and address: in address order the
+		// lines of neighbours repeat while addresses always differ, and
+		// gzip finds longer matches this way.
+		for _, ln := range l.Lines {
+			var nb int
+			b, nb = begin(b, 3)
+			if ln.Function != model.NoFunction {
+				b = appendVarintField(b, 1, uint64(fm[ln.Function]))
+			}
+			b = appendVarintField(b, 2, uint64(ln.Line))
+			b = appendVarintField(b, 3, uint64(ln.Column))
+			b = end(b, nb)
+		}
+		if l.Mapping != model.NoMapping {
+			b = appendVarintField(b, 1, uint64(e.mmap[r.p][l.Mapping]))
+		}
+		b = appendVarintField(b, 2, l.Address)
+		b = appendPacked(b, 4, e.locAttrs[k])
+		b = end(b, lb)
+	}
+	b = append(b, fDictFunction<<3|2, 0)
+	for _, r := range e.funcs {
+		f := &e.ps[r.p].Functions[r.i]
+		sm := e.smap[r.p]
+		var fb int
+		b, fb = begin(b, fDictFunction)
+		// Filename first: neighbours mostly come from the same file, so
+		// their records start with the same bytes.
+		b = appendVarintField(b, 3, uint64(sm[f.Filename]))
+		b = appendVarintField(b, 1, uint64(sm[f.Name]))
+		b = appendVarintField(b, 2, uint64(sm[f.SystemName]))
+		b = appendVarintField(b, 4, uint64(f.StartLine))
+		b = end(b, fb)
+	}
+	b = append(b, fDictLink<<3|2, 0)
+	for _, r := range e.links {
+		l := &e.ps[r.p].Links[r.i]
+		var lb int
+		b, lb = begin(b, fDictLink)
+		b = appendBytesField(b, 1, l.TraceID)
+		b = appendBytesField(b, 2, l.SpanID)
+		b = end(b, lb)
+	}
+	for _, s := range e.strs {
+		b = appendTag(b, fDictString, protowire.BytesType)
+		b = protowire.AppendString(b, e.validUTF8(s))
+	}
+	b = append(b, fDictAttribute<<3|2, 0)
+	for _, a := range e.attrs {
+		b = appendTag(b, fDictAttribute, protowire.BytesType)
+		b = protowire.AppendString(b, a)
+	}
+	b = append(b, fDictStack<<3|2, 0)
+	for _, r := range e.stacks {
+		p := e.ps[r.p]
+		lm := e.lmap[r.p]
+		var sb, lb int
+		b, sb = begin(b, fDictStack)
+		b, lb = begin(b, 1)
+		for _, l := range p.Stacks.Get(int(r.i)) {
+			b = appendVarint(b, uint64(lm[l]))
+		}
+		b = end(b, lb)
+		b = end(b, sb)
+	}
+	return b
+}
+
+// resourceProfiles appends one ResourceProfiles holding ps[i:j], which
+// share their resource.
+func (e *encoder) resourceProfiles(b []byte, i, j int) []byte {
+	b, rp := begin(b, fDataResourceProfiles)
+	res := e.ps[i].Resource
+	attrs := mergeAttributes(res.Attributes, e.opts.Resource)
+	if len(attrs) > 0 || res.DroppedAttributesCount != 0 {
+		var r int
+		b, r = begin(b, 1)
+		for _, a := range attrs {
+			b = e.appendKeyValue(b, 1, a)
+		}
+		b = appendVarintField(b, 2, uint64(res.DroppedAttributesCount))
+		b = end(b, r)
+	}
+	for k := i; k < j; k++ {
+		b = e.scopeProfiles(b, k)
+	}
+	if res.SchemaURL != "" {
+		b = protowire.AppendString(appendTag(b, 3, protowire.BytesType), e.validUTF8(res.SchemaURL))
+	}
+	return end(b, rp)
+}
+
+// order returns the sample type indices of p in the order its Profiles are
+// written: the default sample type first, the others in input order.
+func order(p *model.Profile) []int {
+	out := make([]int, 0, len(p.SampleTypes))
+	def := -1
+	if p.DefaultSampleType != 0 {
+		for i, t := range p.SampleTypes {
+			if t.Type == p.DefaultSampleType {
+				def = i
+				break
+			}
+		}
+	}
+	if def >= 0 {
+		out = append(out, def)
+	}
+	for i := range p.SampleTypes {
+		if i != def {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// scopeProfiles appends the ScopeProfiles of input profile pi: one Profile
+// per sample type.
+func (e *encoder) scopeProfiles(b []byte, pi int) []byte {
+	p := e.ps[pi]
+	b, sp := begin(b, 2)
+	b, sc := begin(b, 1)
+	name, version := p.Scope.Name, p.Scope.Version
+	if name == "" {
+		name, version = ScopeName, e.opts.ScopeVersion
+	}
+	b = protowire.AppendString(appendTag(b, 1, protowire.BytesType), e.validUTF8(name))
+	if version != "" {
+		b = protowire.AppendString(appendTag(b, 2, protowire.BytesType), e.validUTF8(version))
+	}
+	ord := order(p)
+	for _, a := range p.Scope.Attributes {
+		if a.Key == AttrDefaultSampleType || a.Key == AttrSampleTypeOrder {
+			continue
+		}
+		b = e.appendKeyValue(b, 3, a)
+	}
+	if p.DefaultSampleType != 0 {
+		b = e.appendKeyValue(b, 3, model.Attribute{Key: AttrDefaultSampleType,
+			Value: model.Value{Kind: model.KindString, Str: p.String(p.DefaultSampleType)}})
+	}
+	if len(ord) > 0 {
+		v := model.Value{Kind: model.KindArray, Array: make([]model.Value, len(ord))}
+		for k, i := range ord {
+			v.Array[k] = model.Value{Kind: model.KindInt, Int: int64(i)}
+		}
+		b = e.appendKeyValue(b, 3, model.Attribute{Key: AttrSampleTypeOrder, Value: v})
+	}
+	b = appendVarintField(b, 4, uint64(p.Scope.DroppedAttributesCount))
+	b = end(b, sc)
+	if len(p.SampleTypes) == 0 && len(p.Samples) > 0 {
+		e.warn("otlp: a profile with samples but no sample type was written without its samples")
+	}
+	for k, t := range ord {
+		b = e.profile(b, pi, t, k == 0)
+	}
+	if len(ord) == 0 {
+		b = e.profile(b, pi, -1, true)
+	}
+	if p.Scope.SchemaURL != "" {
+		b = protowire.AppendString(appendTag(b, 3, protowire.BytesType), e.validUTF8(p.Scope.SchemaURL))
+	}
+	return end(b, sp)
+}
+
+// profile appends the Profile of sample type t (-1: none) of input profile pi.
+func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
+	p := e.ps[pi]
+	sm := e.smap[pi]
+	b, pb := begin(b, fScopeProfiles)
+	if t >= 0 {
+		st := p.SampleTypes[t]
+		if st.AggregationTemporality != 0 {
+			e.warn("otlp: aggregation temporality has no field in v1development; it was dropped")
+		}
+		b = appendValueType(b, fProfileSampleType, sm[st.Type], sm[st.Unit])
+		stmap, km, lsa := e.stmap[pi], e.kmap[pi], e.lsAttrs[pi]
+		for i := range p.Samples {
+			s := &p.Samples[i]
+			var sb int
+			b, sb = begin(b, fProfileSamples)
+			b = appendVarintField(b, fSampleStack, uint64(stmap[s.Stack]))
+			b = appendPacked(b, fSampleAttributes, lsa[s.LabelSet])
+			if s.Link != model.NoLink {
+				b = appendVarintField(b, fSampleLink, uint64(km[s.Link]))
+			}
+			var vs int
+			b, vs = begin(b, fSampleValues)
+			b = appendVarint(b, uint64(s.Values[t]))
+			if len(s.Timestamps) > 1 {
+				// Values and timestamps must be as many: the value goes
+				// with the first timestamp, zeros with the others.
+				for range s.Timestamps[1:] {
+					b = append(b, 0)
+				}
+			}
+			b = end(b, vs)
+			if len(s.Timestamps) > 0 {
+				var ts int
+				b, ts = begin(b, fSampleTimestamps)
+				for _, x := range s.Timestamps {
+					b = binary.LittleEndian.AppendUint64(b, x)
+				}
+				b = end(b, ts)
+			}
+			b = end(b, sb)
+		}
+	}
+	if p.TimeNanos != 0 {
+		b = protowire.AppendFixed64(appendTag(b, fProfileTime, protowire.Fixed64Type), uint64(p.TimeNanos))
+	} else if p.StartTimeUnixNano != 0 {
+		b = appendFixed64Field(b, fProfileTime, p.StartTimeUnixNano)
+	}
+	b = appendVarintField(b, fProfileDuration, uint64(p.DurationNanos))
+	if p.PeriodType != (model.ValueType{}) {
+		b = appendValueType(b, fProfilePeriodType, sm[p.PeriodType.Type], sm[p.PeriodType.Unit])
+	}
+	b = appendVarintField(b, fProfilePeriod, uint64(p.Period))
+	if first {
+		id := e.opts.ProfileID
+		if len(id) == 0 {
+			id = p.ProfileID
+		}
+		b = appendBytesField(b, fProfileID, id)
+		b = appendVarintField(b, fProfileDroppedAttrs, uint64(p.DroppedAttributesCount))
+		if e.opts.KeepOriginal && len(p.OriginalPayload) > 0 {
+			format := p.OriginalPayloadFormat
+			if format == "" {
+				format = "unknown"
+			}
+			b = protowire.AppendString(appendTag(b, fProfilePayloadFormat, protowire.BytesType), e.validUTF8(format))
+			b = appendBytesField(b, fProfilePayload, p.OriginalPayload)
+		}
+	}
+	b = appendPacked(b, fProfileAttributeIndices, e.profAttrs[pi])
+	return end(b, pb)
+}
+
+const fScopeProfiles = 2
+
+func appendValueType(b []byte, num protowire.Number, typ, unit int32) []byte {
+	b, s := begin(b, num)
+	b = appendVarintField(b, 1, uint64(typ))
+	b = appendVarintField(b, 2, uint64(unit))
+	return end(b, s)
+}
+
+// isJSON reports whether data (uncompressed) starts like JSON.
+func isJSON(data []byte) bool {
+	h := bytes.TrimLeft(data[:min(len(data), 4096)], " \t\r\n")
+	return len(h) > 0 && (h[0] == '{' || h[0] == '[')
+}

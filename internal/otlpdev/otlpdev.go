@@ -1,0 +1,117 @@
+// Package otlpdev reads and writes OpenTelemetry profiles in the schema
+// collectors speak today: opentelemetry.proto.profiles.v1development as
+// published in opentelemetry-proto v1.11.0 (Go:
+// go.opentelemetry.io/proto/otlp/profiles/v1development v0.4.0), as binary
+// protobuf, OTLP JSON, and the two file layouts of the collector's
+// fileexporter (JSON lines; messages framed by a 4-byte big-endian length).
+//
+// A file is one ProfilesData: one ProfilesDictionary shared by every
+// profile of the message, and resource_profiles[].scope_profiles[].profiles[].
+//
+// How the model maps to the schema (semantic conventions "Compatibility with
+// pprof"):
+//   - Every dictionary table starts with its zero entry; index 0 is "none".
+//     The writer builds one dictionary for all the profiles it writes,
+//     without duplicates across them.
+//   - A model profile with N sample types becomes N Profiles in one
+//     ScopeProfiles, sharing stacks, with the scope attributes
+//     pprof.scope.sample_type_order (profiles[k] holds the sample type
+//     sample_type_order[k] of the source) and pprof.scope.default_sample_type.
+//     The default sample type's profile comes first. Each sample is written
+//     in every profile, zeros included, so that they join back.
+//   - Labels become attributes: strings; integers with their unit in
+//     unit_strindex; a key with several values in one sample becomes one
+//     attribute whose value is an array.
+//   - Comments, drop/keep frames and doc URL become the profile attributes
+//     pprof.profile.*; build ids process.executable.build_id.gnu; the has_*
+//     flags pprof.mapping.has_*; is_folded pprof.location.is_folded.
+//   - The reader joins the profiles of a scope back into one model profile
+//     with N sample types when their samples line up: matched by (stack,
+//     attributes, link, timestamps), never by position. Profiles that do not
+//     line up stay separate profiles.
+package otlpdev
+
+import (
+	"fmt"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Attribute keys of the semantic conventions the codec reads and writes.
+const (
+	AttrDefaultSampleType = "pprof.scope.default_sample_type"
+	AttrSampleTypeOrder   = "pprof.scope.sample_type_order"
+	AttrComment           = "pprof.profile.comment"
+	AttrDropFrames        = "pprof.profile.drop_frames"
+	AttrKeepFrames        = "pprof.profile.keep_frames"
+	AttrDocURL            = "pprof.profile.doc_url"
+	AttrBuildIDGNU        = "process.executable.build_id.gnu"
+	AttrBuildIDGo         = "process.executable.build_id.go"
+	AttrBuildIDHTL        = "process.executable.build_id.htlhash"
+	AttrHasFunctions      = "pprof.mapping.has_functions"
+	AttrHasFilenames      = "pprof.mapping.has_filenames"
+	AttrHasLineNumbers    = "pprof.mapping.has_line_numbers"
+	AttrHasInlineFrames   = "pprof.mapping.has_inline_frames"
+	AttrIsFolded          = "pprof.location.is_folded"
+)
+
+// ScopeName is the instrumentation scope the writer puts on profiles that
+// have none of their own.
+const ScopeName = "pprofx"
+
+// EncodeOptions says how Encode writes.
+type EncodeOptions struct {
+	Gzip bool // gzip the output
+	// ProfileID, when set (16 bytes), is the profile_id of the first
+	// Profile written for the (single) model profile. Empty: a profile's
+	// own id, if any, is written; none is invented.
+	ProfileID []byte
+	// Resource attributes to set (added to, or replacing by key, those of
+	// each profile).
+	Resource []model.Attribute
+	// KeepOriginal writes each profile's OriginalPayload (and its format)
+	// into the first Profile written for it.
+	KeepOriginal bool
+	ScopeVersion string       // version of the "pprofx" scope
+	Warn         func(string) // told once about each thing the writer changes; may be nil
+}
+
+// SampleLayout names the field numbering of Sample the reader expects.
+type SampleLayout int
+
+const (
+	// LayoutV110 is opentelemetry-proto v1.10 and later (v1.11.0):
+	// attribute_indices=2, link_index=3, values=4.
+	LayoutV110 SampleLayout = iota
+	// LayoutV19 is opentelemetry-proto v1.9: values=2,
+	// attribute_indices=3, link_index=4.
+	LayoutV19
+)
+
+// ParseSampleLayout reads a proto release name: "1.10" (or later, the
+// default) or "1.9".
+func ParseSampleLayout(s string) (SampleLayout, error) {
+	switch s {
+	case "", "1.10", "v1.10", "1.11", "v1.11", "1.11.0", "v1.11.0":
+		return LayoutV110, nil
+	case "1.9", "v1.9", "1.9.0", "v1.9.0":
+		return LayoutV19, nil
+	}
+	return 0, fmt.Errorf("unknown OTLP profiles proto release %q (1.9 or 1.10)", s)
+}
+
+// DecodeOptions says how Decode reads.
+type DecodeOptions struct {
+	// Layout is the Sample field numbering: v1.10+ unless told.
+	Layout SampleLayout
+	Warn   func(string) // told once about each thing the model cannot hold; may be nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,372 @@
+package otlpdev
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
+	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
+)
+
+// Severity of a validation finding.
+type Severity int
+
+const (
+	// Must: the message breaks a MUST of the spec or the proto.
+	Must Severity = iota
+	// Should: the message breaks a SHOULD (or a convention).
+	Should
+)
+
+func (s Severity) String() string {
+	if s == Must {
+		return "error"
+	}
+	return "warning"
+}
+
+// Finding is one rule a message breaks, named by its field path, e.g.
+// resource_profiles[0].scope_profiles[0].profiles[1].samples[12].stack_index.
+type Finding struct {
+	Severity Severity
+	Path     string
+	Msg      string
+}
+
+func (f Finding) String() string { return f.Severity.String() + ": " + f.Path + ": " + f.Msg }
+
+// checker walks a ProfilesData and reports what breaks the spec. With
+// mustOnly it checks only the MUST rules the reader depends on (indices,
+// zero entries, sample shape, ids) and stops at the first finding.
+type checker struct {
+	mustOnly bool
+	limit    int // stop after this many findings (0: no limit)
+	out      []Finding
+	nMust    int
+
+	d                                   *pb.ProfilesDictionary
+	nstr, nmap, nloc, nfun, nlnk, nattr int
+	nstack                              int
+}
+
+func (c *checker) done() bool {
+	return (c.mustOnly && c.nMust > 0) || (c.limit > 0 && len(c.out) >= c.limit)
+}
+
+func (c *checker) add(sev Severity, path func() string, format string, args ...any) {
+	if c.done() || (c.mustOnly && sev != Must) {
+		return
+	}
+	if sev == Must {
+		c.nMust++
+	}
+	c.out = append(c.out, Finding{sev, path(), fmt.Sprintf(format, args...)})
+}
+
+func pth(format string, args ...any) func() string {
+	return func() string { return fmt.Sprintf(format, args...) }
+}
+
+// Validate checks one ProfilesData against the spec's rules and returns
+// every finding (at most limit, 0: all), MUST failures and SHOULD warnings.
+// It never panics, whatever the message holds.
+func Validate(pd *pb.ProfilesData, limit int) []Finding {
+	c := &checker{limit: limit}
+	c.data(pd)
+	return c.out
+}
+
+// firstError returns the first MUST failure the reader cannot read past.
+func firstError(pd *pb.ProfilesData) *Finding {
+	c := &checker{mustOnly: true}
+	c.data(pd)
+	if len(c.out) > 0 {
+		return &c.out[0]
+	}
+	return nil
+}
+
+func (c *checker) data(pd *pb.ProfilesData) {
+	d := pd.GetDictionary()
+	c.d = d
+	c.nstr, c.nmap, c.nloc = len(d.GetStringTable()), len(d.GetMappingTable()), len(d.GetLocationTable())
+	c.nfun, c.nlnk, c.nattr, c.nstack = len(d.GetFunctionTable()), len(d.GetLinkTable()), len(d.GetAttributeTable()), len(d.GetStackTable())
+	nprof := 0
+	for _, rp := range pd.GetResourceProfiles() {
+		for _, sp := range rp.GetScopeProfiles() {
+			nprof += len(sp.GetProfiles())
+		}
+	}
+	if d == nil {
+		if nprof > 0 {
+			c.add(Must, pth("dictionary"), "missing, but %d profiles refer to it", nprof)
+		}
+	} else {
+		c.dictionary(d)
+	}
+	for ri, rp := range pd.GetResourceProfiles() {
+		rpath := fmt.Sprintf("resource_profiles[%d]", ri)
+		if r := rp.GetResource(); r != nil {
+			c.keyValues(r.GetAttributes(), rpath+".resource.attributes")
+		}
+		for si, sp := range rp.GetScopeProfiles() {
+			spath := fmt.Sprintf("%s.scope_profiles[%d]", rpath, si)
+			if s := sp.GetScope(); s != nil {
+				c.keyValues(s.GetAttributes(), spath+".scope.attributes")
+			}
+			for pi, pr := range sp.GetProfiles() {
+				c.profile(pr, fmt.Sprintf("%s.profiles[%d]", spath, pi))
+				if c.done() {
+					return
+				}
+			}
+		}
+	}
+}
+
+// index checks a reference into a table of n entries.
+func (c *checker) index(x int32, n int, table string, path func() string) bool {
+	if x < 0 {
+		c.add(Must, path, "%d is negative", x)
+		return false
+	}
+	if int(x) >= n && !(x == 0 && n == 0) {
+		c.add(Must, path, "%d beyond %s (%d)", x, table, n)
+		return false
+	}
+	return true
+}
+
+func (c *checker) str(x int32, path func() string) bool {
+	return c.index(x, c.nstr, "string_table", path)
+}
+
+func (c *checker) zeroEntry(table string, n int, zero bool) {
+	switch {
+	case n == 0:
+		c.add(Must, pth("dictionary.%s", table), "empty: [0] must be present, the zero value")
+	case !zero:
+		c.add(Must, pth("dictionary.%s[0]", table), "must be the zero value")
+	}
+}
+
+func (c *checker) dictionary(d *pb.ProfilesDictionary) {
+	zeroMsg := func(m interface{ String() string }) bool { return m == nil || m.String() == "" }
+	c.zeroEntry("string_table", c.nstr, c.nstr > 0 && d.StringTable[0] == "")
+	c.zeroEntry("mapping_table", c.nmap, c.nmap > 0 && zeroMsg(d.MappingTable[0]))
+	c.zeroEntry("location_table", c.nloc, c.nloc > 0 && zeroMsg(d.LocationTable[0]))
+	c.zeroEntry("function_table", c.nfun, c.nfun > 0 && zeroMsg(d.FunctionTable[0]))
+	c.zeroEntry("link_table", c.nlnk, c.nlnk > 0 && allZero(d.LinkTable[0].GetTraceId()) && allZero(d.LinkTable[0].GetSpanId()))
+	c.zeroEntry("attribute_table", c.nattr, c.nattr > 0 && zeroMsg(d.AttributeTable[0]))
+	c.zeroEntry("stack_table", c.nstack, c.nstack > 0 && zeroMsg(d.StackTable[0]))
+	if c.nlnk > 0 && d.LinkTable[0] != nil && allZero(d.LinkTable[0].TraceId) && allZero(d.LinkTable[0].SpanId) &&
+		(len(d.LinkTable[0].TraceId) != 16 || len(d.LinkTable[0].SpanId) != 8) && !(len(d.LinkTable[0].TraceId) == 0 && len(d.LinkTable[0].SpanId) == 0) {
+		c.add(Should, pth("dictionary.link_table[0]"), "zero ids should be 16 and 8 zero bytes (or empty)")
+	}
+	for i, kv := range d.AttributeTable {
+		if i == 0 {
+			continue
+		}
+		path := fmt.Sprintf("dictionary.attribute_table[%d]", i)
+		c.str(kv.GetKeyStrindex(), pth("%s.key_strindex", path))
+		c.str(kv.GetUnitStrindex(), pth("%s.unit_strindex", path))
+		c.anyValue(kv.GetValue(), path+".value", 0)
+		if kv.GetKeyStrindex() == 0 {
+			c.add(Should, pth("%s.key_strindex", path), "0: the attribute has no key")
+		}
+	}
+	for i, m := range d.MappingTable {
+		if i == 0 {
+			continue
+		}
+		c.str(m.GetFilenameStrindex(), pth("dictionary.mapping_table[%d].filename_strindex", i))
+		c.attrIndices(m.GetAttributeIndices(), pth("dictionary.mapping_table[%d]", i))
+		if !c.mustOnly && !c.hasBuildID(m.GetAttributeIndices()) {
+			c.add(Should, pth("dictionary.mapping_table[%d].attribute_indices", i), "no process.executable.build_id.* attribute (mappings.md asks for one)")
+		}
+	}
+	for i, f := range d.FunctionTable {
+		if i == 0 {
+			continue
+		}
+		path := pth("dictionary.function_table[%d]", i)
+		c.str(f.GetNameStrindex(), pth("dictionary.function_table[%d].name_strindex", i))
+		c.str(f.GetSystemNameStrindex(), pth("dictionary.function_table[%d].system_name_strindex", i))
+		c.str(f.GetFilenameStrindex(), pth("dictionary.function_table[%d].filename_strindex", i))
+		if f.GetNameStrindex() == 0 && f.GetSystemNameStrindex() == 0 && f.GetFilenameStrindex() == 0 {
+			c.add(Must, path, "names nothing: one of name_strindex, system_name_strindex, filename_strindex must be set")
+		}
+	}
+	for i, l := range d.LocationTable {
+		if i == 0 {
+			continue
+		}
+		c.index(l.GetMappingIndex(), c.nmap, "mapping_table", pth("dictionary.location_table[%d].mapping_index", i))
+		for j, ln := range l.GetLines() {
+			c.index(ln.GetFunctionIndex(), c.nfun, "function_table", pth("dictionary.location_table[%d].lines[%d].function_index", i, j))
+		}
+		c.attrIndices(l.GetAttributeIndices(), pth("dictionary.location_table[%d]", i))
+	}
+	for i, l := range d.LinkTable {
+		if i == 0 {
+			continue
+		}
+		if n := len(l.GetTraceId()); n != 16 {
+			c.add(Must, pth("dictionary.link_table[%d].trace_id", i), "%d bytes, want 16", n)
+		}
+		if n := len(l.GetSpanId()); n != 8 {
+			c.add(Must, pth("dictionary.link_table[%d].span_id", i), "%d bytes, want 8", n)
+		}
+	}
+	for i, s := range d.StackTable {
+		if i == 0 {
+			continue
+		}
+		for j, x := range s.GetLocationIndices() {
+			if c.index(x, c.nloc, "location_table", pth("dictionary.stack_table[%d].location_indices[%d]", i, j)) && x == 0 {
+				c.add(Must, pth("dictionary.stack_table[%d].location_indices[%d]", i, j), "0 is the zero location, not a frame")
+			}
+		}
+	}
+}
+
+func (c *checker) hasBuildID(as []int32) bool {
+	for _, a := range as {
+		if a > 0 && int(a) < c.nattr {
+			k := c.d.AttributeTable[a].GetKeyStrindex()
+			if k > 0 && int(k) < c.nstr && strings.HasPrefix(c.d.StringTable[k], "process.executable.build_id.") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// attrIndices checks a referrer's attribute_indices: in range, keys unique.
+func (c *checker) attrIndices(as []int32, owner func() string) {
+	for j, a := range as {
+		c.index(a, c.nattr, "attribute_table", func() string { return fmt.Sprintf("%s.attribute_indices[%d]", owner(), j) })
+	}
+	if len(as) < 2 || c.done() {
+		return
+	}
+	for j, a := range as {
+		if a <= 0 || int(a) >= c.nattr {
+			continue
+		}
+		ka := c.d.AttributeTable[a].GetKeyStrindex()
+		for _, b := range as[:j] {
+			if b <= 0 || int(b) >= c.nattr {
+				continue
+			}
+			if kb := c.d.AttributeTable[b].GetKeyStrindex(); kb == ka || c.keyText(kb) == c.keyText(ka) {
+				c.add(Must, func() string { return fmt.Sprintf("%s.attribute_indices[%d]", owner(), j) },
+					"key %q repeated: attribute keys must be unique per referrer", c.keyText(ka))
+				return
+			}
+		}
+	}
+}
+
+func (c *checker) keyText(k int32) string {
+	if k >= 0 && int(k) < c.nstr {
+		return c.d.StringTable[k]
+	}
+	return ""
+}
+
+func (c *checker) anyValue(v *commonpb.AnyValue, path string, depth int) {
+	if v == nil || depth > 64 {
+		return
+	}
+	switch x := v.Value.(type) {
+	case *commonpb.AnyValue_StringValueStrindex:
+		c.str(x.StringValueStrindex, pth("%s.string_value_strindex", path))
+	case *commonpb.AnyValue_ArrayValue:
+		for i, e := range x.ArrayValue.GetValues() {
+			c.anyValue(e, fmt.Sprintf("%s.array_value.values[%d]", path, i), depth+1)
+		}
+	case *commonpb.AnyValue_KvlistValue:
+		for i, kv := range x.KvlistValue.GetValues() {
+			c.keyValue(kv, fmt.Sprintf("%s.kvlist_value.values[%d]", path, i), depth+1)
+		}
+	}
+}
+
+func (c *checker) keyValue(kv *commonpb.KeyValue, path string, depth int) {
+	if kv.GetKeyStrindex() != 0 {
+		c.str(kv.GetKeyStrindex(), pth("%s.key_strindex", path))
+	}
+	c.anyValue(kv.GetValue(), path+".value", depth)
+}
+
+func (c *checker) keyValues(kvs []*commonpb.KeyValue, path string) {
+	for i, kv := range kvs {
+		c.keyValue(kv, fmt.Sprintf("%s[%d]", path, i), 0)
+	}
+}
+
+func (c *checker) profile(pr *pb.Profile, path string) {
+	vt := func(t *pb.ValueType, what string) {
+		if t == nil {
+			return
+		}
+		c.str(t.TypeStrindex, pth("%s.%s.type_strindex", path, what))
+		c.str(t.UnitStrindex, pth("%s.%s.unit_strindex", path, what))
+	}
+	vt(pr.GetSampleType(), "sample_type")
+	vt(pr.GetPeriodType(), "period_type")
+	c.attrIndices(pr.GetAttributeIndices(), pth("%s", path))
+	if id := pr.GetProfileId(); len(id) > 0 {
+		if len(id) != 16 {
+			c.add(Must, pth("%s.profile_id", path), "%d bytes, want 16", len(id))
+		} else if allZero(id) {
+			c.add(Must, pth("%s.profile_id", path), "all zero (invalid)")
+		}
+	}
+	if (pr.GetOriginalPayloadFormat() == "") != (len(pr.GetOriginalPayload()) == 0) {
+		c.add(Must, pth("%s.original_payload_format", path), "original_payload and original_payload_format must be set together")
+	}
+	t0, dur := pr.GetTimeUnixNano(), pr.GetDurationNano()
+	shape := -1
+	warnedTS, warnedShape := false, false
+	for i, s := range pr.GetSamples() {
+		sp := func() string { return fmt.Sprintf("%s.samples[%d]", path, i) }
+		c.index(s.GetStackIndex(), c.nstack, "stack_table", func() string { return sp() + ".stack_index" })
+		c.attrIndices(s.GetAttributeIndices(), sp)
+		c.index(s.GetLinkIndex(), c.nlnk, "link_table", func() string { return sp() + ".link_index" })
+		nv, nt := len(s.GetValues()), len(s.GetTimestampsUnixNano())
+		switch {
+		case nv == 0 && nt == 0:
+			c.add(Must, sp, "neither values nor timestamps_unix_nano: a sample needs at least one")
+		case nv > 0 && nt > 0 && nv != nt:
+			c.add(Must, sp, "%d values but %d timestamps_unix_nano: when both are set they must be as many", nv, nt)
+		}
+		sh := 0
+		if nv > 0 {
+			sh |= 1
+		}
+		if nt > 0 {
+			sh |= 2
+		}
+		if shape == -1 {
+			shape = sh
+		} else if sh != shape && !warnedShape && !c.mustOnly {
+			warnedShape = true
+			c.add(Should, sp, "shape (values/timestamps) differs from the profile's first sample")
+		}
+		if t0 != 0 && !warnedTS && !c.mustOnly {
+			for j, ts := range s.GetTimestampsUnixNano() {
+				if ts < t0 || (dur > 0 && ts-t0 >= dur) {
+					warnedTS = true
+					c.add(Should, func() string { return fmt.Sprintf("%s.timestamps_unix_nano[%d]", sp(), j) },
+						"%d outside the profile's time range [%d, %d) (reported once per profile)", ts, t0, t0+dur)
+					break
+				}
+			}
+		}
+		if c.done() {
+			return
+		}
+	}
+}
