@@ -125,7 +125,7 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{err.Error()} })
 	root.AddCommand(NewCmdConvert(ios, nil), NewCmdInspect(ios, nil), NewCmdVersion(ios),
-		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil))
+		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil), NewCmdPush(ios, nil))
 	return root
 }
 

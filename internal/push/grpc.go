@@ -164,4 +164,3 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 }
 
 var _ encoding.CodecV2 = rawCodec{}
-

@@ -88,6 +88,10 @@ func (t *httpTransport) send(ctx context.Context, body []byte) (*Response, error
 		req.Header.Set("Content-Encoding", "gzip")
 	}
 	req.Header.Set("User-Agent", "pprofx")
+	// --header wins over pprofx's own headers (Content-Type included).
+	for _, h := range t.headers {
+		req.Header.Del(h.Key)
+	}
 	for _, h := range t.headers {
 		if strings.EqualFold(h.Key, "host") {
 			req.Host = h.Value

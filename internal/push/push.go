@@ -36,6 +36,9 @@ type Options struct {
 	// OnDone is told about each request when it is finished, one call at a
 	// time.
 	OnDone func(b *Batch)
+	// Warn is told (from Add's goroutine) about what a request cannot
+	// carry, naming the input it concerns.
+	Warn func(source, msg string)
 }
 
 // Batch is one request: the profiles in it, where they came from, and
@@ -209,6 +212,13 @@ func (p *Pusher) sendItems(items []pending) {
 			p.sendItems(items[:len(items)/2])
 			p.sendItems(items[len(items)/2:])
 			return
+		}
+	}
+	if len(items) > 1 && p.opts.Warn != nil {
+		for _, it := range items {
+			if n := unusedMappings(it.p); n > 0 {
+				p.opts.Warn(it.source, fmt.Sprintf("%d mappings that no sample uses are not kept: profiles sharing a request share one OTLP dictionary, where only what a profile references is its own (--max-batch-bytes 1 sends each profile alone)", n))
+			}
 		}
 	}
 	b := newBatch(items, len(body))
@@ -394,3 +404,36 @@ func writeErr(err error) error {
 }
 
 func (d *dryRun) close() error { return nil }
+
+// unusedMappings counts the mappings of p that no sample's stack reaches.
+func unusedMappings(p *model.Profile) int {
+	if len(p.Mappings) == 0 {
+		return 0
+	}
+	locUsed := make([]bool, len(p.Locations))
+	seen := make([]bool, p.Stacks.Len())
+	for _, s := range p.Samples {
+		if s.Stack < 0 || int(s.Stack) >= len(seen) || seen[s.Stack] {
+			continue
+		}
+		seen[s.Stack] = true
+		for _, l := range p.Stacks.Get(int(s.Stack)) {
+			if l >= 0 && int(l) < len(locUsed) {
+				locUsed[l] = true
+			}
+		}
+	}
+	mapUsed := make([]bool, len(p.Mappings))
+	for i, l := range p.Locations {
+		if locUsed[i] && l.Mapping >= 0 && int(l.Mapping) < len(mapUsed) {
+			mapUsed[l.Mapping] = true
+		}
+	}
+	n := 0
+	for _, u := range mapUsed {
+		if !u {
+			n++
+		}
+	}
+	return n
+}

@@ -5,7 +5,9 @@ go 1.26.8
 replace github.com/pprofx/pprofx => ../../..
 
 require (
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter v0.165.0
+	github.com/pprofx/pprofx v0.0.0-00010101000000-000000000000
 	go.opentelemetry.io/collector/component v1.71.0
 	go.opentelemetry.io/collector/confmap v1.71.0
 	go.opentelemetry.io/collector/confmap/provider/envprovider v1.71.0
