@@ -128,6 +128,9 @@ func (t *grpcTransport) grpcError(err error) error {
 			e.Msg += " (trust the server's CA with --certificate FILE)"
 			e.Retryable = false
 		}
+	case strings.Contains(msg, "looked like an HTTP/1.1 header"):
+		e.Msg += " (the server speaks HTTP/1.1: if it is an OTLP/HTTP port, use --protocol http/protobuf)"
+		e.Retryable = false
 	case !t.useTLS && st.Code() == codes.Unavailable && strings.Contains(msg, "error reading server preface"):
 		// A TLS server answering plain text closes the connection.
 		e.Msg += " (if the server uses TLS, use an https:// endpoint)"

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/status"
@@ -243,6 +242,8 @@ func connError(err error) error {
 		return &Error{Msg: msg + " (the server does not speak TLS: use an http:// endpoint)"}
 	case strings.Contains(msg, "server gave HTTP response to HTTPS client"):
 		return &Error{Msg: msg + " (use an http:// endpoint)"}
+	case strings.Contains(msg, "malformed HTTP response"):
+		return &Error{Msg: "the server does not answer HTTP/1.1 (if it is an OTLP/gRPC port, use --protocol grpc)"}
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
@@ -251,18 +252,8 @@ func connError(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &Error{Msg: "no answer within --timeout", Retryable: true}
 	}
-	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
-		return &Error{Msg: msg, Retryable: true}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return &Error{Msg: msg, Retryable: true}
-	}
-	var oe *net.OpError
-	if errors.As(err, &oe) {
-		return &Error{Msg: msg, Retryable: true}
-	}
+	// Anything else about the connection (reset, closed, unreachable) may
+	// pass: retried.
 	return &Error{Msg: msg, Retryable: true}
 }
 

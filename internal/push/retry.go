@@ -106,6 +106,9 @@ func withRetries(ctx context.Context, cfg *Config, send attempt, onRetry func(er
 		wait := retryWait(retries, cfg.RetryInitial, cfg.RetryMaxInterval, pe.RetryAfter)
 		elapsed := time.Since(start)
 		if elapsed+wait > cfg.RetryMaxElapsed {
+			if cfg.RetryMaxElapsed < time.Millisecond {
+				return nil, retries, &Error{Msg: pe.Msg + " (not retried: --retry-max-elapsed 0)", DataOnly: pe.DataOnly}
+			}
 			return nil, retries, &Error{Msg: fmt.Sprintf("%s (gave up after %d retries in %s, --retry-max-elapsed %s)",
 				pe.Msg, retries, elapsed.Round(time.Millisecond), cfg.RetryMaxElapsed), DataOnly: pe.DataOnly}
 		}
