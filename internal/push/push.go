@@ -77,7 +77,6 @@ type Summary struct {
 type pending struct {
 	source string
 	p      *model.Profile
-	body   []byte // the profile encoded alone
 }
 
 // Pusher sends profiles. Add them one at a time, then Close.
@@ -87,8 +86,10 @@ type Pusher struct {
 	tr    transport
 	start time.Time
 
-	batch     []pending
-	batchSize int
+	batch    []pending
+	batchEst int // estimated encoded size of batch
+	// ratio scales estimates to what the encoder made of the last batch.
+	ratio float64
 
 	jobs    chan *Batch
 	bodies  map[*Batch][]byte
@@ -156,16 +157,13 @@ func (p *Pusher) Add(source string, prof *model.Profile) error {
 		p.mu.Unlock()
 		return ErrAborted
 	}
-	body, err := p.encode([]*model.Profile{prof})
-	if err != nil {
-		return fmt.Errorf("encoding: %v", err)
-	}
-	if len(p.batch) > 0 && p.batchSize+len(body) > p.cfg.MaxBatchBytes {
+	est := p.estimate(prof)
+	if len(p.batch) > 0 && p.batchEst+est > p.cfg.MaxBatchBytes {
 		p.flush()
 	}
-	p.batch = append(p.batch, pending{source: source, p: prof, body: body})
-	p.batchSize += len(body)
-	if p.batchSize >= p.cfg.MaxBatchBytes {
+	p.batch = append(p.batch, pending{source: source, p: prof})
+	p.batchEst += est
+	if p.batchEst >= p.cfg.MaxBatchBytes {
 		p.flush()
 	}
 	if p.abortErr() != nil {
@@ -186,33 +184,65 @@ func (p *Pusher) encode(profiles []*model.Profile) ([]byte, error) {
 // together they encode to more than the limit.
 func (p *Pusher) flush() {
 	items := p.batch
-	p.batch, p.batchSize = nil, 0
+	p.batch, p.batchEst = nil, 0
 	p.sendItems(items)
+}
+
+// estimate guesses the encoded size of a profile from its tables, scaled
+// by what the encoder made of the last batch. Batches are filled up to the
+// limit by estimate; one that encodes larger than the limit is halved, so
+// each profile is encoded once, not once alone and once in its batch.
+func (p *Pusher) estimate(prof *model.Profile) int {
+	n := 64 + 24*len(prof.Mappings) + 12*len(prof.Functions) + 2*len(prof.Stacks.Frames)
+	for _, s := range prof.Strings {
+		n += len(s) + 2
+	}
+	for _, l := range prof.Locations {
+		n += 8 + 8*len(l.Lines)
+	}
+	for _, ls := range prof.LabelSets {
+		n += 6 * len(ls.Labels)
+	}
+	for _, s := range prof.Samples {
+		n += 6 + 4*len(s.Values) + 9*len(s.Timestamps)
+	}
+	if p.cfg.Protocol.JSON() {
+		n *= 4
+	}
+	r := p.ratio
+	if r == 0 {
+		r = 1
+	}
+	return int(float64(n) * r)
 }
 
 func (p *Pusher) sendItems(items []pending) {
 	if len(items) == 0 {
 		return
 	}
-	body := items[0].body
-	if len(items) > 1 {
-		profs := make([]*model.Profile, len(items))
-		for i, it := range items {
-			profs[i] = it.p
+	profs := make([]*model.Profile, len(items))
+	est := 0
+	for i, it := range items {
+		profs[i] = it.p
+		est += p.estimate(it.p)
+	}
+	body, err := p.encode(profs)
+	if err != nil {
+		p.finish(newBatch(items, 0), fmt.Errorf("encoding: %v", err), nil)
+		return
+	}
+	if est > 0 {
+		r := p.ratio
+		if r == 0 {
+			r = 1
 		}
-		var err error
-		body, err = p.encode(profs)
-		if err != nil {
-			p.finish(newBatch(items, 0), fmt.Errorf("encoding: %v", err), nil)
-			return
-		}
-		if len(body) > p.cfg.MaxBatchBytes {
-			// The shared dictionary usually makes a batch smaller than its
-			// parts; when it does not, halve it.
-			p.sendItems(items[:len(items)/2])
-			p.sendItems(items[len(items)/2:])
-			return
-		}
+		p.ratio = min(max(r*float64(len(body))/float64(est), 0.1), 10)
+	}
+	if len(body) > p.cfg.MaxBatchBytes && len(items) > 1 {
+		// Larger than estimated: halve it.
+		p.sendItems(items[:len(items)/2])
+		p.sendItems(items[len(items)/2:])
+		return
 	}
 	if len(items) > 1 && p.opts.Warn != nil {
 		for _, it := range items {
