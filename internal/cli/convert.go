@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -88,16 +87,12 @@ func joinLines(ls []string, sep string) string {
 
 func convertRun(o *ConvertOptions) error {
 	ios := o.IO
-	to := formats.OutFormatForPath(o.Output)
-	if o.To != "" {
-		f, err := formats.ParseOutFormat(o.To)
-		if err != nil {
-			return &UsageError{err.Error()}
-		}
-		to = f
+	to, err := outputFormat(o.To, o.Output)
+	if err != nil {
+		return err
 	}
-	wo := formats.WriteOptions{Warn: warner(ios, o.Output), KeepOriginal: o.KeepOriginal, ScopeVersion: version(),
-		Gzip: strings.HasSuffix(strings.ToLower(o.Output), ".gz")}
+	wo := writeOptions(ios, o.Output)
+	wo.KeepOriginal = o.KeepOriginal
 	if o.ProfileID != "" {
 		id, err := otlp.ParseProfileID(o.ProfileID)
 		if err != nil {
@@ -110,8 +105,8 @@ func convertRun(o *ConvertOptions) error {
 		return &UsageError{err.Error()}
 	}
 	wo.Resource = res
-	if o.Output == "-" && ios.OutIsTerminal {
-		return &UsageError{"refusing to write a binary profile to a terminal: name an output with -o, or pipe it"}
+	if err := refuseTerminal(ios, o.Output, to); err != nil {
+		return err
 	}
 	in, err := openInput(ios, o.Input)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // IOStreams carries the standard streams, and whether they are terminals.
@@ -27,17 +28,16 @@ type IOStreams struct {
 }
 
 // System returns the process's streams.
-func System() *IOStreams {
-	return &IOStreams{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		OutIsTerminal: isTerminal(os.Stdout), ErrIsTerminal: isTerminal(os.Stderr),
-	}
+func System() *IOStreams { return streamsOf(os.Stdin, os.Stdout, os.Stderr) }
+
+func streamsOf(in, out, errOut *os.File) *IOStreams {
+	return &IOStreams{In: in, Out: out, ErrOut: errOut,
+		OutIsTerminal: isTerminal(out), ErrIsTerminal: isTerminal(errOut)}
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal: a character device such as
+// /dev/null is not one.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // Exit statuses.
 const (

@@ -120,16 +120,18 @@ func openBundleReader(ra io.ReaderAt, size int64) (*bundle.Reader, error) {
 
 func unpackRun(o *UnpackOptions) error {
 	ios := o.IO
-	var to formats.OutFormat
-	if o.To != "" {
-		f, err := formats.ParseOutFormat(o.To)
+	to := formats.OutPprof // --all: pprof unless --to
+	if !o.All || o.To != "" {
+		f, err := outputFormat(o.To, o.Output)
 		if err != nil {
-			return &UsageError{err.Error()}
+			return err
 		}
 		to = f
 	}
-	if !o.All && o.Output == "-" && ios.OutIsTerminal {
-		return &UsageError{"refusing to write a binary profile to a terminal: name an output with -o, or pipe it"}
+	if !o.All {
+		if err := refuseTerminal(ios, o.Output, to); err != nil {
+			return err
+		}
 	}
 	r, closeFn, err := openBundle(ios, o.Input, o.MaxInputSize)
 	if err != nil {
@@ -137,13 +139,7 @@ func unpackRun(o *UnpackOptions) error {
 	}
 	defer closeFn()
 	if !o.All {
-		if to == "" {
-			to = formats.OutFormatForPath(o.Output)
-		}
 		return unpackOne(o, r, o.Index, o.Output, to)
-	}
-	if to == "" {
-		to = formats.OutPprof
 	}
 	if err := os.MkdirAll(o.Output, 0o755); err != nil {
 		return &FileError{o.Output, err}
@@ -203,7 +199,7 @@ func unpackTo(o *UnpackOptions, r *bundle.Reader, i int, w io.Writer, to formats
 		return &FileError{o.Input, err}
 	}
 	item := formats.Item{Name: r.Entry(i).Name, Profile: p}
-	if err := formats.Write(w, to, []formats.Item{item}, formats.WriteOptions{Warn: warner(o.IO, out)}); err != nil {
+	if err := formats.Write(w, to, []formats.Item{item}, writeOptions(o.IO, out)); err != nil {
 		return &FileError{out, err}
 	}
 	return nil

@@ -4,7 +4,6 @@ package detect
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/pprofx/pprofx/internal/gperftools"
@@ -19,9 +18,15 @@ const (
 	Unknown    Format = ""
 	Pprof      Format = "pprof"
 	Gperftools Format = "gperftools"
-	OTLP       Format = "otlp"
-	OTLPJSON   Format = "otlp-json"
+	OTLP       Format = "otlp"      // OTLP profiles v1experimental (pprofextended)
+	OTLPJSON   Format = "otlp-json" // the same in OTLP JSON
 	Bundle     Format = "bundle"
+	// OTLP profiles v1development (opentelemetry-proto v1.4 and later, as
+	// the collector writes them): binary ProfilesData (also in the
+	// collector file exporter's 4-byte length-prefixed framing), and OTLP
+	// JSON (also JSON lines).
+	OTLPDev     Format = "otlp-v1development"
+	OTLPDevJSON Format = "otlp-json-v1development"
 	// Recognised, not read.
 	GoLegacyText Format = "go-legacy-text"
 	PerfData     Format = "perf.data"
@@ -39,8 +44,10 @@ const (
 )
 
 // HeadSize is how many bytes Sniff wants to see: fewer work when the
-// input is shorter.
-const HeadSize = 512
+// input is shorter. Protobuf and JSON inputs carry no magic; the more of
+// them Sniff sees, the sooner a field only one schema has shows up (an
+// OTLP resource with many attributes comes before the profiles).
+const HeadSize = 64 << 10
 
 // BundleMagic starts every pprofx bundle.
 const BundleMagic = "\x89PPXB\r\n\x1a"
@@ -93,6 +100,9 @@ func Sniff(head []byte) (Result, error) {
 	if f, ok := sniffProto(head); ok {
 		return Result{Format: f}, nil
 	}
+	if sniffFramed(head) {
+		return Result{Format: OTLPDev}, nil
+	}
 	return Result{}, fmt.Errorf("unknown format (first bytes: % x)", first(head, 16))
 }
 
@@ -108,73 +118,68 @@ func sniffJSON(head []byte) (Format, bool) {
 	if len(t) == 0 || t[0] != '{' {
 		return "", false
 	}
-	if bytes.Contains(head, []byte(`"resourceProfiles"`)) || bytes.Contains(head, []byte(`"resource_profiles"`)) {
+	switch f := jsonDialect(head); {
+	case f != "":
+		return f, true
+	case hasKey(head, "resourceProfiles") || hasKey(head, "resource_profiles"):
 		return OTLPJSON, true
 	}
 	return "", false
 }
 
-// sniffProto tells pprof's Profile from OTLP's ProfilesData. Both start
-// with field 1, length-delimited: a pprof ValueType holds only varints
-// (first inner tag 0x08, 0x10 or 0x18), an OTLP ResourceProfiles holds
-// messages and strings (0x0a, 0x12, 0x1a). A pprof profile may also start
-// with any other of its fields. Every field seen in head must have a
-// field number and wire type that pprof's Profile message uses, else the
-// input is not called pprof.
-func sniffProto(head []byte) (Format, bool) {
-	format := Pprof
-	for pos, nfields := 0, 0; pos < len(head); nfields++ {
-		tag, n := binary.Uvarint(head[pos:])
-		if n <= 0 {
-			return "", false
-		}
-		pos += n
-		num, typ := tag>>3, tag&7
-		switch typ {
-		case 0:
-			if !(num >= 7 && num <= 10 || num >= 12 && num <= 15) {
-				return "", false
-			}
-			_, m := binary.Uvarint(head[pos:])
-			if m == 0 && nfields > 0 {
-				return format, true // cut by the end of head
-			}
-			if m <= 0 {
-				return "", false
-			}
-			pos += m
-		case 2:
-			if !(num >= 1 && num <= 6 || num == 11 || num == 13) {
-				return "", false
-			}
-			l, m := binary.Uvarint(head[pos:])
-			if m == 0 && nfields > 0 {
-				return format, true
-			}
-			if m <= 0 {
-				return "", false
-			}
-			pos += m
-			inner := head[pos:]
-			if nfields == 0 && num == 1 && l > 0 && len(inner) > 0 {
-				switch inner[0] {
-				case 0x08, 0x10, 0x18:
-				case 0x0a, 0x12, 0x1a:
-					format = OTLP
-				default:
-					return "", false
-				}
-			}
-			if format == OTLP && num != 1 {
-				return "", false
-			}
-			if l >= uint64(len(inner)) {
-				return format, true // the field runs past head
-			}
-			pos += int(l)
-		default:
-			return "", false
+// Object keys that only one OTLP profiles schema has, in lowerCamelCase
+// and snake_case.
+var (
+	devOnlyKeys = []string{"dictionary", "mappingTable", "mapping_table", "locationTable", "location_table",
+		"functionTable", "function_table", "stackTable", "stack_table", "stackIndex", "stack_index",
+		"attributeIndices", "attribute_indices", "linkIndex", "link_index", "nameStrindex", "name_strindex",
+		"filenameStrindex", "filename_strindex", "typeStrindex", "type_strindex", "unitStrindex", "unit_strindex",
+		"keyStrindex", "key_strindex", "stringValueStrindex", "string_value_strindex", "timeUnixNano", "time_unix_nano", "durationNano", "duration_nano", "samples", "lines"}
+	expOnlyKeys = []string{"profile", "startTimeUnixNano", "start_time_unix_nano", "timeNanos", "time_nanos",
+		"durationNanos", "duration_nanos", "locationsStartIndex", "locations_start_index", "attributeUnits",
+		"attribute_units", "dropFrames", "drop_frames", "defaultSampleType", "default_sample_type"}
+)
+
+// jsonDialect tells the OTLP JSON schemas apart by the keys in data: keys
+// only v1development has make OTLPDevJSON, keys only v1experimental has
+// OTLPJSON; neither or both (not OTLP profiles, or not decided): "".
+func jsonDialect(data []byte) Format {
+	dev, exp := false, false
+	for _, k := range devOnlyKeys {
+		if hasKey(data, k) {
+			dev = true
+			break
 		}
 	}
-	return format, true
+	for _, k := range expOnlyKeys {
+		if hasKey(data, k) {
+			exp = true
+			break
+		}
+	}
+	switch {
+	case dev && !exp:
+		return OTLPDevJSON
+	case exp && !dev:
+		return OTLPJSON
+	}
+	return ""
+}
+
+// hasKey reports whether data holds "key" followed by a colon (white space
+// between), i.e. key as an object key.
+func hasKey(data []byte, key string) bool {
+	q := make([]byte, 0, len(key)+2)
+	q = append(append(append(q, '"'), key...), '"')
+	for off := 0; ; {
+		i := bytes.Index(data[off:], q)
+		if i < 0 {
+			return false
+		}
+		off += i + len(q)
+		rest := bytes.TrimLeft(data[off:], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			return true
+		}
+	}
 }

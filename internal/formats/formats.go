@@ -81,6 +81,8 @@ var formatTitles = map[detect.Format]string{
 	detect.Gperftools:   "gperftools CPU profile",
 	detect.OTLP:         "OTLP profiles (protobuf)",
 	detect.OTLPJSON:     "OTLP profiles (JSON)",
+	detect.OTLPDev:      "OTLP profiles (v1development)",
+	detect.OTLPDevJSON:  "OTLP profiles (v1development)",
 	detect.Bundle:       "pprofx bundle",
 	detect.GoLegacyText: "Go legacy text profile",
 	detect.PerfData:     "Linux perf.data",
@@ -258,6 +260,8 @@ type writer struct {
 	write    func(w io.Writer, items []Item, opts WriteOptions) error
 	// multi: the format holds several profiles in one file.
 	multi bool
+	// text: the format is text (ending with a newline) unless gzipped.
+	text bool
 }
 
 var writers = map[OutFormat]writer{}
@@ -289,8 +293,13 @@ func ParseOutFormat(s string) (OutFormat, error) {
 }
 
 // OutFormatForPath picks the output format from an output file name, by
-// the longest registered suffix that matches; pprof when none does.
-func OutFormatForPath(path string) OutFormat {
+// the longest registered suffix that matches. A name without an extension
+// (and "-") is pprof. ok is false when the name has an extension that
+// names no output format (x.json, x.txt): the caller asks for --to.
+func OutFormatForPath(path string) (f OutFormat, ok bool) {
+	if path == "-" {
+		return OutPprof, true
+	}
 	base := strings.ToLower(filepath.Base(path))
 	best, bestLen := OutPprof, 0
 	for f, w := range writers {
@@ -300,8 +309,34 @@ func OutFormatForPath(path string) OutFormat {
 			}
 		}
 	}
-	return best
+	if bestLen == 0 && strings.LastIndexByte(base, '.') > 0 {
+		return "", false
+	}
+	return best, true
 }
+
+// Suffix is the file name suffix of format f (the first it registered,
+// which OutFormatForPath maps back to f): ".pb.gz", ".otlp.json", ...
+func Suffix(f OutFormat) string {
+	if w, ok := writers[f]; ok && len(w.suffixes) > 0 {
+		return w.suffixes[0]
+	}
+	return "." + string(f)
+}
+
+// Suffixes lists every file name suffix an output format registered.
+func Suffixes() []string {
+	var out []string
+	for _, w := range writers {
+		out = append(out, w.suffixes...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsText reports whether format f, gzipped or not, is text (which may go
+// to a terminal).
+func IsText(f OutFormat, gzip bool) bool { return writers[f].text && !gzip }
 
 // WriteOptions control Write. Fields a format does not use are ignored.
 type WriteOptions struct {

@@ -55,9 +55,20 @@ func TestReadUnsupported(t *testing.T) {
 func TestOutFormatForPath(t *testing.T) {
 	for path, want := range map[string]OutFormat{
 		"a.pb.gz": OutPprof, "a.PB.GZ": OutPprof, "x/a.pprof": OutPprof, "a.pb": OutPprofRaw, "-": OutPprof, "noext": OutPprof,
+		"dir.d/noext": OutPprof, ".hidden": OutPprof,
 	} {
-		if got := OutFormatForPath(path); got != want {
-			t.Errorf("%s: %s, want %s", path, got, want)
+		if got, ok := OutFormatForPath(path); got != want || !ok {
+			t.Errorf("%s: %s %v, want %s", path, got, ok, want)
+		}
+	}
+	for _, path := range []string{"x.json", "x.txt", "a.pb.gz.bak", "x.gz"} {
+		if got, ok := OutFormatForPath(path); ok {
+			t.Errorf("%s: %s, want no format", path, got)
+		}
+	}
+	for _, f := range []OutFormat{OutPprof, OutPprofRaw, OutOTLP, OutOTLPJSON} {
+		if got, ok := OutFormatForPath("x" + Suffix(f)); got != f || !ok {
+			t.Errorf("Suffix(%s) = %s names %s", f, Suffix(f), got)
 		}
 	}
 	if _, err := ParseOutFormat("pdf"); err == nil || !strings.Contains(err.Error(), "pprof-raw") {
@@ -107,7 +118,7 @@ func TestOTLPReadWrite(t *testing.T) {
 		}
 	}
 	for path, want := range map[string]OutFormat{"a.otlp": OutOTLP, "a.otlp.gz": OutOTLP, "a.otlp.json": OutOTLPJSON, "a.OTLP.JSON.GZ": OutOTLPJSON} {
-		if got := OutFormatForPath(path); got != want {
+		if got, ok := OutFormatForPath(path); got != want || !ok {
 			t.Errorf("%s: %s, want %s", path, got, want)
 		}
 	}

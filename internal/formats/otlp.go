@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -26,6 +27,16 @@ func init() {
 		}
 		ps, err := otlp.Decode(data, otlp.DecodeOptions{Warn: opts.Warn})
 		if err != nil {
+			// The head did not tell v1experimental from v1development
+			// (detect.Sniff says v1experimental then): the whole input
+			// does.
+			if f := detect.Refine(in.Format, data); f != in.Format {
+				in.Format = f
+				if r, ok := readers[f]; ok {
+					return r(bufio.NewReader(bytes.NewReader(data)), in, opts)
+				}
+				return fmt.Errorf("detected %s, not supported yet", titled(detect.Result{Format: f}))
+			}
 			return err
 		}
 		in.Facts = append(in.Facts, [2]string{"profile containers", fmt.Sprint(len(ps))})
@@ -72,6 +83,7 @@ func init() {
 		}
 		if json {
 			w.desc, w.suffixes = "OTLP profiles v1experimental, OTLP JSON (.otlp.json; .otlp.json.gz gzipped)", []string{".otlp.json", ".otlp.json.gz"}
+			w.text = true
 		}
 		registerWriter(f, w)
 	}

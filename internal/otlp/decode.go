@@ -167,7 +167,9 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 		return nil
 	}
 
-	// Mappings; an all-zero one is "none".
+	// Mappings. Only an all-zero mapping at index 0 is "none" (the
+	// placeholder the writer puts there); an all-zero one elsewhere is a
+	// real (empty) mapping.
 	mapIdx := make([]int32, len(prof.Mapping))
 	for i, m := range prof.Mapping {
 		if err := checkAttrs(m.Attributes, fmt.Sprintf("mapping[%d]", i)); err != nil {
@@ -176,7 +178,7 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 		if len(m.Attributes) > 0 {
 			d.warn("otlp: mapping attributes were dropped (the model has no place for them)")
 		}
-		if m.MemoryStart == 0 && m.MemoryLimit == 0 && m.FileOffset == 0 && m.Filename == 0 && m.BuildId == 0 &&
+		if i == 0 && m.MemoryStart == 0 && m.MemoryLimit == 0 && m.FileOffset == 0 && m.Filename == 0 && m.BuildId == 0 &&
 			m.BuildIdKind == 0 && !m.HasFunctions && !m.HasFilenames && !m.HasLineNumbers && !m.HasInlineFrames {
 			mapIdx[i] = model.NoMapping
 			continue
@@ -194,11 +196,14 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 		p.Mappings = append(p.Mappings, mm)
 	}
 
-	// Functions; an all-zero one is "none" (a line with no function).
+	// Functions. Only an all-zero function at index 0 is "none" (a line
+	// with no function); an all-zero one elsewhere is a real function with
+	// every field empty, as pprof's symbolizer writes for an address it
+	// finds nothing for.
 	funcIdx := make([]int32, len(prof.Function))
 	p.Functions = make([]model.Function, 0, len(prof.Function))
 	for i, f := range prof.Function {
-		if f.Name == 0 && f.SystemName == 0 && f.Filename == 0 && f.StartLine == 0 {
+		if i == 0 && f.Name == 0 && f.SystemName == 0 && f.Filename == 0 && f.StartLine == 0 {
 			funcIdx[i] = model.NoFunction
 			continue
 		}
@@ -263,7 +268,7 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 		}
 	}
 
-	// Links; an all-zero one is "none".
+	// Links. Only an all-zero link at index 0 is "none".
 	linkIdx := make([]int32, len(prof.LinkTable))
 	for i, l := range prof.LinkTable {
 		if len(l.TraceId) != 0 && len(l.TraceId) != 16 {
@@ -272,7 +277,7 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 		if len(l.SpanId) != 0 && len(l.SpanId) != 8 {
 			return nil, fmt.Errorf("%s.link_table[%d].span_id: %d bytes, want 8", pp, i, len(l.SpanId))
 		}
-		if allZero(l.TraceId) && allZero(l.SpanId) {
+		if i == 0 && isNoLink(l.TraceId, l.SpanId) {
 			linkIdx[i] = model.NoLink
 			continue
 		}

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"fmt"
@@ -228,8 +229,8 @@ func (e *encoder) profilesData(ps []*model.Profile) []byte {
 }
 
 // container appends the ProfileContainer of p. A profile id derived from
-// the content is the first 16 bytes of the SHA-256 of the Profile message,
-// patched in once that is written.
+// the content (see deriveID) is patched in once the Profile message is
+// written.
 func (e *encoder) container(b []byte, p *model.Profile) []byte {
 	b, c := begin(b, fScopeProfilesProfiles)
 	id := e.opts.ProfileID
@@ -269,14 +270,44 @@ func (e *encoder) container(b []byte, p *model.Profile) []byte {
 	b, pr := begin(b, fContainerProfile)
 	b = e.profile(b, p)
 	if derive {
-		sum := sha256.Sum256(b[pr:])
-		if allZero(sum[:16]) {
-			sum[15] = 1
-		}
-		copy(b[idAt:], sum[:16])
+		did := deriveID(b[pr:])
+		copy(b[idAt:], did[:])
 	}
 	b = end(b, pr)
 	return end(b, c)
+}
+
+// derivedIDTag is hashed with the content part of a derived profile id to
+// make its mark.
+const derivedIDTag = "pprofx derived profile id\x00"
+
+// deriveID returns the profile id derived from a Profile message body: the
+// first 12 bytes of its SHA-256, then a 4-byte mark, the first 4 bytes of
+// the SHA-256 of derivedIDTag and those 12 bytes. The mark lets a reader
+// recognise a derived id from the id alone (IsDerivedID), whatever layout
+// the writer that derived it had: re-encoding the profile and comparing
+// would call every id foreign once the layout changes. A foreign id passes
+// for derived with probability 2^-32. (All zero, which OTLP forbids, would
+// need both hashes to start with zero bytes: 2^-128.)
+func deriveID(body []byte) [16]byte {
+	sum := sha256.Sum256(body)
+	var id [16]byte
+	copy(id[:12], sum[:12])
+	copy(id[12:], derivedIDMark(id[:12]))
+	return id
+}
+
+func derivedIDMark(content []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(derivedIDTag))
+	h.Write(content)
+	return h.Sum(nil)[:4]
+}
+
+// IsDerivedID reports whether id is a profile id pprofx derived from a
+// profile's content (see deriveID), not one given to it.
+func IsDerivedID(id []byte) bool {
+	return len(id) == 16 && bytes.Equal(id[12:], derivedIDMark(id[:12]))
 }
 
 // sizeHint guesses the encoded size of ps, to allocate the output once.
@@ -423,7 +454,10 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			anyLink = true
 		}
 	}
-	if anyLink && anyNoLink {
+	// A placeholder goes first when some reference is none, or when the
+	// first real entry is all zero (the reader would take it for the
+	// placeholder); see placeholders in otlp.go.
+	if anyLink && (anyNoLink || isNoLink(p.Links[0].TraceID, p.Links[0].SpanID)) {
 		linkShift = 1
 	}
 	mapShift, funcShift := 0, 0
@@ -437,6 +471,12 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 				funcShift = 1
 			}
 		}
+	}
+	if len(p.Mappings) > 0 && e.zeroMapping(&p.Mappings[0]) {
+		mapShift = 1
+	}
+	if len(e.forder) > 0 && e.zeroFunction(&p.Functions[e.forder[0]]) {
+		funcShift = 1
 	}
 
 	var lab []byte
@@ -626,6 +666,21 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	}
 	return b
 }
+
+// zeroMapping reports whether m is written as an all-zero Mapping.
+func (e *encoder) zeroMapping(m *model.Mapping) bool {
+	return m.Start == 0 && m.Limit == 0 && m.Offset == 0 && e.sx(m.File) == 0 && e.sx(m.BuildID) == 0 &&
+		m.BuildIDKind == 0 && !m.HasFunctions && !m.HasFilenames && !m.HasLineNumbers && !m.HasInlineFrames
+}
+
+// zeroFunction reports whether f is written as an all-zero Function.
+func (e *encoder) zeroFunction(f *model.Function) bool {
+	return e.sx(f.Name) == 0 && e.sx(f.SystemName) == 0 && e.sx(f.Filename) == 0 && f.StartLine == 0
+}
+
+// isNoLink reports whether a link with these ids is all zero: at index 0
+// of link_table, the placeholder for "no link".
+func isNoLink(trace, span []byte) bool { return allZero(trace) && allZero(span) }
 
 func (e *encoder) appendValueType(b []byte, num protowire.Number, t model.ValueType) []byte {
 	b, s := begin(b, num)

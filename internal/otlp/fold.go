@@ -1,8 +1,6 @@
 package otlp
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 
@@ -30,10 +28,12 @@ import (
 //
 // The fields moved are cleared. What cannot move (the original payload) is
 // reported through warn, once. A profile id that pprofx derived from the
-// content (see Encode) says nothing the profile does not, and is cleared;
-// any other id is left for the pprof writer, which warns that it drops it.
+// content says nothing the profile does not, and is cleared; it is
+// recognised by its mark (IsDerivedID), not by encoding p again, so ids in
+// files from writers with another table layout are recognised too. Any
+// other id is left for the pprof writer, which warns that it drops it.
 func FoldForPprof(p *model.Profile, warn func(string)) {
-	if len(p.ProfileID) == 16 && bytes.Equal(p.ProfileID, derivedID(p)) {
+	if IsDerivedID(p.ProfileID) {
 		p.ProfileID = nil
 	}
 	// The builder (which indexes the whole profile) is made only when
@@ -135,15 +135,4 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 		warn(fmt.Sprintf("otlp: the embedded original payload (%s, %d bytes) cannot be kept in pprof; it is dropped", p.OriginalPayloadFormat, len(p.OriginalPayload)))
 	}
 	p.OriginalPayload, p.OriginalPayloadFormat = nil, ""
-}
-
-// derivedID is the profile id Encode derives for p: the first 16 bytes of
-// the SHA-256 of its Profile message (never all zero).
-func derivedID(p *model.Profile) []byte {
-	body := newEncoder(EncodeOptions{}).profile(nil, p)
-	sum := sha256.Sum256(body)
-	if allZero(sum[:16]) {
-		sum[15] = 1
-	}
-	return sum[:16]
 }

@@ -10,10 +10,14 @@
 //
 // How the model maps to the schema:
 //   - Tables are 0-based in both. The schema has no "none" for
-//     Location.mapping_index, Line.function_index or Sample.link: when some
-//     location has no mapping the writer puts an all-zero Mapping at index 0
-//     (same for functions and links), and the reader takes an all-zero
-//     mapping, function or link as none.
+//     Location.mapping_index, Line.function_index or Sample.link
+//     (placeholders): when some location has no mapping the writer puts an
+//     all-zero Mapping at index 0 (same for functions and links), and the
+//     reader takes an all-zero mapping, function or link at index 0, and
+//     only there, as none. An all-zero entry elsewhere is real (pprof's
+//     symbolizer writes functions with every field empty). So that no real
+//     entry is taken for the placeholder, the writer also puts the
+//     placeholder first when the first real entry would be all zero.
 //   - For gzip's sake the writer orders two tables: the string table holds
 //     only the strings referenced by index, sorted (label keys and values
 //     are inline in attribute_table), and locations are ordered by mapping
@@ -22,8 +26,9 @@
 //     stacks share one slice and a stack that is the caller part of a longer
 //     one reuses the tail of that one's slice.
 //   - Profile fields with a home in the schema go there; the container's
-//     profile_id is derived from the content (SHA-256 of the Profile
-//     message) unless given, start/end times from time and duration.
+//     profile_id is derived from the content (12 bytes of the SHA-256 of
+//     the Profile message and a 4-byte mark that says "derived"; see
+//     deriveID) unless given, start/end times from time and duration.
 //   - Labels are Profile.attribute_table entries (string or int values);
 //     numeric units go to attribute_units. A sample with a label whose unit
 //     differs from the key's unit in attribute_units is written with the
@@ -126,6 +131,11 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 		var err error
 		if data, err = binaryToJSON(data); err != nil {
 			return fmt.Errorf("otlp: %v", err)
+		}
+		// JSON is text: it ends with a newline (which also makes a
+		// file of several JSON lines).
+		if len(data) == 0 || data[len(data)-1] != '\n' {
+			data = append(data, '\n')
 		}
 	}
 	if !opts.Gzip {

@@ -93,7 +93,25 @@ func Unrepresentable(p *model.Profile) []string {
 	if len(p.OriginalPayload) > 0 {
 		out = append(out, "pprof has no field for the original payload; dropped")
 	}
+	if hasLineWithoutFunction(p) {
+		out = append(out, "pprof rejects a line without a function; such lines name an empty function")
+	}
 	return out
+}
+
+// hasLineWithoutFunction reports whether some location has a line with no
+// function. google/pprof rejects such a file ("has a line with nil
+// function"), so the writer points those lines at an empty function added
+// after the model's.
+func hasLineWithoutFunction(p *model.Profile) bool {
+	for i := range p.Locations {
+		for _, ln := range p.Locations[i].Lines {
+			if ln.Function == model.NoFunction {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func estimateSize(p *model.Profile) int {
@@ -147,8 +165,15 @@ func appendValueType(b []byte, num protowire.Number, vt model.ValueType) []byte 
 }
 
 // AppendRaw appends p, encoded as an uncompressed profile.proto, to b.
-// p must be valid (see model.Profile.Validate).
+// p must be valid (see model.Profile.Validate). A line with no function
+// names an empty function written after the model's functions (see
+// Unrepresentable).
 func AppendRaw(b []byte, p *model.Profile) []byte {
+	// Function id of lines with no function; 0: none has been seen.
+	noFunc := uint64(0)
+	if hasLineWithoutFunction(p) {
+		noFunc = uint64(len(p.Functions)) + 1
+	}
 	for _, st := range p.SampleTypes {
 		b = appendValueType(b, fSampleType, st)
 	}
@@ -214,6 +239,8 @@ func AppendRaw(b []byte, p *model.Profile) []byte {
 				b = appendMessage(b, 4, func(b []byte) []byte {
 					if ln.Function != model.NoFunction {
 						b = appendVarintField(b, 1, uint64(ln.Function)+1)
+					} else {
+						b = appendVarintField(b, 1, noFunc)
 					}
 					b = appendVarintField(b, 2, uint64(ln.Line))
 					return appendVarintField(b, 3, uint64(ln.Column))
@@ -230,6 +257,9 @@ func AppendRaw(b []byte, p *model.Profile) []byte {
 			b = appendVarintField(b, 4, uint64(f.Filename))
 			return appendVarintField(b, 5, uint64(f.StartLine))
 		})
+	}
+	if noFunc != 0 {
+		b = appendMessage(b, fFunction, func(b []byte) []byte { return appendVarintField(b, 1, noFunc) })
 	}
 	for _, s := range p.Strings {
 		b = protowire.AppendTag(b, fStringTable, protowire.BytesType)

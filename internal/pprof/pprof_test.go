@@ -282,3 +282,51 @@ func TestGzipSizeHintBounded(t *testing.T) {
 		t.Fatalf("decoding a %d-byte file allocated %d bytes", len(data), got)
 	}
 }
+
+// TestLineWithoutFunction: google/pprof rejects a line without a
+// function_id, so a model line with NoFunction is written naming an empty
+// function, with one warning. The fixture is Go's threadcreate profile,
+// whose one line names an all-empty function; here that line names none.
+func TestLineWithoutFunction(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/go/threadcreate.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := profile.ParseData(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := range p.Locations {
+		for j := range p.Locations[i].Lines {
+			p.Locations[i].Lines[j].Function = model.NoFunction
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("the fixture has no lines")
+	}
+	var warned []string
+	var out bytes.Buffer
+	if err := Encode(&out, p, EncodeOptions{Warn: func(s string) { warned = append(warned, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "without a function") {
+		t.Errorf("warnings %q, want one about lines without a function", warned)
+	}
+	got, err := profile.ParseData(out.Bytes()) // runs CheckValid
+	if err != nil {
+		t.Fatalf("google/pprof: %v", err)
+	}
+	// The source's lines name an all-empty function too: the same profile.
+	if d := pprofcmp.Diff(want, got); d != "" {
+		t.Error(d)
+	}
+	if len(got.Function) != len(p.Functions)+1 {
+		t.Errorf("%d functions written, want the model's %d and one empty", len(got.Function), len(p.Functions))
+	}
+}

@@ -215,8 +215,8 @@ func toPprof(c *profiles.ProfileContainer) (*profile.Profile, error) {
 	}
 	mappings := make([]*profile.Mapping, len(p.Mapping))
 	for i, m := range p.Mapping {
-		if proto.Equal(m, &profiles.Mapping{}) {
-			continue // the all-zero mapping means none
+		if i == 0 && proto.Equal(m, &profiles.Mapping{}) {
+			continue // an all-zero mapping at index 0 means none
 		}
 		mappings[i] = &profile.Mapping{ID: uint64(len(out.Mapping) + 1), Start: m.MemoryStart, Limit: m.MemoryLimit, Offset: m.FileOffset,
 			File: must(m.Filename), BuildID: must(m.BuildId), HasFunctions: m.HasFunctions, HasFilenames: m.HasFilenames,

@@ -2,6 +2,7 @@
 // real profiles from Go's own profiler, small enough to commit.
 //
 //	go run ./internal/tools/gengo -o testdata/go
+//	go run ./internal/tools/gengo -o testdata/go -only threadcreate
 //
 // Each run gives different (real) samples; the files are regenerated only
 // when the fixtures need to change.
@@ -159,9 +160,20 @@ func contention() {
 
 func main() {
 	out := flag.String("o", "testdata/go", "output directory")
+	only := flag.String("only", "", "write only this profile (threadcreate)")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fail(err)
+	}
+	// The threadcreate profile: one sample per OS thread the runtime made.
+	// Go 1.26 writes each with the same single location: address
+	// 0xffffffffffffffff, no mapping, one line naming a Function whose
+	// every field is empty.
+	if *only == "threadcreate" {
+		fail(writeProfile("threadcreate", filepath.Join(*out, "threadcreate.pb.gz")))
+		return
+	} else if *only != "" {
+		fail(fmt.Errorf("-only %q: only threadcreate can be written alone", *only))
 	}
 	runtime.MemProfileRate = 4096
 	runtime.SetMutexProfileFraction(1)
@@ -192,6 +204,7 @@ func main() {
 	}
 	time.Sleep(10 * time.Millisecond)
 	fail(writeProfile("goroutine", filepath.Join(*out, "goroutine.pb.gz")))
+	fail(writeProfile("threadcreate", filepath.Join(*out, "threadcreate.pb.gz")))
 	close(stop)
 	wg.Wait()
 	sink = live
