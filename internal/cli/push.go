@@ -242,9 +242,10 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 	// appear; a batch re-encodes profiles already added, so each warning
 	// is printed once for the whole run.
 	var (
-		wmu     sync.Mutex
-		current string
-		warned  = map[string]bool{}
+		wmu         sync.Mutex
+		current     string
+		warned      = map[string]bool{}
+		unusedFiles = map[string]bool{}
 	)
 	warn := func(msg string) {
 		wmu.Lock()
@@ -275,15 +276,15 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 			return otlpdev.Encode(w, ps, eo)
 		},
 		DryRun: dry,
-		Warn: func(source, msg string) {
+		UnusedMappings: func(source string, n int) {
+			// Said once, for the first file; the summary counts the files.
 			wmu.Lock()
 			defer wmu.Unlock()
-			if warned[source+"\x00"+msg] {
-				return
+			if !unusedFiles[source] && len(unusedFiles) == 0 {
+				ios.clearProgress()
+				fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %d mappings that no sample uses are not kept: profiles sharing a request share one OTLP dictionary, where a profile owns only what it references (--max-batch-bytes 1 sends each profile alone; the summary counts the files concerned)\n", displayName(source), n)
 			}
-			warned[source+"\x00"+msg] = true
-			ios.clearProgress()
-			fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(source), oneLine(msg))
+			unusedFiles[source] = true
 		},
 		OnRetry: func(b *push.Batch, err error, wait time.Duration) {
 			mu.Lock()
@@ -360,7 +361,13 @@ read:
 	if sum.Aborted != nil {
 		fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", p.URL(), oneLine(sum.Aborted.Error()))
 	}
-	fmt.Fprintln(ios.ErrOut, summaryLine(p.URL(), files, len(names), unreadable, sum, dry != nil))
+	line := summaryLine(p.URL(), files, len(names), unreadable, sum, dry != nil)
+	wmu.Lock()
+	if len(unusedFiles) > 0 {
+		line += fmt.Sprintf("; unused mappings not kept for %d files", len(unusedFiles))
+	}
+	wmu.Unlock()
+	fmt.Fprintln(ios.ErrOut, line)
 	mu.Lock()
 	defer mu.Unlock()
 	if unreadable > 0 || failed || sum.Aborted != nil || sum.FailedProfiles > 0 || (partial && !o.AllowPartial) {

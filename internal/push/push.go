@@ -36,9 +36,10 @@ type Options struct {
 	// OnDone is told about each request when it is finished, one call at a
 	// time.
 	OnDone func(b *Batch)
-	// Warn is told (from Add's goroutine) about what a request cannot
-	// carry, naming the input it concerns.
-	Warn func(source, msg string)
+	// UnusedMappings is told (from Add's goroutine) that n mappings of a
+	// profile from source, which no sample uses, are not kept: the profile
+	// shares its request, and so its dictionary, with others.
+	UnusedMappings func(source string, n int)
 }
 
 // Batch is one request: the profiles in it, where they came from, and
@@ -244,10 +245,10 @@ func (p *Pusher) sendItems(items []pending) {
 		p.sendItems(items[len(items)/2:])
 		return
 	}
-	if len(items) > 1 && p.opts.Warn != nil {
+	if len(items) > 1 && p.opts.UnusedMappings != nil {
 		for _, it := range items {
 			if n := unusedMappings(it.p); n > 0 {
-				p.opts.Warn(it.source, fmt.Sprintf("%d mappings that no sample uses are not kept: profiles sharing a request share one OTLP dictionary, where only what a profile references is its own (--max-batch-bytes 1 sends each profile alone)", n))
+				p.opts.UnusedMappings(it.source, n)
 			}
 		}
 	}

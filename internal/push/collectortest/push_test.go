@@ -115,6 +115,23 @@ func received(t testing.TB, data []byte) []*gp.Profile {
 // file.
 func sameProfiles(t testing.TB, want map[string][]*gp.Profile, got []*gp.Profile, stderr string, warnedAs map[string]string) {
 	t.Helper()
+	pruned := map[string]bool{}
+	defer func() {
+		files := map[string]bool{}
+		for f := range pruned {
+			if warnedAs[f] != "" {
+				f = warnedAs[f]
+			}
+			files[f] = true
+		}
+		if len(files) == 0 {
+			return
+		}
+		if !strings.Contains(stderr, ": warning: ") || !strings.Contains(stderr, "mappings that no sample uses are not kept") ||
+			!strings.Contains(stderr, fmt.Sprintf("; unused mappings not kept for %d files", len(files))) {
+			t.Errorf("%d files came back without their unused mappings, and pprofx did not say so (once, and counted in the summary): %s", len(files), stderr)
+		}
+	}()
 	type wp struct {
 		name         string
 		full, pruned *gp.Profile
@@ -138,13 +155,8 @@ func sameProfiles(t testing.TB, want map[string][]*gp.Profile, got []*gp.Profile
 			}
 			d := pprofcmp.Diff(w.full, g)
 			if d != "" && pprofcmp.Diff(w.pruned, byStart(g)) == "" {
-				src := w.name
-				if warnedAs[src] != "" {
-					src = warnedAs[src]
-				}
-				if len(w.pruned.Mapping) != len(w.full.Mapping) &&
-					(!strings.Contains(stderr, src+": warning: ") || !strings.Contains(stderr, "mappings that no sample uses are not kept")) {
-					t.Errorf("%s came back without its %d unused mappings, and pprofx did not say so", w.name, len(w.full.Mapping)-len(w.pruned.Mapping))
+				if len(w.pruned.Mapping) != len(w.full.Mapping) {
+					pruned[w.name] = true
 				}
 				d = ""
 			}
