@@ -22,6 +22,12 @@ test: fmt-check vet
 	cd internal/otlp/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd internal/otlpdev/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd internal/flamegraph/browsertest && $(GO) vet ./... && $(GO) test -count=1 ./...
+	@if [ -n "$$PPROFX_SKIP_COLLECTOR" ] && [ -z "$$CI" ]; then \
+		echo "make test: PPROFX_SKIP_COLLECTOR is set: SKIPPED internal/push/collectortest (pushes to a real collector; CI runs it)"; \
+	else \
+		echo "cd internal/push/collectortest && $(GO) vet ./... && $(GO) test -count=1 ./..."; \
+		cd internal/push/collectortest && $(GO) vet ./... && $(GO) test -count=1 ./...; \
+	fi
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -47,6 +53,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlpdev
 	$(GO) test -run '^$$' -fuzz '^FuzzELF$$' -fuzztime $(FUZZTIME) ./internal/symbolize
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/folded
+	$(GO) test -run '^$$' -fuzz '^FuzzAnswer$$' -fuzztime $(FUZZTIME) ./internal/push
 
 # Regenerate the Go runtime/pprof fixtures (new real samples each time).
 fixtures:

@@ -137,7 +137,8 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(NewCmdConvert(ios, nil), NewCmdInspect(ios, nil), NewCmdVersion(ios),
 		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil), NewCmdCompletion(ios),
-		NewCmdValidate(ios, nil), NewCmdSymbolize(ios, nil), NewCmdTop(ios, nil))
+		NewCmdValidate(ios, nil), NewCmdSymbolize(ios, nil), NewCmdTop(ios, nil),
+		NewCmdPush(ios, nil))
 	return root
 }
 

@@ -1,0 +1,433 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/otlpdev"
+	"github.com/pprofx/pprofx/internal/push"
+)
+
+// PushOptions are the inputs of `pprofx push`.
+type PushOptions struct {
+	IO           *IOStreams
+	Inputs       []string
+	FilesFrom    string
+	Config       push.Config // endpoint, protocol, TLS, batching, retries: environment, then flags
+	Resource     []string    // --resource KEY=VALUE
+	AllowPartial bool
+	DryRun       string // file to write the requests to instead of sending them
+	MaxInputSize int64
+	Salvage      bool
+}
+
+// getenv reads the OTEL_EXPORTER_OTLP_* variables; tests replace it.
+var getenv = os.Getenv
+
+// NewCmdPush builds `pprofx push`. runF replaces pushRun in tests.
+func NewCmdPush(ios *IOStreams, runF func(*PushOptions) error) *cobra.Command {
+	o := &PushOptions{IO: ios}
+	size := byteSize(formats.DefaultMaxInputSize)
+	batch := byteSize(push.DefaultMaxBatchBytes)
+	var (
+		endpoint, protocol, compression, cert, clientCert, clientKey string
+		headers                                                      []string
+		timeout, retryInitial, retryMaxElapsed                       time.Duration
+		insecure                                                     bool
+		concurrency                                                  int
+	)
+	cmd := &cobra.Command{
+		Use:   "push FILE... [--endpoint URL] [--protocol http/protobuf|http/json|grpc]",
+		Short: "Send profiles to an OpenTelemetry Collector (OTLP profiles v1development)",
+		Long: `Push sends every profile of the inputs (any format pprofx reads; every profile
+of a bundle or multi-profile file) to an OTLP profiles receiver such as the
+OpenTelemetry Collector (which needs --feature-gates service.profilesSupport),
+in the v1development dialect collectors take (opentelemetry-proto v1.11.0).
+
+Protocols: http/protobuf (the default: POST ENDPOINT/v1development/profiles),
+http/json, and grpc (ProfilesService/Export). --endpoint is a base URL:
+http://HOST:4318 for HTTP (the default is http://localhost:4318), HOST:4317 or
+http(s)://HOST:4317 for gRPC (the default is http://localhost:4317; HOST:PORT
+without a scheme uses TLS unless --insecure, as OTLP says).
+
+The OTLP exporter environment variables are read and flags override them:
+OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT (a full URL,
+used as it is), and, each also as OTEL_EXPORTER_OTLP_PROFILES_*:
+OTEL_EXPORTER_OTLP_PROTOCOL, _HEADERS (k=v,k2=v2), _TIMEOUT (ms),
+_COMPRESSION (gzip|none), _CERTIFICATE, _CLIENT_CERTIFICATE, _CLIENT_KEY,
+_INSECURE.
+
+Profiles go in requests of at most --max-batch-bytes (before compression;
+a larger single profile goes alone), --concurrency at a time. A request is
+retried on HTTP 429, 502, 503, 504, on the retryable gRPC codes and on lost
+connections, with exponential backoff and jitter, waiting at least what
+Retry-After or gRPC RetryInfo asks, for at most --retry-max-elapsed. Other
+refusals fail at once with the server's message. A refusal of a request's
+data (HTTP 400, 413, gRPC InvalidArgument) fails that request only; any
+other failure (wrong path, content type, TLS, retries exhausted) stops the
+push. A partial success (some profiles rejected) is a warning with the
+numbers and, unless --allow-partial, exit status 1.
+
+A summary line goes to stderr at the end; a progress line while pushing
+when stderr is a terminal. Exit status 0 only if every profile was
+accepted; an input that cannot be read is named and the others still go.
+
+--dry-run FILE writes the requests instead of sending them: protobuf
+bodies each prefixed by its 4-byte big-endian length (the collector file
+exporter's format), or JSON lines with http/json.`,
+		Example: `  pprofx push cpu.pb.gz heap.pb.gz --endpoint http://localhost:4318 --resource service.name=checkout
+  pprofx push cpu.prof --endpoint localhost:4317 --protocol grpc --insecure
+  find profiles -name '*.pb.gz' | pprofx push --files-from - --protocol http/json
+  OTEL_EXPORTER_OTLP_ENDPOINT=https://otel.example:4318 OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20abc pprofx push all.ppxb
+  pprofx push cpu.pb.gz heap.pb.gz --dry-run requests.otlp --max-batch-bytes 1`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Inputs = args
+			o.MaxInputSize = int64(size)
+			cfg, err := push.FromEnv(getenv)
+			if err != nil {
+				return &UsageError{oneLine(err.Error())}
+			}
+			fl := cmd.Flags()
+			if fl.Changed("endpoint") {
+				cfg.Endpoint, cfg.EndpointIsFull = endpoint, false
+			}
+			if fl.Changed("protocol") || cfg.Protocol == "" {
+				p, err := push.ParseProtocol(protocol)
+				if err != nil {
+					return &UsageError{"--protocol: " + err.Error()}
+				}
+				cfg.Protocol = p
+			}
+			for _, h := range headers {
+				hd, err := push.ParseHeader(h)
+				if err != nil {
+					return &UsageError{"--header: " + err.Error()}
+				}
+				cfg.Headers = setHeader(cfg.Headers, hd)
+			}
+			if fl.Changed("compression") || cfg.Compression == "" {
+				c, err := push.ParseCompression(compression)
+				if err != nil {
+					return &UsageError{"--compression: " + err.Error()}
+				}
+				cfg.Compression = c
+			}
+			if fl.Changed("timeout") || cfg.Timeout == 0 {
+				cfg.Timeout = timeout
+			}
+			if fl.Changed("insecure") {
+				cfg.Insecure = insecure
+			}
+			if fl.Changed("certificate") {
+				cfg.Certificate = cert
+			}
+			if fl.Changed("client-certificate") {
+				cfg.ClientCertificate = clientCert
+			}
+			if fl.Changed("client-key") {
+				cfg.ClientKey = clientKey
+			}
+			if concurrency < 1 || concurrency > 64 {
+				return &UsageError{fmt.Sprintf("--concurrency %d: want 1 to 64", concurrency)}
+			}
+			if timeout <= 0 || retryInitial <= 0 || retryMaxElapsed < 0 {
+				return &UsageError{"--timeout and --retry-initial must be positive, --retry-max-elapsed not negative"}
+			}
+			cfg.Concurrency = concurrency
+			cfg.MaxBatchBytes = int(batch)
+			cfg.RetryInitial = retryInitial
+			cfg.RetryMaxElapsed = retryMaxElapsed
+			if retryMaxElapsed == 0 {
+				cfg.RetryMaxElapsed = time.Nanosecond // no retries
+			}
+			o.Config = cfg
+			if runF != nil {
+				return runF(o)
+			}
+			return pushRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&endpoint, "endpoint", "", "base URL of the receiver (default http://localhost:4318; grpc: http://localhost:4317)")
+	f.StringVar(&protocol, "protocol", string(push.HTTPProtobuf), "http/protobuf, http/json or grpc")
+	f.StringArrayVar(&headers, "header", nil, "request header (gRPC metadata) KEY=VALUE, e.g. authorization=Bearer\\ TOKEN (repeatable)")
+	f.StringVar(&compression, "compression", "gzip", "gzip or none")
+	f.DurationVar(&timeout, "timeout", push.DefaultTimeout, "limit of each attempt of a request")
+	f.BoolVar(&insecure, "insecure", false, "grpc: plain text to an endpoint given without a scheme")
+	f.StringVar(&cert, "certificate", "", "PEM file of a CA certificate to trust (for a self-signed server)")
+	f.StringVar(&clientCert, "client-certificate", "", "PEM file of a client certificate (mutual TLS)")
+	f.StringVar(&clientKey, "client-key", "", "PEM file of the client certificate's key")
+	f.StringArrayVar(&o.Resource, "resource", nil, "resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
+	f.Var(&batch, "max-batch-bytes", "largest request before compression (the collector's default gRPC limit is 4MiB)")
+	f.IntVar(&concurrency, "concurrency", 2, "requests in flight at once")
+	f.DurationVar(&retryInitial, "retry-initial", push.DefaultRetryInitial, "first wait before a retry (doubled each time, up to 30s)")
+	f.DurationVar(&retryMaxElapsed, "retry-max-elapsed", push.DefaultRetryMaxElapsed, "give a request up after retrying it this long (0: no retries)")
+	f.BoolVar(&o.AllowPartial, "allow-partial", false, "exit 0 even when the server rejected some profiles (partial success)")
+	f.StringVar(&o.DryRun, "dry-run", "", `write the requests to this file instead of sending them ("-": standard output)`)
+	f.StringVar(&o.FilesFrom, "files-from", "", `read input names from this file, one per line ("-": standard input)`)
+	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
+	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
+	return cmd
+}
+
+// setHeader sets h, replacing headers of the same key (a flag overrides
+// the environment).
+func setHeader(hs []push.Header, h push.Header) []push.Header {
+	out := hs[:0:0]
+	for _, x := range hs {
+		if !strings.EqualFold(x.Key, h.Key) {
+			out = append(out, x)
+		}
+	}
+	return append(out, h)
+}
+
+func pushRun(o *PushOptions) error {
+	ios := o.IO
+	names := append([]string(nil), o.Inputs...)
+	if o.FilesFrom != "" {
+		more, err := readNames(ios, o.FilesFrom)
+		if err != nil {
+			return &FileError{o.FilesFrom, err}
+		}
+		names = append(names, more...)
+	}
+	if len(names) == 0 {
+		return &UsageError{"push needs at least one input (FILE... or --files-from)"}
+	}
+	stdin := 0
+	for _, n := range names {
+		if n == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 || (stdin == 1 && o.FilesFrom == "-") || (stdin == 1 && o.DryRun == "-") {
+		return &UsageError{"standard input can be read only once, and not while --dry-run writes to standard output"}
+	}
+	res, err := otlp.ParseResource(o.Resource)
+	if err != nil {
+		return &UsageError{err.Error()}
+	}
+	if o.DryRun == "" {
+		return pushTo(o, names, res, nil)
+	}
+	if o.DryRun == "-" && ios.OutIsTerminal && !o.Config.Protocol.JSON() {
+		return &UsageError{"refusing to write binary requests to a terminal: name a file with --dry-run, or pipe it"}
+	}
+	var runErr error
+	err = writeOutput(ios, o.DryRun, func(w io.Writer) error {
+		runErr = pushTo(o, names, res, w)
+		return nil
+	})
+	if err != nil {
+		return &FileError{o.DryRun, err}
+	}
+	return runErr
+}
+
+// pushTo sends the profiles of names (or writes the requests to dry).
+func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer) error {
+	ios := o.IO
+	// The encoder's warnings name the input being read when they first
+	// appear; a batch re-encodes profiles already added, so each warning
+	// is printed once for the whole run.
+	var (
+		wmu         sync.Mutex
+		current     string
+		warned      = map[string]bool{}
+		unusedFiles = map[string]bool{}
+	)
+	warn := func(msg string) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		if warned[msg] {
+			return
+		}
+		warned[msg] = true
+		ios.clearProgress()
+		fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(current), oneLine(msg))
+	}
+	eo := otlpdev.EncodeOptions{Resource: res, ScopeVersion: version(), Warn: warn}
+	var (
+		mu      sync.Mutex
+		partial bool
+		failed  bool
+	)
+	report := func(b *push.Batch, format string, args ...any) {
+		ios.clearProgress()
+		fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", sourcesName(b.Sources), fmt.Sprintf(format, args...))
+	}
+	p, err := push.New(push.Options{
+		Config: o.Config,
+		Encode: func(w io.Writer, ps []*model.Profile, json bool) error {
+			if json {
+				return otlpdev.EncodeJSON(w, ps, eo)
+			}
+			return otlpdev.Encode(w, ps, eo)
+		},
+		DryRun: dry,
+		UnusedMappings: func(source string, n int) {
+			// Said once, for the first file; the summary counts the files.
+			wmu.Lock()
+			defer wmu.Unlock()
+			if !unusedFiles[source] && len(unusedFiles) == 0 {
+				ios.clearProgress()
+				fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %d mappings that no sample uses are not kept: profiles sharing a request share one OTLP dictionary, where a profile owns only what it references (--max-batch-bytes 1 sends each profile alone; the summary counts the files concerned)\n", displayName(source), n)
+			}
+			unusedFiles[source] = true
+		},
+		OnRetry: func(b *push.Batch, err error, wait time.Duration) {
+			mu.Lock()
+			defer mu.Unlock()
+			report(b, "warning: %v; retrying in %s", err, wait.Round(time.Millisecond))
+		},
+		OnDone: func(b *push.Batch) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case b.Err != nil:
+				failed = true
+				var pe *push.Error
+				if errors.As(b.Err, &pe) && !pe.DataOnly {
+					return // it stops the push: reported once, at the end
+				}
+				report(b, "refused: %v", b.Err)
+			case b.Resp != nil && (b.Resp.RejectedProfiles != 0 || b.Resp.ErrorMessage != ""):
+				msg := b.Resp.ErrorMessage
+				if msg == "" {
+					msg = "no reason given"
+				}
+				if b.Resp.RejectedProfiles != 0 {
+					partial = true
+					report(b, "warning: partial success: the server rejected %d of %d OTLP profiles (one per sample type) of %d profiles in this request: %s",
+						b.Resp.RejectedProfiles, b.OTLPProfiles, b.Profiles, oneLine(msg))
+				} else {
+					report(b, "warning: the server accepted every profile but says: %s", oneLine(msg))
+				}
+			}
+		},
+	})
+	if err != nil {
+		return &UsageError{err.Error()}
+	}
+	unreadable := 0
+	files := 0
+read:
+	for i, name := range names {
+		ios.progress("pushing", i+1, len(names), name)
+		wmu.Lock()
+		current = name
+		wmu.Unlock()
+		in, err := openInput(ios, name)
+		if err != nil {
+			ios.clearProgress()
+			fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", displayName(name), oneLine(err.Error()))
+			unreadable++
+			continue
+		}
+		src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(ios, name)})
+		in.Close()
+		if err != nil {
+			ios.clearProgress()
+			fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", displayName(name), oneLine(err.Error()))
+			unreadable++
+			continue
+		}
+		files++
+		for _, it := range src.Items {
+			if err := p.Add(name, it.Profile); err != nil {
+				if errors.Is(err, push.ErrAborted) {
+					break read
+				}
+				ios.clearProgress()
+				fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", displayName(name), oneLine(err.Error()))
+				unreadable++
+				continue read
+			}
+		}
+	}
+	sum := p.Close()
+	ios.clearProgress()
+	if sum.Aborted != nil {
+		fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", p.URL(), oneLine(sum.Aborted.Error()))
+	}
+	line := summaryLine(p.URL(), files, len(names), unreadable, sum, dry != nil)
+	wmu.Lock()
+	if len(unusedFiles) > 0 {
+		line += fmt.Sprintf("; unused mappings not kept for %d files", len(unusedFiles))
+	}
+	wmu.Unlock()
+	fmt.Fprintln(ios.ErrOut, line)
+	mu.Lock()
+	defer mu.Unlock()
+	if unreadable > 0 || failed || sum.Aborted != nil || sum.FailedProfiles > 0 || (partial && !o.AllowPartial) {
+		return errReported
+	}
+	return nil
+}
+
+// sourcesName names the inputs of a request: "a.pb.gz", "a.pb.gz, b.prof",
+// "a.pb.gz, b.prof and 7 more".
+func sourcesName(s []string) string {
+	names := make([]string, 0, 3)
+	for i, n := range s {
+		if i == 2 && len(s) > 3 {
+			return strings.Join(names, ", ") + fmt.Sprintf(" and %d more", len(s)-2)
+		}
+		names = append(names, displayName(n))
+	}
+	return strings.Join(names, ", ")
+}
+
+func summaryLine(url string, files, named, unreadable int, s push.Summary, dry bool) string {
+	verb := "pushed"
+	if dry {
+		verb = "wrote (dry run)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pprofx: %s %d profiles (%d OTLP profiles, %d samples) from %d of %d files", verb, s.Profiles, s.OTLPProfiles, s.Samples, files, named)
+	if !dry {
+		fmt.Fprintf(&b, " to %s", url)
+	}
+	fmt.Fprintf(&b, " in %d requests, %s", s.Requests, humanBytes(s.Bytes))
+	if s.WireBytes != s.Bytes {
+		fmt.Fprintf(&b, " (%s sent)", humanBytes(s.WireBytes))
+	}
+	fmt.Fprintf(&b, ", %d retries, %s (%s waiting on the server)", s.Retries, s.Elapsed.Round(time.Millisecond), s.Waiting.Round(time.Millisecond))
+	var bad []string
+	if unreadable > 0 {
+		bad = append(bad, fmt.Sprintf("%d files unreadable", unreadable))
+	}
+	if s.FailedProfiles > 0 {
+		bad = append(bad, fmt.Sprintf("%d profiles not delivered (%d requests failed)", s.FailedProfiles, s.FailedRequests))
+	}
+	if s.RejectedProfiles > 0 {
+		bad = append(bad, fmt.Sprintf("%d OTLP profiles rejected in %d requests", s.RejectedProfiles, s.PartialRequests))
+	}
+	if len(bad) > 0 {
+		b.WriteString("; " + strings.Join(bad, ", "))
+	}
+	return b.String()
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,447 @@
+package collectortest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	gp "github.com/google/pprof/profile"
+
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/pprofx/pprofx/internal/cli"
+	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/otlpdev"
+	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/pprofcmp"
+)
+
+const repo = "../../.."
+
+// fixtures are the real profiles of testdata: Go runtime profiles, the
+// pprof tool's outputs, every gperftools CPU profile and the hand-built
+// rich OTLP source.
+func fixtures(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	for _, g := range []string{"testdata/go/*.pb.gz", "testdata/pprof/*.pb.gz", "testdata/gperftools/*.prof", "testdata/otlp/rich.pb.gz"} {
+		m, _ := filepath.Glob(filepath.Join(repo, g))
+		if len(m) == 0 {
+			t.Fatalf("no fixture %s", g)
+		}
+		files = append(files, m...)
+	}
+	return files
+}
+
+// sent is what the fixtures hold, as google/pprof reads it: a pprof file
+// parsed by google/pprof itself; any other input as pprofx reads it (for
+// gperftools files pprofx keeps frames google/pprof's legacy reader
+// drops), written as pprof.
+func sent(t testing.TB, files []string) map[string][]*gp.Profile {
+	t.Helper()
+	out := map[string][]*gp.Profile{}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := formats.Read(bytes.NewReader(data), formats.ReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if string(in.Format) == "pprof" {
+			p, err := gp.ParseData(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[name] = []*gp.Profile{p}
+			continue
+		}
+		for _, it := range in.Items {
+			var buf bytes.Buffer
+			if err := pprof.Encode(&buf, it.Profile, pprof.EncodeOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			p, err := gp.ParseData(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[name] = append(out[name], p)
+		}
+	}
+	return out
+}
+
+// received reads the collector's file with pprofx's v1development reader
+// and converts every profile back to pprof, read by google/pprof.
+func received(t testing.TB, data []byte) []*gp.Profile {
+	t.Helper()
+	data = clearEmptyZeroAttribute(t, data)
+	ps, err := otlpdev.Decode(data, otlpdev.DecodeOptions{Warn: func(s string) { t.Errorf("reading the collector's file: warning: %s", s) }})
+	if err != nil {
+		t.Fatalf("reading the collector's file: %v", err)
+	}
+	var out []*gp.Profile
+	for _, p := range ps {
+		otlp.FoldForPprof(p, func(s string) { t.Errorf("FoldForPprof warned: %s", s) })
+		var buf bytes.Buffer
+		if err := pprof.Encode(&buf, p, pprof.EncodeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		g, err := gp.ParseData(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// sameProfiles checks that got holds every profile of want exactly once
+// (in any order: concurrent requests may arrive in any order), sample for
+// sample, and nothing else. A profile that shared its request with others
+// may come back without the mappings no sample uses, and its mappings in
+// another order (the OTLP dictionary is shared; only what a profile
+// references is its own): then pprofx must have said so on stderr for that
+// file.
+func sameProfiles(t testing.TB, want map[string][]*gp.Profile, got []*gp.Profile, stderr string, warnedAs map[string]string) {
+	t.Helper()
+	pruned := map[string]bool{}
+	defer func() {
+		files := map[string]bool{}
+		for f := range pruned {
+			if warnedAs[f] != "" {
+				f = warnedAs[f]
+			}
+			files[f] = true
+		}
+		if len(files) == 0 {
+			return
+		}
+		if !strings.Contains(stderr, ": warning: ") || !strings.Contains(stderr, "mappings that no sample uses are not kept") ||
+			!strings.Contains(stderr, fmt.Sprintf("; unused mappings not kept for %d files", len(files))) {
+			t.Errorf("%d files came back without their unused mappings, and pprofx did not say so (once, and counted in the summary): %s", len(files), stderr)
+		}
+	}()
+	type wp struct {
+		name         string
+		full, pruned *gp.Profile
+		used         bool
+	}
+	var all []*wp
+	for name, ps := range want {
+		for _, p := range ps {
+			all = append(all, &wp{name: name, full: p, pruned: withoutUnusedMappings(p)})
+		}
+	}
+	if len(got) != len(all) {
+		t.Errorf("the collector holds %d profiles, %d were sent", len(got), len(all))
+	}
+	for i, g := range got {
+		var best *wp
+		bestDiff := ""
+		for _, w := range all {
+			if w.used {
+				continue
+			}
+			d := pprofcmp.Diff(w.full, g)
+			if d != "" && pprofcmp.Diff(w.pruned, byStart(g)) == "" {
+				if len(w.pruned.Mapping) != len(w.full.Mapping) {
+					pruned[w.name] = true
+				}
+				d = ""
+			}
+			if d == "" {
+				best, bestDiff = w, ""
+				break
+			}
+			if best == nil || len(d) < len(bestDiff) {
+				best, bestDiff = w, d
+			}
+		}
+		if best == nil {
+			t.Errorf("received profile %d: no sent profile left to match it (sent twice?)", i)
+			continue
+		}
+		if bestDiff != "" {
+			t.Errorf("received profile %d matches no sent profile; closest is %s: %s (without unused mappings: %s)", i, best.name, firstLines(bestDiff, 8), firstLines(pprofcmp.Diff(best.pruned, g), 8))
+			continue
+		}
+		best.used = true
+	}
+	for _, w := range all {
+		if !w.used && len(got) >= len(all) {
+			t.Errorf("%s: not found in the collector's output", w.name)
+		}
+	}
+}
+
+// withoutUnusedMappings is p without the mappings no sample's location
+// uses, the others in address order.
+func withoutUnusedMappings(p *gp.Profile) *gp.Profile {
+	q := p.Copy()
+	used := map[*gp.Mapping]bool{}
+	for _, s := range q.Sample {
+		for _, l := range s.Location {
+			if l.Mapping != nil {
+				used[l.Mapping] = true
+			}
+		}
+	}
+	var ms []*gp.Mapping
+	for _, m := range q.Mapping {
+		if used[m] {
+			ms = append(ms, m)
+		}
+	}
+	q.Mapping = ms
+	return byStart(q)
+}
+
+// byStart is p with its mappings in address order: a profile that shared
+// its request's dictionary with others has no mapping order of its own
+// (pprofx's reader lists them in the order its stacks first use them).
+func byStart(p *gp.Profile) *gp.Profile {
+	q := p.Copy()
+	sort.SliceStable(q.Mapping, func(i, j int) bool { return q.Mapping[i].Start < q.Mapping[j].Start })
+	return q
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// pprofx runs `pprofx ARGS...` in this process and returns its exit status
+// and standard error.
+func pprofx(t testing.TB, args ...string) (int, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := cli.Main(args, &cli.IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr})
+	t.Logf("pprofx %s\n-> exit %d\n%s", strings.Join(args, " "), code, stderr.String())
+	return code, stderr.String()
+}
+
+var protocols = []string{"http/protobuf", "http/json", "grpc"}
+
+func endpointFor(c *collector, protocol string) string {
+	if protocol == "grpc" {
+		return "http://" + c.GRPC
+	}
+	return "http://" + c.HTTP
+}
+
+// readable splits fixtures into those whose pprofx request pprofx's own
+// v1development reader reads back offline (no collector involved) and the
+// others, with the reader's error. The others are still pushed through
+// every protocol, and checked with pdata's counts only; they are a gap of
+// the v1development codec (internal/otlpdev), not of the transport.
+func readable(t *testing.T, files []string) (ok []string, gaps map[string]error) {
+	gaps = map[string]error{}
+	for _, f := range files {
+		out := filepath.Join(t.TempDir(), "request.bin")
+		var o, e bytes.Buffer
+		if code := cli.Main([]string{"push", "--dry-run", out, f}, &cli.IOStreams{In: strings.NewReader(""), Out: &o, ErrOut: &e}); code != 0 {
+			t.Fatalf("%s: dry run: exit %d: %s", f, code, e.String())
+		}
+		data, _ := os.ReadFile(out)
+		if _, err := otlpdev.Decode(data, otlpdev.DecodeOptions{}); err != nil {
+			gaps[f] = err
+			continue
+		}
+		ok = append(ok, f)
+	}
+	return ok, gaps
+}
+
+// TestEveryFixtureEveryProtocol pushes every real fixture through each
+// protocol to a real collector, once in one request and once in requests
+// of at most 24 KiB, three in flight, and checks that the collector's file
+// holds each profile exactly once, sample for sample.
+func TestEveryFixtureEveryProtocol(t *testing.T) {
+	all := fixtures(t)
+	files, gaps := readable(t, all)
+	for f, err := range gaps {
+		t.Logf("NOT compared sample for sample (pdata counts only): %s: pprofx's own v1development reader rejects pprofx's request for it, offline: %v", f, err)
+	}
+	want := sent(t, files)
+	nwant := 0
+	for _, ps := range want {
+		nwant += len(ps)
+	}
+	for _, proto := range protocols {
+		for _, batching := range []struct {
+			name string
+			args []string
+		}{{"one-request", nil}, {"batches", []string{"--max-batch-bytes", "24KiB", "--concurrency", "3"}}} {
+			t.Run(strings.ReplaceAll(proto, "/", "-")+"/"+batching.name, func(t *testing.T) {
+				c := newCollector(t, collectorOpts{})
+				c.start(t)
+				args := append([]string{"push", "--endpoint", endpointFor(c, proto), "--protocol", proto}, batching.args...)
+				args = append(args, files...)
+				code, stderr := pprofx(t, args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				if !strings.Contains(stderr, fmt.Sprintf("pprofx: pushed %d profiles", nwant)) || !strings.Contains(stderr, fmt.Sprintf("from %d of %d files", len(files), len(files))) {
+					t.Errorf("summary line missing or wrong: %s", stderr)
+				}
+				if batching.args == nil && !strings.Contains(stderr, " in 1 requests") {
+					t.Errorf("want one request: %s", stderr)
+				}
+				if batching.args != nil && strings.Contains(stderr, " in 1 requests") {
+					t.Errorf("want several requests: %s", stderr)
+				}
+				out := c.output(t)
+				np, ns := otlpCounts(t, out)
+				if want := fmt.Sprintf("(%d OTLP profiles, ", np); !strings.Contains(stderr, want) {
+					t.Errorf("pdata reads %d OTLP profiles in the collector's file; the summary says otherwise: %s", np, stderr)
+				}
+				t.Logf("pdata reads %d OTLP profiles holding %d samples (each pprof sample once per sample type)", np, ns)
+				sameProfiles(t, want, received(t, out), stderr, nil)
+			})
+		}
+		if len(gaps) == 0 {
+			continue
+		}
+		t.Run(strings.ReplaceAll(proto, "/", "-")+"/codec-gaps", func(t *testing.T) {
+			c := newCollector(t, collectorOpts{})
+			c.start(t)
+			var names []string
+			for f := range gaps {
+				names = append(names, f)
+			}
+			dry := filepath.Join(t.TempDir(), "requests.bin")
+			if code, stderr := pprofx(t, append([]string{"push", "--dry-run", dry}, names...)...); code != 0 {
+				t.Fatal(stderr)
+			}
+			code, stderr := pprofx(t, append([]string{"push", "--endpoint", endpointFor(c, proto), "--protocol", proto}, names...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			sentData, _ := os.ReadFile(dry)
+			sp, ss := otlpCounts(t, sentData)
+			gp, gs := otlpCounts(t, c.output(t))
+			if sp != gp || ss != gs || sp == 0 {
+				t.Errorf("sent %d OTLP profiles with %d samples; the collector holds %d with %d", sp, ss, gp, gs)
+			}
+		})
+	}
+}
+
+// TestBundle: every profile of a bundle goes, and an unreadable input is
+// named while the others still go (exit 1).
+func TestBundleAndUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	bundle := filepath.Join(dir, "all.ppxb")
+	files := fixtures(t)[:5]
+	if code, stderr := pprofx(t, append([]string{"merge", "-o", bundle}, files...)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	bad := filepath.Join(dir, "bad.pb.gz")
+	os.WriteFile(bad, []byte("not a profile"), 0o644)
+	c := newCollector(t, collectorOpts{})
+	c.start(t)
+	code, stderr := pprofx(t, "push", "--endpoint", "http://"+c.HTTP, bundle, bad, filepath.Join(dir, "missing.prof"))
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, s := range []string{"bad.pb.gz: unknown format", "missing.prof: no such file", "pushed 5 profiles", "from 1 of 3 files", "2 files unreadable"} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr lacks %q: %s", s, stderr)
+		}
+	}
+	want := sent(t, files)
+	inBundle := map[string]string{}
+	for _, f := range files {
+		inBundle[f] = bundle
+	}
+	sameProfiles(t, want, received(t, c.output(t)), stderr, inBundle)
+}
+
+// frames splits the file exporter's output: each ProfilesData after its
+// 4-byte big-endian length.
+func frames(t testing.TB, data []byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for len(data) > 0 {
+		if len(data) < 4 {
+			t.Fatalf("collector file: %d bytes left, not a frame", len(data))
+		}
+		n := binary.BigEndian.Uint32(data)
+		if uint64(n) > uint64(len(data)-4) {
+			t.Fatalf("collector file: frame of %d bytes, %d left", n, len(data)-4)
+		}
+		out = append(out, data[4:4+n])
+		data = data[4+n:]
+	}
+	return out
+}
+
+// clearEmptyZeroAttribute works around a difference between the
+// collector and pprofx's reader (reported to the lead in
+// /work/coord/push-note-for-v1dev.md): pdata writes the attribute table's
+// zero entry with an empty AnyValue present, which otlpdev's checker does
+// not yet take as "the zero value". The entry is cleared, nothing else is
+// touched; every frame is also read with the collector's own pdata
+// unmarshaler, which must accept it.
+func clearEmptyZeroAttribute(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var out []byte
+	for i, f := range frames(t, data) {
+		if _, err := (&pprofile.ProtoUnmarshaler{}).UnmarshalProfiles(f); err != nil {
+			t.Errorf("frame %d: pdata cannot read what the collector wrote: %v", i, err)
+		}
+		var pd devprofilespb.ProfilesData
+		if err := proto.Unmarshal(f, &pd); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if at := pd.GetDictionary().GetAttributeTable(); len(at) > 0 && at[0].GetKeyStrindex() == 0 &&
+			at[0].GetUnitStrindex() == 0 && at[0].GetValue() != nil && at[0].GetValue().GetValue() == nil {
+			at[0].Value = nil
+		}
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&pd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = binary.BigEndian.AppendUint32(out, uint32(len(b)))
+		out = append(out, b...)
+	}
+	return out
+}
+
+// otlpCounts reads the collector's file with pdata alone: OTLP profiles
+// and samples, to hold against pprofx's summary line.
+func otlpCounts(t testing.TB, data []byte) (profiles, samples int) {
+	t.Helper()
+	for i, f := range frames(t, data) {
+		pd, err := (&pprofile.ProtoUnmarshaler{}).UnmarshalProfiles(f)
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		rps := pd.ResourceProfiles()
+		for r := 0; r < rps.Len(); r++ {
+			sps := rps.At(r).ScopeProfiles()
+			for s := 0; s < sps.Len(); s++ {
+				ps := sps.At(s).Profiles()
+				profiles += ps.Len()
+				for k := 0; k < ps.Len(); k++ {
+					samples += ps.At(k).Samples().Len()
+				}
+			}
+		}
+	}
+	return profiles, samples
+}
