@@ -24,7 +24,7 @@ func TestConvertGperftools(t *testing.T) {
 	for _, in := range files {
 		s := newStreams(nil)
 		out := filepath.Join(t.TempDir(), "out.pb.gz")
-		if code := Main([]string{"convert", in, "-o", out}, s.ios); code != 0 {
+		if code := Main([]string{"convert", in, "-o", out, "--symbolize=off"}, s.ios); code != 0 {
 			t.Fatalf("%s: exit %d: %s", in, code, s.err)
 		}
 		raw, _ := os.ReadFile(in)
@@ -117,7 +117,7 @@ func TestConvertGperftoolsStreamed(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out"+suffix)
 			for _, in := range []string{name, "-"} {
 				s := newStreams(raw)
-				if code := Main([]string{"convert", in, "-o", out}, s.ios); code != 0 {
+				if code := Main([]string{"convert", in, "-o", out, "--symbolize=off"}, s.ios); code != 0 {
 					t.Fatalf("%s from %s: exit %d: %s", name, in, code, s.err)
 				}
 				if got := mustRead(t, out); !bytes.Equal(got, want.Bytes()) {

@@ -88,7 +88,7 @@ exporter's format), or JSON lines with http/json.`,
 		Example: `  pprofx push cpu.pb.gz heap.pb.gz --endpoint http://localhost:4318 --resource service.name=checkout
   pprofx push cpu.prof --endpoint localhost:4317 --protocol grpc --insecure
   find profiles -name '*.pb.gz' | pprofx push --files-from - --protocol http/json
-  OTEL_EXPORTER_OTLP_ENDPOINT=https://otel.example:4318 OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20abc pprofx push all.ppxb
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20abc pprofx push all.ppxb
   pprofx push cpu.pb.gz heap.pb.gz --dry-run requests.otlp --max-batch-bytes 1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args

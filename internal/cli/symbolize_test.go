@@ -155,3 +155,19 @@ func TestConvertSymbolizesPprofOnlyWhenAsked(t *testing.T) {
 		t.Errorf("--symbolize=auto did not symbolize a pprof input: %v %q", names, id)
 	}
 }
+
+// convert of a gperftools profile to pprof streams its samples (issue 14)
+// and symbolizes its tables; the whole-model path (taken with
+// --keep-original) must give the same bytes, symbols included.
+func TestConvertStreamedSymbolizesAsWholeModel(t *testing.T) {
+	dir := t.TempDir()
+	streamed, whole := filepath.Join(dir, "s.pb.gz"), filepath.Join(dir, "w.pb.gz")
+	run(t, nil, ExitOK, "convert", symDir+"cxxprog.prof", "--symbols-dir", symDir+"bin", "-o", streamed)
+	run(t, nil, ExitOK, "convert", symDir+"cxxprog.prof", "--symbols-dir", symDir+"bin", "--keep-original", "-o", whole)
+	if !bytes.Equal(mustRead(t, streamed), mustRead(t, whole)) {
+		t.Error("the streamed conversion differs from the whole-model one")
+	}
+	if names, _ := functionsOf(t, mustRead(t, streamed), "cxxprog"); !names["geo::Cloud::energy"] {
+		t.Errorf("streamed output not symbolized: %v", names)
+	}
+}

@@ -210,7 +210,7 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		// Gzip's trailer holds the size modulo 2^32 (of the last member):
 		// the data is at least that long, or corrupt. Either way it is
 		// refused now, not after max bytes were inflated.
-		return nil, fmt.Errorf("%s: its trailer says it decompresses to %d bytes, more than the limit of %d bytes (--max-input-size)", in.Compression, declared, max)
+		return nil, fmt.Errorf("%s: cut short or too large: its size trailer says %d bytes, more than the limit of %d bytes (--max-input-size)", in.Compression, declared, max)
 	}
 	lr := &limitedReader{r: body, left: max, max: max}
 	inner := getBufio(lr)
