@@ -371,7 +371,7 @@ func (e *encoder) layoutStrings() {
 		need[AttrDropFrames] = need[AttrDropFrames] || p.DropFrames != 0
 		need[AttrKeepFrames] = need[AttrKeepFrames] || p.KeepFrames != 0
 		need[AttrDocURL] = need[AttrDocURL] || p.DocURL != 0
-		need[AttrMappings] = need[AttrMappings] || (len(e.ps) > 1 && len(p.Mappings) > 0)
+		need[AttrMappings] = need[AttrMappings] || len(e.ps) > 1
 		for i := range p.Mappings {
 			m := &p.Mappings[i]
 			need[AttrBuildIDGNU] = need[AttrBuildIDGNU] || (m.BuildID != 0 && m.BuildIDKind != 1)
@@ -832,10 +832,11 @@ func (e *encoder) layoutAttributes() {
 		if p.DocURL != 0 {
 			as = append(as, e.attrString(AttrDocURL, p.String(p.DocURL)))
 		}
-		if len(e.ps) > 1 && len(p.Mappings) > 0 {
+		if len(e.ps) > 1 {
 			// Several profiles share the mapping table: say which are
 			// this one's, in its order (pprof keeps mappings no location
-			// uses, and compares the table).
+			// uses, and compares the table). A profile with none lists
+			// none: without the list a reader takes every mapping.
 			v := model.Value{Kind: model.KindArray, Array: make([]model.Value, len(p.Mappings))}
 			for i := range p.Mappings {
 				v.Array[i] = model.Value{Kind: model.KindInt, Int: int64(e.mmap[pi][i])}
