@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pprofx/pprofx/internal/callstacks"
+	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
@@ -176,6 +178,19 @@ func convertRun(o *ConvertOptions) error {
 			return &FileError{o.Input, err}
 		}
 		items = []formats.Item{item}
+	}
+	// --sample-type names one of the input's sample types (except for a
+	// folded input, whose type it gives): a wrong name is the input's
+	// error, found before anything is written.
+	if o.SampleType != "" && src.Format != detect.Folded {
+		for _, it := range items {
+			if it.Profile == nil {
+				continue
+			}
+			if _, err := callstacks.SampleIndex(it.Profile, o.SampleType); err != nil {
+				return &FileError{o.Input, err}
+			}
+		}
 	}
 	o.Sym.apply(src, items, warn)
 	if err := formats.CheckExpansion(to, items, src.Size, o.MaxExpansion); err != nil {

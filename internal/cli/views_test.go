@@ -63,6 +63,18 @@ func TestConvertViews(t *testing.T) {
 	if code := Main([]string{"convert", cpuFixture, "-o", filepath.Join(dir, "y.folded"), "--sample-type", "nope"}, s.ios); code != 1 || !strings.Contains(s.err.String(), `--sample-type "nope"`) {
 		t.Errorf("exit %d, stderr %q", code, s.err)
 	}
+	// ... named as the input's, for every output, before anything is written.
+	for _, name := range []string{"y.folded", "y.speedscope.json", "y.html", "y.pb.gz"} {
+		s = newStreams(nil)
+		out := filepath.Join(dir, name)
+		code := Main([]string{"convert", cpuFixture, "-o", out, "--sample-type", "nope"}, s.ios)
+		if want := "pprofx: " + cpuFixture + `: --sample-type "nope": the profile has`; code != 1 || !strings.HasPrefix(s.err.String(), want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q...", name, code, s.err, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s written after the error", name)
+		}
+	}
 }
 
 // TestTop: `pprofx top` prints top.Write's table of the chosen sample type.
