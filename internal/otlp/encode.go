@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -111,29 +110,7 @@ func (e *encoder) warn(msg string) {
 	}
 }
 
-// begin starts a length-delimited field and returns where its body starts;
-// end writes the length. One byte is reserved for the length; longer
-// bodies are moved up to make room.
-func begin(b []byte, num protowire.Number) ([]byte, int) {
-	b = appendTag(b, num, protowire.BytesType)
-	b = append(b, 0)
-	return b, len(b)
-}
 
-func end(b []byte, start int) []byte {
-	n := len(b) - start
-	if n < 0x80 {
-		b[start-1] = byte(n)
-		return b
-	}
-	extra := protowire.SizeVarint(uint64(n)) - 1
-	for i := 0; i < extra; i++ {
-		b = append(b, 0)
-	}
-	copy(b[start+extra:], b[start:start+n])
-	appendVarint(b[:start-1], uint64(n))
-	return b
-}
 
 func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
 	if v-1 < 0x7f && num < 16 { // 1..127, inlined: most fields are this
@@ -157,12 +134,6 @@ func appendBoolField(b []byte, num protowire.Number, v bool) []byte {
 	return append(appendTag(b, num, protowire.VarintType), 1)
 }
 
-func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
-	if len(v) == 0 {
-		return b
-	}
-	return protowire.AppendBytes(appendTag(b, num, protowire.BytesType), v)
-}
 
 func (e *encoder) appendStringField(b []byte, num protowire.Number, v string) []byte {
 	if v == "" {
@@ -179,12 +150,6 @@ func (e *encoder) validUTF8(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-func appendFixed64Field(b []byte, num protowire.Number, v uint64) []byte {
-	if v == 0 {
-		return b
-	}
-	return protowire.AppendFixed64(appendTag(b, num, protowire.Fixed64Type), v)
-}
 
 // profilesData returns the ProfilesData message holding ps.
 func (e *encoder) profilesData(ps []*model.Profile) []byte {
@@ -377,54 +342,7 @@ func sameValue(a, b model.Value) bool {
 	return sameAttributes(a.Map, b.Map)
 }
 
-func (e *encoder) appendKeyValue(b []byte, num protowire.Number, a model.Attribute) []byte {
-	b, kv := begin(b, num)
-	b = e.appendStringField(b, 1, a.Key)
-	b, v := begin(b, 2)
-	b = e.appendAnyValue(b, a.Value)
-	b = end(b, v)
-	return end(b, kv)
-}
 
-// appendAnyValue appends the body of an AnyValue. Its oneof field is
-// written even when zero, so that the kind survives.
-func (e *encoder) appendAnyValue(b []byte, v model.Value) []byte {
-	switch v.Kind {
-	case model.KindString:
-		b = appendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, e.validUTF8(v.Str))
-	case model.KindBool:
-		b = appendTag(b, 2, protowire.VarintType)
-		b = appendVarint(b, protowire.EncodeBool(v.Bool))
-	case model.KindInt:
-		b = appendTag(b, 3, protowire.VarintType)
-		b = appendVarint(b, uint64(v.Int))
-	case model.KindDouble:
-		b = appendTag(b, 4, protowire.Fixed64Type)
-		b = protowire.AppendFixed64(b, math.Float64bits(v.Double))
-	case model.KindArray:
-		var s int
-		b, s = begin(b, 5)
-		for _, x := range v.Array {
-			var xs int
-			b, xs = begin(b, 1)
-			b = e.appendAnyValue(b, x)
-			b = end(b, xs)
-		}
-		b = end(b, s)
-	case model.KindMap:
-		var s int
-		b, s = begin(b, 6)
-		for _, a := range v.Map {
-			b = e.appendKeyValue(b, 1, a)
-		}
-		b = end(b, s)
-	case model.KindBytes:
-		b = appendTag(b, 7, protowire.BytesType)
-		b = protowire.AppendBytes(b, v.Bytes)
-	}
-	return b
-}
 
 // profile appends the Profile message body of p to b.
 func (e *encoder) profile(b []byte, p *model.Profile) []byte {
@@ -1135,20 +1053,3 @@ func radixSortLocKeys(keys []locKey, tmp *[]locKey) bool {
 
 // packLocKey is mapping+1 (none is -1) over the address.
 func packLocKey(x locKey) uint64 { return uint64(x.mapping+1)<<48 | x.address }
-
-// appendVarint is protowire.AppendVarint with the one-byte case inlined:
-// most varints of a profile are small, and the call was a fifth of the
-// writer's instructions.
-func appendVarint(b []byte, v uint64) []byte {
-	if v < 0x80 {
-		return append(b, byte(v))
-	}
-	return protowire.AppendVarint(b, v)
-}
-
-func appendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
-	if num < 16 {
-		return append(b, byte(num)<<3|byte(typ))
-	}
-	return protowire.AppendVarint(b, uint64(num)<<3|uint64(typ))
-}

@@ -964,56 +964,7 @@ func appendLabelValue(b []byte, p *model.Profile, l model.Label) []byte {
 	return protowire.AppendString(b, strings.ToValidUTF8(p.Strings[l.Str], "\uFFFD"))
 }
 
-// appendAnyValue appends the body of an AnyValue. Its oneof field is
-// written even when zero, so that the kind survives.
-func (e *encoder) appendAnyValue(b []byte, v model.Value) []byte {
-	switch v.Kind {
-	case model.KindString:
-		b = appendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, e.validUTF8(v.Str))
-	case model.KindBool:
-		b = appendTag(b, 2, protowire.VarintType)
-		b = appendVarint(b, protowire.EncodeBool(v.Bool))
-	case model.KindInt:
-		b = appendTag(b, 3, protowire.VarintType)
-		b = appendVarint(b, uint64(v.Int))
-	case model.KindDouble:
-		b = appendTag(b, 4, protowire.Fixed64Type)
-		b = protowire.AppendFixed64(b, math.Float64bits(v.Double))
-	case model.KindArray:
-		var s int
-		b, s = begin(b, 5)
-		for _, x := range v.Array {
-			var xs int
-			b, xs = begin(b, 1)
-			b = e.appendAnyValue(b, x)
-			b = end(b, xs)
-		}
-		b = end(b, s)
-	case model.KindMap:
-		var s int
-		b, s = begin(b, 6)
-		for _, a := range v.Map {
-			b = e.appendKeyValue(b, 1, a)
-		}
-		b = end(b, s)
-	case model.KindBytes:
-		b = appendTag(b, 7, protowire.BytesType)
-		b = protowire.AppendBytes(b, v.Bytes)
-	}
-	return b
-}
 
-func (e *encoder) appendKeyValue(b []byte, num protowire.Number, a model.Attribute) []byte {
-	b, kv := begin(b, num)
-	if a.Key != "" {
-		b = protowire.AppendString(appendTag(b, 1, protowire.BytesType), e.validUTF8(a.Key))
-	}
-	b, v := begin(b, 2)
-	b = e.appendAnyValue(b, a.Value)
-	b = end(b, v)
-	return end(b, kv)
-}
 
 // dictionary appends the ProfilesDictionary body.
 func (e *encoder) dictionary(b []byte) []byte {
