@@ -110,8 +110,6 @@ func (e *encoder) warn(msg string) {
 	}
 }
 
-
-
 func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
 	if v-1 < 0x7f && num < 16 { // 1..127, inlined: most fields are this
 		return append(b, byte(num)<<3, byte(v))
@@ -134,7 +132,6 @@ func appendBoolField(b []byte, num protowire.Number, v bool) []byte {
 	return append(appendTag(b, num, protowire.VarintType), 1)
 }
 
-
 func (e *encoder) appendStringField(b []byte, num protowire.Number, v string) []byte {
 	if v == "" {
 		return b
@@ -149,7 +146,6 @@ func (e *encoder) validUTF8(s string) string {
 	e.warn("otlp: strings that are not valid UTF-8 (which protobuf strings must be) had their bad bytes replaced by U+FFFD")
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
-
 
 // profilesData returns the ProfilesData message holding ps.
 func (e *encoder) profilesData(ps []*model.Profile) []byte {
@@ -341,8 +337,6 @@ func sameValue(a, b model.Value) bool {
 	}
 	return sameAttributes(a.Map, b.Map)
 }
-
-
 
 // profile appends the Profile message body of p to b.
 func (e *encoder) profile(b []byte, p *model.Profile) []byte {

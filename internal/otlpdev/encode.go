@@ -964,8 +964,6 @@ func appendLabelValue(b []byte, p *model.Profile, l model.Label) []byte {
 	return protowire.AppendString(b, strings.ToValidUTF8(p.Strings[l.Str], "\uFFFD"))
 }
 
-
-
 // dictionary appends the ProfilesDictionary body.
 func (e *encoder) dictionary(b []byte) []byte {
 	b = append(b, fDictMapping<<3|2, 0)
