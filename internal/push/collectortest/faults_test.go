@@ -237,7 +237,8 @@ func TestPartialSuccess(t *testing.T) {
 }
 
 // TestWrongPathAndContentType: the real collector's 404 and 415 become
-// one clear line each, and the push stops at once (no retries).
+// one clear line each, and the push stops at once (no retries; speaking
+// HTTP to the gRPC port may cost one, see below).
 func TestWrongPathAndContentType(t *testing.T) {
 	c := newCollector(t, collectorOpts{})
 	c.start(t)
@@ -258,8 +259,16 @@ func TestWrongPathAndContentType(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "use --protocol http/protobuf") || !strings.Contains(stderr, " 0 retries") {
 		t.Errorf("grpc to the HTTP port: exit %d: %s", code, stderr)
 	}
+	// The gRPC server writes its SETTINGS frame and closes the connection
+	// once the 24-byte preface is wrong; whether the client first reads that
+	// frame (a malformed HTTP answer: final) or first fails writing the rest
+	// of the body (a closed connection, which a restarting collector also
+	// gives: retried once, then the malformed answer) is a race the client
+	// cannot see. Either way one clear line ends the push after at most one
+	// retry.
 	code, stderr = pprofx(t, append([]string{"push", "--endpoint", "http://" + c.GRPC}, files...)...)
-	if code != 1 || !strings.Contains(stderr, "use --protocol grpc") || !strings.Contains(stderr, " 0 retries") {
+	if code != 1 || !strings.Contains(stderr, "use --protocol grpc") ||
+		!(strings.Contains(stderr, " 0 retries") || strings.Contains(stderr, " 1 retries")) {
 		t.Errorf("http to the gRPC port: exit %d: %s", code, stderr)
 	}
 	// None of it reached the exporter.
