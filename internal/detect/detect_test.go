@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strings"
 	"testing"
 )
@@ -129,7 +130,13 @@ func FuzzSniff(f *testing.F) {
 	f.Add(gperfHeader(4, binary.BigEndian, 3))
 	f.Add([]byte(BundleMagic))
 	f.Fuzz(func(t *testing.T, head []byte) {
+		before := allocated()
 		res, err := Sniff(head)
+		// Sniffing looks at a head of at most HeadSize bytes: what it
+		// takes is bounded by a multiple of that.
+		if alloc := allocated() - before; alloc > sniffAllocBound(len(head)) {
+			t.Fatalf("allocated %d bytes for a %d-byte head (bound %d)", alloc, len(head), sniffAllocBound(len(head)))
+		}
 		if err == nil && res.Format == Unknown {
 			t.Fatal("no error and no format")
 		}
@@ -137,4 +144,15 @@ func FuzzSniff(f *testing.F) {
 			t.Fatal("multi-line error")
 		}
 	})
+}
+
+// sniffAllocBound is what Sniff may allocate for a head of n bytes.
+func sniffAllocBound(n int) uint64 { return 64<<10 + 16*uint64(n) }
+
+// allocated returns the bytes the process has allocated so far. Unlike
+// runtime.ReadMemStats it does not stop the world, which keeps fuzzing fast.
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
