@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/metrics"
 	"strings"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/memcheck"
 )
 
 func gperfHeader(slot int, order binary.AppendByteOrder, words uint64) []byte {
@@ -130,11 +131,11 @@ func FuzzSniff(f *testing.F) {
 	f.Add(gperfHeader(4, binary.BigEndian, 3))
 	f.Add([]byte(BundleMagic))
 	f.Fuzz(func(t *testing.T, head []byte) {
-		before := allocated()
-		res, err := Sniff(head)
+		var res Result
+		var err error
 		// Sniffing looks at a head of at most HeadSize bytes: what it
 		// takes is bounded by a multiple of that.
-		if alloc := allocated() - before; alloc > sniffAllocBound(len(head)) {
+		if alloc, over := memcheck.Over(sniffAllocBound(len(head)), func() { res, err = Sniff(head) }); over {
 			t.Fatalf("allocated %d bytes for a %d-byte head (bound %d)", alloc, len(head), sniffAllocBound(len(head)))
 		}
 		if err == nil && res.Format == Unknown {
@@ -148,11 +149,3 @@ func FuzzSniff(f *testing.F) {
 
 // sniffAllocBound is what Sniff may allocate for a head of n bytes.
 func sniffAllocBound(n int) uint64 { return 64<<10 + 16*uint64(n) }
-
-// allocated returns the bytes the process has allocated so far. Unlike
-// runtime.ReadMemStats it does not stop the world, which keeps fuzzing fast.
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}

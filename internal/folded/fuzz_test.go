@@ -2,19 +2,21 @@ package folded_test
 
 import (
 	"bytes"
-	"runtime/metrics"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/memcheck"
+
 	"github.com/pprofx/pprofx/internal/folded"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte("a;b;c 42\nmain;x_[j] 3\n"))
 	f.Add([]byte("a 1\n\n b;;c 2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		before := allocated()
-		p, err := folded.Decode(bytes.NewReader(data), folded.ReadOptions{})
-		if alloc := allocated() - before; alloc > allocBound(len(data)) {
+		var p *model.Profile
+		var err error
+		if alloc, over := memcheck.Over(allocBound(len(data)), func() { p, err = folded.Decode(bytes.NewReader(data), folded.ReadOptions{}) }); over {
 			t.Fatalf("allocated %d bytes for a %d-byte input (bound %d)", alloc, len(data), allocBound(len(data)))
 		}
 		if err != nil {
@@ -34,11 +36,3 @@ func FuzzDecode(f *testing.F) {
 // part (the read buffer, the builder's tables) and a multiple of the
 // input.
 func allocBound(n int) uint64 { return 1<<20 + 64*uint64(n) }
-
-// allocated returns the bytes the process has allocated so far. Unlike
-// runtime.ReadMemStats it does not stop the world, which keeps fuzzing fast.
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}

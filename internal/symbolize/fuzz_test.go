@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"debug/elf"
 	"os"
-	"runtime/metrics"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/memcheck"
 )
 
 // FuzzELF feeds arbitrary bytes through everything that reads a binary:
@@ -22,12 +23,15 @@ func FuzzELF(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		before := allocated()
-		defer func() {
-			if alloc := allocated() - before; alloc > elfAllocBound(len(data)) {
-				t.Fatalf("allocated %d bytes for a %d-byte binary (bound %d)", alloc, len(data), elfAllocBound(len(data)))
-			}
-		}()
+		if alloc, over := memcheck.Over(elfAllocBound(len(data)), func() { readBinary(data) }); over {
+			t.Fatalf("allocated %d bytes for a %d-byte binary (bound %d)", alloc, len(data), elfAllocBound(len(data)))
+		}
+	})
+}
+
+// readBinary reads data as a binary the way symbolization does.
+func readBinary(data []byte) {
+	{
 		b, err := newBinary(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			return
@@ -49,18 +53,10 @@ func FuzzELF(f *testing.F) {
 		}
 		tb := b.loadTables(nil)
 		_, _, _ = tb.lookup(sortedDistinct(addrs))
-	})
+	}
 }
 
 // elfAllocBound is what reading a binary of n bytes may allocate: a fixed
 // part and a multiple of the file (its tables, symbols, decoded DWARF and
 // line tables).
 func elfAllocBound(n int) uint64 { return 4<<20 + 64*uint64(n) }
-
-// allocated returns the bytes the process has allocated so far. Unlike
-// runtime.ReadMemStats it does not stop the world, which keeps fuzzing fast.
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}

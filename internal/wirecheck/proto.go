@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -38,6 +39,18 @@ type node struct {
 	// (strings, bytes, packed numbers), by number: what one byte of them
 	// takes (1 for strings, 8 for packed numbers).
 	lists map[uint64]int64
+}
+
+// schemas holds the compiled schemas, by message name.
+var schemas sync.Map // protoreflect.FullName -> *node
+
+func compiled(md protoreflect.MessageDescriptor) *node {
+	if n, ok := schemas.Load(md.FullName()); ok {
+		return n.(*node)
+	}
+	n := compile(md, map[protoreflect.FullName]*node{})
+	schemas.Store(md.FullName(), n)
+	return n
 }
 
 // compile turns md into nodes, one per message type (the types are
@@ -125,10 +138,9 @@ type Proto struct {
 // OpenTelemetry Collector's file exporter writes messages: each after its
 // length, 4 bytes big-endian (a message never starts with 0, no tag is).
 func NewProto(r io.Reader, limit int64, name string, framed bool, md protoreflect.MessageDescriptor, others ...protoreflect.MessageDescriptor) *Proto {
-	seen := map[protoreflect.FullName]*node{}
 	p := &Proto{r: r, limit: limit, name: name, allowFramed: framed, frameEnd: -1}
 	for _, d := range append([]protoreflect.MessageDescriptor{md}, others...) {
-		root := compile(d, seen)
+		root := compiled(d)
 		p.schemas = append(p.schemas, &schemaState{root: root, stack: []frame{{n: root, end: -1}}})
 	}
 	if !framed {
@@ -398,20 +410,21 @@ func settle(s *schemaState, off int64, fail func(string, ...any) error) error {
 // limit.
 func (p *Proto) within(s *schemaState, off, n int64, fail func(string, ...any) error) error {
 	top := s.stack[len(s.stack)-1]
+	room := p.room(off)
+	if (top.end < 0 || n <= top.end-off) && (room < 0 || n <= room) {
+		return nil
+	}
 	what := "field " + fmt.Sprint(s.num)
 	if top.n != nil {
 		what = top.n.name + " field " + fmt.Sprint(s.num)
 	}
-	if top.end >= 0 && n > top.end-off {
+	switch {
+	case top.end >= 0 && n > top.end-off:
 		return fail("%s: %d bytes, past the end of its message (%d bytes left)", what, n, top.end-off)
+	case p.frameEnd >= 0:
+		return fail("%s: %d bytes, past the end of its framed message", what, n)
 	}
-	if room := p.room(off); room >= 0 && n > room {
-		if p.frameEnd >= 0 {
-			return fail("%s: %d bytes, past the end of its framed message", what, n)
-		}
-		return fail("%s: %d bytes, past the limit of %d bytes (--max-input-size)", what, n, p.limit)
-	}
-	return nil
+	return fail("%s: %d bytes, past the limit of %d bytes (--max-input-size)", what, n, p.limit)
 }
 
 func (n *node) kid(num uint64) *node {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/pprofx/pprofx/internal/memcheck"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
@@ -215,12 +215,8 @@ func TestJSON(t *testing.T) {
 // allocBound asserts that checking data allocated at most a fixed amount
 // plus a multiple of its size (the schema's nodes, the stack).
 func allocBound(t *testing.T, data []byte, fn func()) {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	if got, bound := after.TotalAlloc-before.TotalAlloc, uint64(1<<20+16*len(data)); got > bound {
-		t.Fatalf("allocated %d bytes for %d bytes of input, over %d", got, len(data), bound)
+	if got, over := memcheck.Over(uint64(1<<20+16*len(data)), fn); over {
+		t.Fatalf("allocated %d bytes for %d bytes of input, over %d", got, len(data), 1<<20+16*len(data))
 	}
 }
 
