@@ -119,6 +119,9 @@ func Cases(small bool) []Case {
 	add(Case{Name: "gzip-cap.pb.gz", Desc: fmt.Sprintf("gzip: a pprof of exactly the cap (%d)", capSize),
 		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize), "IN"}, Exit: 0,
 		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
+	add(Case{Name: "gzip-cap.pb.gz", Desc: "same, from standard input",
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize), "-", "<IN"}, Exit: 0,
+		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
 	add(Case{Name: "gzip-cap.pb.gz", Desc: "same, cap one byte less",
 		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize - 1), "IN"}, Exit: 1, Msg: "its size trailer says",
 		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})

@@ -365,7 +365,10 @@ func (p *Proto) scan(s *schemaState, b []byte) error {
 		case stVarint:
 			s.state = stTag
 		case stLen:
-			if err := p.within(s, off, int64(min(v, 1<<62)), fail); err != nil {
+			if v > 1<<62 {
+				return fail("field %d: a length of %d bytes", s.num, v)
+			}
+			if err := p.within(s, off, int64(v), fail); err != nil {
 				return err
 			}
 			s.state, s.skip = stSkip, int64(v)

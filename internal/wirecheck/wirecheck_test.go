@@ -226,6 +226,7 @@ func FuzzProto(f *testing.F) {
 	f.Add(fixture(f, "otlp-dev/cpu.framed"))
 	f.Add([]byte{0x0a, 0x02, 0x12, 0x05})
 	f.Add([]byte{0x0b, 0x0c})
+	f.Add([]byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00}) // a length of 2^64-1 (hung the checker once)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		allocBound(t, data, func() { checkAgreesWithProto(t, data) })
 		// Framed, as the collector writes: never panics, bounded.
