@@ -226,6 +226,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	if len(mt) > 1 {
 		p.Mappings = make([]model.Mapping, len(mt)-1)
 	}
+	var fnSet []bool // has_functions given, per mapping
 	for i := 1; i < len(mt); i++ {
 		m := mt[i]
 		mm := &p.Mappings[i-1]
@@ -246,6 +247,10 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 				}
 			case AttrHasFunctions:
 				mm.HasFunctions = on
+				if fnSet == nil {
+					fnSet = make([]bool, len(p.Mappings))
+				}
+				fnSet[i-1] = true
 			case AttrHasFilenames:
 				mm.HasFilenames = on
 			case AttrHasLineNumbers:
@@ -300,6 +305,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 			d.warn("otlp: location attributes other than pprof.location.is_folded (e.g. profile.frame.type) were dropped (the model has no place for them)")
 		}
 	}
+	inferHasFunctions(p, fnSet)
 	st := dd.GetStackTable()
 	frames := 0
 	for _, s := range st {

@@ -29,6 +29,9 @@
 //     with N sample types when their samples line up: matched by (stack,
 //     attributes, link, timestamps), never by position. Profiles that do not
 //     line up stay separate profiles.
+//   - pprofx's own convention (see infer.go): pprof.mapping.has_functions
+//     is written only when it differs from what the reader infers from the
+//     location table, and inferred when absent.
 package otlpdev
 
 import (

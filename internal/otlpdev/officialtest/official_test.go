@@ -438,6 +438,7 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		a := d.AttributeTable[i]
 		return str(a.KeyStrindex), a.Value, str(a.UnitStrindex)
 	}
+	fnGiven := map[*profile.Mapping]bool{}
 	for i, m := range d.MappingTable[1:] {
 		pm := &profile.Mapping{ID: uint64(i + 1), Start: m.MemoryStart, Limit: m.MemoryLimit, Offset: m.FileOffset, File: str(m.FilenameStrindex)}
 		for _, a := range m.AttributeIndices {
@@ -447,6 +448,7 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 				pm.BuildID = v.GetStringValue()
 			case "pprof.mapping.has_functions":
 				pm.HasFunctions = v.GetBoolValue()
+				fnGiven[pm] = true
 			case "pprof.mapping.has_filenames":
 				pm.HasFilenames = v.GetBoolValue()
 			case "pprof.mapping.has_line_numbers":
@@ -483,6 +485,27 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		}
 		locs[i+1] = pl
 		p.Location = append(p.Location, pl)
+	}
+	// pprofx's convention (README, "has_functions"): a mapping without
+	// pprof.mapping.has_functions has it true when it has locations and
+	// each of them has lines that all name a function.
+	named := map[*profile.Mapping]bool{}
+	for _, pl := range p.Location {
+		if pl.Mapping == nil {
+			continue
+		}
+		ok := len(pl.Line) > 0
+		for _, ln := range pl.Line {
+			ok = ok && ln.Function != nil && (ln.Function.Name != "" || ln.Function.SystemName != "")
+		}
+		if v, seen := named[pl.Mapping]; !seen || v {
+			named[pl.Mapping] = ok
+		}
+	}
+	for _, pm := range p.Mapping {
+		if !fnGiven[pm] {
+			pm.HasFunctions = named[pm]
+		}
 	}
 	first := sp.Profiles[0]
 	p.SampleType = make([]*profile.ValueType, len(sp.Profiles))
