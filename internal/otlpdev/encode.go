@@ -140,7 +140,37 @@ func encode(ps []*model.Profile, opts EncodeOptions) ([]byte, func(), error) {
 // cand is a string laid out in the string table.
 type cand struct {
 	s    string
-	p, i int32 // p == -1: a fixed key
+	p, i int32 // p == -1: fixed key i; p == -2: a profile attribute key
+}
+
+// The attribute keys the writer may use, by number.
+const (
+	kComment = iota
+	kDropFrames
+	kKeepFrames
+	kDocURL
+	kMappings
+	kBuildIDGNU
+	kBuildIDHTL
+	kHasFunctions
+	kHasFilenames
+	kHasLineNumbers
+	kHasInlineFrames
+	kIsFolded
+	nFixedKeys
+)
+
+var fixedKeys = [nFixedKeys]string{AttrComment, AttrDropFrames, AttrKeepFrames, AttrDocURL, AttrMappings,
+	AttrBuildIDGNU, AttrBuildIDHTL, AttrHasFunctions, AttrHasFilenames, AttrHasLineNumbers, AttrHasInlineFrames, AttrIsFolded}
+
+// fixedKey returns the number of a fixed key, or -1.
+func fixedKey(s string) int {
+	for k, f := range fixedKeys {
+		if f == s {
+			return k
+		}
+	}
+	return -1
 }
 
 // ref names an entry of one input profile's table: profile, index.
@@ -180,8 +210,8 @@ type encoder struct {
 	locAttrs  [][]int32 // per dictionary location (from 1)
 	profAttrs [][]int32 // per input profile
 
-	keys      map[string]int32 // fixed and profile attribute keys -> string index
-	need      map[string]bool  // scratch of layoutStrings
+	keys      map[string]int32  // profile attribute keys (not fixed) -> string index
+	fixed     [nFixedKeys]int32 // fixedKeys[k] -> string index, 0 when not written
 	cands     []cand
 	emptyName int32 // index of the extra "" names of empty functions point at
 	scratch   []byte
@@ -358,56 +388,68 @@ func (e *encoder) layoutStrings() {
 		e.smap[pi] = used
 	}
 	// The attribute keys the writer will use, and only those: a small
-	// profile's string table is a good part of its size.
-	need := e.need
-	if need == nil {
-		need = map[string]bool{}
-		e.need = need
+	// profile's string table is a good part of its size. The fixed keys
+	// are flags in an array (no map to build for each call); profile
+	// attribute keys, which only OTLP inputs have, go through a map.
+	var need [nFixedKeys]bool
+	if e.keys != nil {
+		clear(e.keys)
 	}
-	clear(need)
 	for _, p := range e.ps {
 		for _, a := range p.Attributes {
-			need[a.Key] = true
+			if k := fixedKey(a.Key); k >= 0 {
+				need[k] = true
+				continue
+			}
+			if e.keys == nil {
+				e.keys = map[string]int32{}
+			}
+			if _, ok := e.keys[a.Key]; !ok {
+				e.keys[a.Key] = 0
+				cs = append(cs, cand{a.Key, -2, 0})
+			}
 		}
-		need[AttrComment] = need[AttrComment] || len(p.Comments) > 0
-		need[AttrDropFrames] = need[AttrDropFrames] || p.DropFrames != 0
-		need[AttrKeepFrames] = need[AttrKeepFrames] || p.KeepFrames != 0
-		need[AttrDocURL] = need[AttrDocURL] || p.DocURL != 0
-		need[AttrMappings] = need[AttrMappings] || len(e.ps) > 1
+		need[kComment] = need[kComment] || len(p.Comments) > 0
+		need[kDropFrames] = need[kDropFrames] || p.DropFrames != 0
+		need[kKeepFrames] = need[kKeepFrames] || p.KeepFrames != 0
+		need[kDocURL] = need[kDocURL] || p.DocURL != 0
+		need[kMappings] = need[kMappings] || len(e.ps) > 1
 		for i := range p.Mappings {
 			m := &p.Mappings[i]
-			need[AttrBuildIDGNU] = need[AttrBuildIDGNU] || (m.BuildID != 0 && m.BuildIDKind != 1)
-			need[AttrBuildIDHTL] = need[AttrBuildIDHTL] || (m.BuildID != 0 && m.BuildIDKind == 1)
-			need[AttrHasFilenames] = need[AttrHasFilenames] || m.HasFilenames
-			need[AttrHasLineNumbers] = need[AttrHasLineNumbers] || m.HasLineNumbers
-			need[AttrHasInlineFrames] = need[AttrHasInlineFrames] || m.HasInlineFrames
+			need[kBuildIDGNU] = need[kBuildIDGNU] || (m.BuildID != 0 && m.BuildIDKind != 1)
+			need[kBuildIDHTL] = need[kBuildIDHTL] || (m.BuildID != 0 && m.BuildIDKind == 1)
+			need[kHasFilenames] = need[kHasFilenames] || m.HasFilenames
+			need[kHasLineNumbers] = need[kHasLineNumbers] || m.HasLineNumbers
+			need[kHasInlineFrames] = need[kHasInlineFrames] || m.HasInlineFrames
 		}
-		for i := range p.Locations {
-			if p.Locations[i].IsFolded {
-				need[AttrIsFolded] = true
-				break
+		if !need[kIsFolded] {
+			for i := range p.Locations {
+				if p.Locations[i].IsFolded {
+					need[kIsFolded] = true
+					break
+				}
 			}
 		}
 	}
-	need[AttrHasFunctions] = e.needHasFunctions()
+	need[kHasFunctions] = e.needHasFunctions()
 	for k, on := range need {
 		if on {
-			cs = append(cs, cand{k, -1, 0})
+			cs = append(cs, cand{fixedKeys[k], -1, int32(k)})
 		}
 	}
 	slices.SortFunc(cs, func(a, b cand) int { return strings.Compare(a.s, b.s) })
 	e.strs = append(e.strs[:0], "")
-	if e.keys == nil {
-		e.keys = map[string]int32{}
-	}
-	clear(e.keys)
+	e.fixed = [nFixedKeys]int32{}
 	for _, c := range cs {
 		if c.s != e.strs[len(e.strs)-1] {
 			e.strs = append(e.strs, c.s)
 		}
-		if c.p >= 0 {
+		switch {
+		case c.p >= 0:
 			e.smap[c.p][c.i] = int32(len(e.strs) - 1)
-		} else {
+		case c.p == -1:
+			e.fixed[c.i] = int32(len(e.strs) - 1)
+		default:
 			e.keys[c.s] = int32(len(e.strs) - 1)
 		}
 	}
@@ -455,6 +497,9 @@ func (e *encoder) layoutStrings() {
 	copy(e.strs, strs)
 	for k, x := range e.keys {
 		e.keys[k] = remap[x]
+	}
+	for k, x := range e.fixed {
+		e.fixed[k] = remap[x]
 	}
 	for _, sm := range e.smap {
 		for i, x := range sm {
@@ -528,6 +573,9 @@ func mappingContent(k []byte, p *model.Profile, m *model.Mapping) []byte {
 // str returns the dictionary index of a fixed key or a profile attribute
 // key, which layoutStrings put in the table.
 func (e *encoder) str(s string) int32 {
+	if k := fixedKey(s); k >= 0 && e.fixed[k] > 0 {
+		return e.fixed[k]
+	}
 	if x, ok := e.keys[s]; ok {
 		return x
 	}
