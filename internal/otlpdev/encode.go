@@ -232,12 +232,14 @@ type encoder struct {
 	keybuf    []byte
 
 	// Scratch of the layout steps, kept for the next call.
-	lkeys  []locKey
-	stAll  []stackUse
-	stKeys []int32
-	done   []bool
-	perm   []int32
-	sorted []string
+	skeys     []sampleKeyRef
+	omittable []bool
+	lkeys     []locKey
+	stAll     []stackUse
+	stKeys    []int32
+	done      []bool
+	perm      []int32
+	sorted    []string
 }
 
 func (e *encoder) warn(msg string) {
@@ -1313,6 +1315,9 @@ func (e *encoder) scopeProfiles(b []byte, pi int) []byte {
 	if len(p.SampleTypes) == 0 && len(p.Samples) > 0 {
 		e.warn("otlp: a profile with samples but no sample type was written without its samples")
 	}
+	if len(ord) > 1 {
+		e.markOmittable(pi)
+	}
 	for k, t := range ord {
 		b = e.profile(b, pi, t, k == 0)
 	}
@@ -1339,6 +1344,9 @@ func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 		stmap, km, lsa := e.stmap[pi], e.kmap[pi], e.lsAttrs[pi]
 		for i := range p.Samples {
 			s := &p.Samples[i]
+			if !first && s.Values[t] == 0 && e.omittable[i] {
+				continue // zero, and its key names it alone (see markOmittable)
+			}
 			var sb int
 			b, sb = begin(b, fProfileSamples)
 			// Values first, then attributes, link and stack (protobuf
@@ -1416,6 +1424,54 @@ func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 }
 
 const fScopeProfiles = 2
+
+// markOmittable sets e.omittable[i] for each sample i of input profile pi
+// that a profile after the first may leave out when its value there is 0
+// (pprofx's convention, README): one without timestamps whose written key
+// (stack, attributes, link) no other sample of the profile has. The reader
+// matches each sample of a later profile to the sample of the first with
+// its key, and gives the samples it finds no match for the value 0. Keys
+// that repeat are never left out, so that the j-th sample with a key still
+// matches the j-th. In a Go heap profile, about half the samples have
+// nothing in use: their inuse_objects and inuse_space samples go.
+func (e *encoder) markOmittable(pi int) {
+	p := e.ps[pi]
+	stmap, km, lsa := e.stmap[pi], e.kmap[pi], e.lsAttrs[pi]
+	keys := e.skeys[:0]
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		link := int32(0)
+		if s.Link != model.NoLink {
+			link = km[s.Link]
+		}
+		keys = append(keys, sampleKeyRef{stmap[s.Stack], link, lsa[s.LabelSet], int32(i), len(s.Timestamps) == 0})
+	}
+	cmpKeys := func(a, b sampleKeyRef) int {
+		if a.stack != b.stack {
+			return int(a.stack) - int(b.stack)
+		}
+		if a.link != b.link {
+			return int(a.link) - int(b.link)
+		}
+		return slices.Compare(a.attrs, b.attrs)
+	}
+	slices.SortFunc(keys, cmpKeys)
+	om := resize(e.omittable, len(p.Samples))
+	for k, x := range keys {
+		om[x.i] = x.noTS && (k == 0 || cmpKeys(keys[k-1], x) != 0) && (k == len(keys)-1 || cmpKeys(keys[k+1], x) != 0)
+	}
+	e.omittable = om
+	clear(keys)
+	e.skeys = keys[:0]
+}
+
+// sampleKeyRef is a sample's written key (markOmittable).
+type sampleKeyRef struct {
+	stack, link int32
+	attrs       []int32
+	i           int32
+	noTS        bool
+}
 
 func appendValueType(b []byte, num protowire.Number, typ, unit int32) []byte {
 	b, s := begin(b, num)
