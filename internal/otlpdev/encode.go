@@ -1436,6 +1436,19 @@ const fScopeProfiles = 2
 // nothing in use: their inuse_objects and inuse_space samples go.
 func (e *encoder) markOmittable(pi int) {
 	p := e.ps[pi]
+	om := resize(e.omittable, len(p.Samples))
+	clear(om)
+	e.omittable = om
+	zero := false
+	for i := range p.Samples {
+		if slices.Contains(p.Samples[i].Values, 0) {
+			zero = true
+			break
+		}
+	}
+	if !zero {
+		return // nothing to leave out (a CPU profile): no sort
+	}
 	stmap, km, lsa := e.stmap[pi], e.kmap[pi], e.lsAttrs[pi]
 	keys := e.skeys[:0]
 	for i := range p.Samples {
@@ -1456,11 +1469,9 @@ func (e *encoder) markOmittable(pi int) {
 		return slices.Compare(a.attrs, b.attrs)
 	}
 	slices.SortFunc(keys, cmpKeys)
-	om := resize(e.omittable, len(p.Samples))
 	for k, x := range keys {
 		om[x.i] = x.noTS && (k == 0 || cmpKeys(keys[k-1], x) != 0) && (k == len(keys)-1 || cmpKeys(keys[k+1], x) != 0)
 	}
-	e.omittable = om
 	clear(keys)
 	e.skeys = keys[:0]
 }
