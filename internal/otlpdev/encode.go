@@ -232,14 +232,15 @@ type encoder struct {
 	keybuf    []byte
 
 	// Scratch of the layout steps, kept for the next call.
-	skeys     []sampleKeyRef
-	omittable []bool
-	lkeys     []locKey
-	stAll     []stackUse
-	stKeys    []int32
-	done      []bool
-	perm      []int32
-	sorted    []string
+	skeys      []sampleKeyRef
+	omittable  []bool
+	stackCount []int32
+	lkeys      []locKey
+	stAll      []stackUse
+	stKeys     []int32
+	done       []bool
+	perm       []int32
+	sorted     []string
 }
 
 func (e *encoder) warn(msg string) {
@@ -1450,9 +1451,21 @@ func (e *encoder) markOmittable(pi int) {
 		return // nothing to leave out (a CPU profile): no sort
 	}
 	stmap, km, lsa := e.stmap[pi], e.kmap[pi], e.lsAttrs[pi]
+	// A sample alone with its stack has a unique key; only those that
+	// share a stack are sorted to compare the rest of their keys.
+	cnt := resize(e.stackCount, len(e.stacks)+1)
+	clear(cnt)
+	e.stackCount = cnt
+	for i := range p.Samples {
+		cnt[stmap[p.Samples[i].Stack]]++
+	}
 	keys := e.skeys[:0]
 	for i := range p.Samples {
 		s := &p.Samples[i]
+		if cnt[stmap[s.Stack]] == 1 {
+			om[i] = len(s.Timestamps) == 0
+			continue
+		}
 		link := int32(0)
 		if s.Link != model.NoLink {
 			link = km[s.Link]
