@@ -242,10 +242,9 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 	// appear; a batch re-encodes profiles already added, so each warning
 	// is printed once for the whole run.
 	var (
-		wmu         sync.Mutex
-		current     string
-		warned      = map[string]bool{}
-		unusedFiles = map[string]bool{}
+		wmu     sync.Mutex
+		current string
+		warned  = map[string]bool{}
 	)
 	warn := func(msg string) {
 		wmu.Lock()
@@ -276,16 +275,6 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 			return otlpdev.Encode(w, ps, eo)
 		},
 		DryRun: dry,
-		UnusedMappings: func(source string, n int) {
-			// Said once, for the first file; the summary counts the files.
-			wmu.Lock()
-			defer wmu.Unlock()
-			if !unusedFiles[source] && len(unusedFiles) == 0 {
-				ios.clearProgress()
-				fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %d mappings that no sample uses are not kept: profiles sharing a request share one OTLP dictionary, where a profile owns only what it references (--max-batch-bytes 1 sends each profile alone; the summary counts the files concerned)\n", displayName(source), n)
-			}
-			unusedFiles[source] = true
-		},
 		OnRetry: func(b *push.Batch, err error, wait time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -362,11 +351,6 @@ read:
 		fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", p.URL(), oneLine(sum.Aborted.Error()))
 	}
 	line := summaryLine(p.URL(), files, len(names), unreadable, sum, dry != nil)
-	wmu.Lock()
-	if len(unusedFiles) > 0 {
-		line += fmt.Sprintf("; unused mappings not kept for %d files", len(unusedFiles))
-	}
-	wmu.Unlock()
 	fmt.Fprintln(ios.ErrOut, line)
 	mu.Lock()
 	defer mu.Unlock()
