@@ -56,6 +56,7 @@ type collector struct {
 
 type collectorOpts struct {
 	tlsCert, tlsKey string // serve TLS with this certificate
+	clientCA        string // and require client certificates signed by this CA
 	httpPort        string // fixed ports (for "not up yet")
 	grpcPort        string
 }
@@ -85,6 +86,9 @@ func newCollector(t testing.TB, o collectorOpts) *collector {
 	tls := ""
 	if o.tlsCert != "" {
 		tls = fmt.Sprintf("\n        tls:\n          cert_file: %s\n          key_file: %s", o.tlsCert, o.tlsKey)
+		if o.clientCA != "" {
+			tls += "\n          client_ca_file: " + o.clientCA
+		}
 	}
 	conf := fmt.Sprintf(`receivers:
   otlp:
