@@ -14,12 +14,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pprofx/pprofx/internal/cli"
 )
 
 // collectorBin is the collector built by TestMain.
 var collectorBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("PPROFX_TEST_AS_MAIN") == "1" {
+		// The test binary stands in for pprofx (TestHelpExamples).
+		os.Exit(cli.Execute())
+	}
 	if os.Getenv("PPROFX_SKIP_COLLECTOR") != "" {
 		fmt.Println("collectortest: PPROFX_SKIP_COLLECTOR is set: the real-collector tests are skipped")
 		os.Exit(0)
