@@ -311,29 +311,49 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 	}
 	unreadable := 0
 	files := 0
+	// Inputs are read and decoded one ahead, on another goroutine, while
+	// this one encodes and hands requests to the senders: reading overlaps
+	// encoding and sending. Results (and the reader's warnings) come in
+	// input order, so the output is the same as one at a time.
+	inputs := make(chan pushInput, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(inputs)
+		for _, name := range names {
+			in := readPushInput(ios, o, name)
+			select {
+			case inputs <- in:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range inputs {
+		}
+	}()
+	i := 0
 read:
-	for i, name := range names {
-		ios.progress("pushing", i+1, len(names), name)
+	for in := range inputs {
+		i++
+		name := in.name
+		ios.progress("pushing", i, len(names), name)
 		wmu.Lock()
 		current = name
 		wmu.Unlock()
-		in, err := openInput(ios, name)
-		if err != nil {
+		for _, w := range in.warnings {
 			ios.clearProgress()
-			fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", displayName(name), oneLine(err.Error()))
-			unreadable++
-			continue
+			fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(name), oneLine(w))
 		}
-		src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(ios, name)})
-		in.Close()
-		if err != nil {
+		if in.err != nil {
 			ios.clearProgress()
-			fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", displayName(name), oneLine(err.Error()))
+			fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", displayName(name), oneLine(in.err.Error()))
 			unreadable++
 			continue
 		}
 		files++
-		for _, it := range src.Items {
+		for _, it := range in.src.Items {
 			if err := p.Add(name, it.Profile); err != nil {
 				if errors.Is(err, push.ErrAborted) {
 					break read
@@ -358,6 +378,34 @@ read:
 		return errReported
 	}
 	return nil
+}
+
+// pushInput is one input read and decoded, or why it could not be, with
+// the reader's warnings (each once) to print when its turn comes.
+type pushInput struct {
+	name     string
+	src      *formats.Input
+	err      error
+	warnings []string
+}
+
+func readPushInput(ios *IOStreams, o *PushOptions, name string) pushInput {
+	res := pushInput{name: name}
+	f, err := openInput(ios, name)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	warn := func(msg string) {
+		if !seen[msg] {
+			seen[msg] = true
+			res.warnings = append(res.warnings, msg)
+		}
+	}
+	res.src, res.err = formats.Read(f, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn})
+	return res
 }
 
 // sourcesName names the inputs of a request: "a.pb.gz", "a.pb.gz, b.prof",
