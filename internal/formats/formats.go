@@ -69,7 +69,8 @@ type Stream struct {
 	// Tables holds the profile's tables and fields; its Samples and Stacks
 	// are empty.
 	Tables *model.Profile
-	// Samples yields the samples in order.
+	// Samples yields the samples in order; every call yields them again
+	// (the OTLP writers go through them more than once).
 	Samples pprof.Samples
 	// Len is the number of samples, each of a distinct stack.
 	Len int
@@ -584,7 +585,9 @@ func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
 }
 
 // TakesStream reports whether format f can be written from an Item.Stream.
-func TakesStream(f OutFormat) bool { return f == OutPprof || f == OutPprofRaw }
+func TakesStream(f OutFormat) bool {
+	return f == OutPprof || f == OutPprofRaw || f == OutOTLP || f == OutPprofExtended
+}
 
 // Close releases what the items' streams hold.
 func (in *Input) Close() error {
