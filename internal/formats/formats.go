@@ -59,8 +59,9 @@ type ReadOptions struct {
 	SampleType string
 	// Stream lets a format that can (gperftools) give its profile as an
 	// Item.Stream, its samples read back one at a time rather than held:
-	// for inspect and pprof output, whose memory then does not grow with
-	// the distinct stacks' frames. The caller closes the stream.
+	// for inspect and the outputs TakesStream names (pprof, binary OTLP),
+	// whose memory then does not grow with the distinct stacks' frames.
+	// The caller closes the stream.
 	Stream bool
 }
 
@@ -586,7 +587,7 @@ func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
 
 // TakesStream reports whether format f can be written from an Item.Stream.
 func TakesStream(f OutFormat) bool {
-	return f == OutPprof || f == OutPprofRaw || f == OutOTLP || f == OutPprofExtended
+	return f == OutPprof || f == OutPprofRaw || f == OutOTLP || f == OutOTLPFramed || f == OutPprofExtended
 }
 
 // Close releases what the items' streams hold.

@@ -49,6 +49,8 @@ func init() {
 					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}
 				if s := items[0].Stream; s != nil && f == OutOTLP {
 					return otlpdev.EncodeStream(out, s.Tables, s.Samples, "", eo)
+				} else if s != nil && f == OutOTLPFramed {
+					return otlpdev.EncodeFramedStream(out, s.Tables, s.Samples, "", eo)
 				}
 				ps := make([]*model.Profile, len(items))
 				for i, it := range items {

@@ -97,7 +97,7 @@ func TestOTLPStreamSameAsWhole(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for _, f := range []OutFormat{OutOTLP, OutPprofExtended} {
+		for _, f := range []OutFormat{OutOTLP, OutOTLPFramed, OutPprofExtended} {
 			for _, opts := range []WriteOptions{{}, {Gzip: true}, {ProfileID: id}} {
 				opts.ScopeVersion = "test"
 				var want bytes.Buffer

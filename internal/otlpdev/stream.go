@@ -3,6 +3,7 @@ package otlpdev
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -30,6 +31,16 @@ import (
 // the samples change of that message (gperftools samples have no labels),
 // are spliced into it (streamenc.Splice) at the places Encode puts them.
 func EncodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir string, opts EncodeOptions) error {
+	return encodeStream(w, p, samples, dir, opts, false)
+}
+
+// EncodeFramedStream is EncodeFramed as EncodeStream is Encode: the
+// message after its 4-byte big-endian length.
+func EncodeFramedStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir string, opts EncodeOptions) error {
+	return encodeStream(w, p, samples, dir, opts, true)
+}
+
+func encodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir string, opts EncodeOptions, framed bool) error {
 	if len(p.Samples) > 0 || p.Stacks.Len() > 0 {
 		return fmt.Errorf("otlp: EncodeStream: the samples must come from samples alone")
 	}
@@ -133,6 +144,13 @@ func EncodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 	}
 	if err != nil {
 		return err
+	}
+	if framed {
+		n := streamenc.Len(segs)
+		if n > 1<<32-1 {
+			return fmt.Errorf("otlp: message of %d bytes does not fit a 4-byte length", n)
+		}
+		segs = append([]streamenc.Seg{{Lit: binary.BigEndian.AppendUint32(nil, uint32(n))}}, segs...)
 	}
 	if !opts.Gzip {
 		return streamenc.WriteSegs(w, segs)
