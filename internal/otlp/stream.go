@@ -198,10 +198,7 @@ func layoutStreamedStacks(samples streamenc.Samples, lmap []int32, dir string, l
 	var prev []int32
 	var prevStart, n uint32
 	var b []byte
-	err := streamenc.SortStacks(samples, lmap, true, dir, func(i int32, key []int32) error {
-		for int(i) >= len(starts) {
-			starts = append(starts, 0)
-		}
+	err := streamenc.SortStacks(samples, lmap, true, dir, func(n int) { starts = make([]uint32, n) }, func(i int32, key []int32) error {
 		if len(key) == 0 {
 			starts[i] = 0
 			return nil

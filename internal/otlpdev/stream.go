@@ -182,10 +182,7 @@ func layoutStreamedStacks(samples streamenc.Samples, lmap []int32, dir string, o
 	var prev []int32
 	var n uint32
 	var b []byte
-	err := streamenc.SortStacks(samples, lmap, false, dir, func(i int32, key []int32) error {
-		for int(i) >= len(ranks) {
-			ranks = append(ranks, 0)
-		}
+	err := streamenc.SortStacks(samples, lmap, false, dir, func(n int) { ranks = make([]uint32, n) }, func(i int32, key []int32) error {
 		if len(key) == 0 {
 			return nil
 		}

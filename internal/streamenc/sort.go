@@ -55,18 +55,19 @@ func Each(samples Samples, nloc int, fn func(i int, stack []int32, values []int6
 
 // RunBudget is how many frames one sorted run of SortStacks holds in
 // memory (4 bytes each, plus 12 bytes per stack); a variable for the tests.
-var RunBudget = 4 << 20
+var RunBudget = 2 << 20
 
 // SortStacks calls fn with every sample's index and key, in order of the
 // keys: a key is the stack's locations mapped through lmap, root first.
 // The order is lexicographic, a key before its extensions, ascending or
 // (desc) descending; samples with equal keys come in index order. The key
-// passed to fn is reused by the next call.
+// passed to fn is reused by the next call. Before the first, sized is told
+// the number of samples.
 //
 // Keys are sorted in runs of RunBudget frames; when there is more than one
 // run, each is written to a temporary file in dir (os.TempDir() when "")
 // and the runs are merged. The file is removed before SortStacks returns.
-func SortStacks(samples Samples, lmap []int32, desc bool, dir string, fn func(i int32, key []int32) error) (err error) {
+func SortStacks(samples Samples, lmap []int32, desc bool, dir string, sized func(n int), fn func(i int32, key []int32) error) (err error) {
 	var r run
 	var f *os.File
 	var bw *bufio.Writer
@@ -106,7 +107,9 @@ func SortStacks(samples Samples, lmap []int32, desc bool, dir string, fn func(i 
 		r.reset()
 		return nil
 	}
+	n := 0
 	err = Each(samples, len(lmap), func(i int, stack []int32, _ []int64) error {
+		n++
 		if len(r.keys)+len(stack) > RunBudget && len(r.ids) > 0 {
 			if err := spillRun(); err != nil {
 				return err
@@ -118,6 +121,7 @@ func SortStacks(samples Samples, lmap []int32, desc bool, dir string, fn func(i 
 	if err != nil {
 		return err
 	}
+	sized(n)
 	if f == nil {
 		// One run: no file.
 		r.sort(desc)

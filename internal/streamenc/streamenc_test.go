@@ -73,7 +73,11 @@ func TestSortStacks(t *testing.T) {
 				RunBudget = budget
 				dir := t.TempDir()
 				var got []int32
-				err := SortStacks(samples(packed), lmap, desc, dir, func(i int32, k []int32) error {
+				sized := -1
+				err := SortStacks(samples(packed), lmap, desc, dir, func(n int) { sized = n }, func(i int32, k []int32) error {
+					if sized != len(stacks) {
+						return fmt.Errorf("told of %d samples, not %d", sized, len(stacks))
+					}
 					if !slices.Equal(k, key(i)) {
 						return fmt.Errorf("sample %d: key %v, want %v", i, k, key(i))
 					}
@@ -94,7 +98,7 @@ func TestSortStacks(t *testing.T) {
 	}
 	// A location out of range is an error, not a panic.
 	bad := func(fn func([]int32, []byte, []int64) error) error { return fn([]int32{nloc}, nil, nil) }
-	if err := SortStacks(bad, lmap, false, t.TempDir(), func(int32, []int32) error { return nil }); err == nil {
+	if err := SortStacks(bad, lmap, false, t.TempDir(), func(int) {}, func(int32, []int32) error { return nil }); err == nil {
 		t.Fatal("no error for a location out of range")
 	}
 }
