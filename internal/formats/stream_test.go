@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
@@ -205,4 +206,51 @@ func TestOTLPEncodeStreamEdgeStacks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzOTLPStream checks, on any input read as a gperftools profile, that
+// binary OTLP written from the stream (both dialects, stacks sorted in
+// runs of 16 frames) has the bytes written from the whole model, or that
+// both reads fail alike.
+func FuzzOTLPStream(f *testing.F) {
+	files, _ := filepath.Glob("../../testdata/gperftools/*.prof")
+	for _, name := range files {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add(gperfShape(40, 0, -6, 5, 1))
+	f.Add(gperfShape(30, 7, 4, 100, 2))
+	old := streamenc.RunBudget
+	f.Cleanup(func() { streamenc.RunBudget = old })
+	streamenc.RunBudget = 16
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, salvage := range []bool{false, true} {
+			ro := ReadOptions{Salvage: salvage, Warn: func(string) {}}
+			whole, werr := Read(bytes.NewReader(data), ro)
+			if werr == nil && (whole.Format != detect.Gperftools || len(whole.Items) != 1) {
+				return // another format: not streamed
+			}
+			ro.Stream = true
+			in, serr := Read(bytes.NewReader(data), ro)
+			if (werr == nil) != (serr == nil) || (werr != nil && werr.Error() != serr.Error()) {
+				t.Fatalf("salvage %v: whole model: %v; stream: %v", salvage, werr, serr)
+			}
+			if werr != nil {
+				continue
+			}
+			for _, fo := range []OutFormat{OutOTLP, OutPprofExtended} {
+				var want, got bytes.Buffer
+				werr := Write(&want, fo, whole.Items, WriteOptions{})
+				serr := Write(&got, fo, in.Items, WriteOptions{})
+				if (werr == nil) != (serr == nil) {
+					t.Fatalf("%s: whole model: %v; stream: %v", fo, werr, serr)
+				}
+				if !bytes.Equal(got.Bytes(), want.Bytes()) {
+					t.Fatalf("%s, salvage %v: %d bytes differ from the whole model's %d", fo, salvage, got.Len(), want.Len())
+				}
+			}
+			in.Close()
+		}
+	})
 }
