@@ -3,11 +3,10 @@ package otlpdev
 import (
 	"bytes"
 	"fmt"
-	"io"
 
-	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pprofx/pprofx/internal/inflate"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
@@ -68,19 +67,9 @@ func Parse(data []byte, opts DecodeOptions) ([]*pb.ProfilesData, error) {
 }
 
 func messages(data []byte, opts DecodeOptions, check bool) ([]*pb.ProfilesData, error) {
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("otlp: gzip: %v", err)
-		}
-		raw, err := io.ReadAll(io.LimitReader(zr, maxDecompressed+1))
-		if err != nil {
-			return nil, fmt.Errorf("otlp: gzip: %v", err)
-		}
-		if len(raw) > maxDecompressed {
-			return nil, fmt.Errorf("otlp: gzip: decompressed data over %d bytes", maxDecompressed)
-		}
-		data = raw
+	data, err := inflate.Gzip(data, maxDecompressed, "otlp")
+	if err != nil {
+		return nil, err
 	}
 	if len(data) == 0 {
 		return nil, fmt.Errorf("otlp: empty input")
