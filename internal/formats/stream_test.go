@@ -137,8 +137,9 @@ func TestOTLPStreamSameAsWhole(t *testing.T) {
 // TestOTLPEncodeStreamEdgeStacks checks both OTLP stream writers against
 // their whole-model writers on stacks a gperftools input never gives but a
 // stream may: an empty stack, samples sharing a stack, distinct stack
-// entries with equal frames, and a stack that is the caller part of
-// another.
+// entries with equal frames, a stack that is the caller part of
+// another, and zero values (which a Profile after the first leaves out of
+// samples whose stack is their own).
 func TestOTLPEncodeStreamEdgeStacks(t *testing.T) {
 	data, err := os.ReadFile("../../testdata/gperftools/le64-1000hz-4t.prof")
 	if err != nil {
@@ -158,9 +159,17 @@ func TestOTLPEncodeStreamEdgeStacks(t *testing.T) {
 		p.Samples = append(p.Samples, model.Sample{Stack: s, Values: []int64{v, v * 1000}, Link: model.NoLink})
 	}
 	add(nil, 3)
+	// Zeros in the second sample type on stacks of their own: left out of
+	// that Profile (and of the stream's), read back as 0.
+	for i := 1; i < n; i += 4 {
+		p.Samples[i].Values[1] = 0
+	}
 	for i := 0; i < n; i += 3 {
 		s := p.Samples[i]
 		p.Samples = append(p.Samples, model.Sample{Stack: s.Stack, Values: []int64{1, 1000}, Link: model.NoLink})
+		// A 0 in the second sample type: left out of that Profile only
+		// where the sample's stack is its own (here, two samples share it).
+		p.Samples = append(p.Samples, model.Sample{Stack: s.Stack, Values: []int64{1, 0}, Link: model.NoLink})
 		st := slices.Clone(p.Stacks.Get(int(s.Stack)))
 		add(st, 2)
 		if len(st) > 1 {

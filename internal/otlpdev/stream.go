@@ -68,15 +68,31 @@ func encodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 	}
 
 	// The samples of each Profile, one per sample type in written order.
+	// As the whole-model writer does (markOmittable), a Profile after the
+	// first leaves out a sample whose value is 0 there and whose key is
+	// its own: streamed samples have no attributes, link or timestamps, so
+	// that is a stack no other sample has.
 	ord := order(p)
+	var alone []uint8
+	for _, r := range ranks {
+		if int(r) >= len(alone) {
+			alone = append(alone, make([]uint8, int(r)+1-len(alone))...)
+		}
+		alone[r] = min(alone[r]+1, 2)
+	}
+	skip := func(k int, rank uint32, value int64) bool { return k > 0 && value == 0 && alone[rank] == 1 }
 	nloc := len(p.Locations)
-	gen := func(t int) func(w io.Writer) error {
+	gen := func(k int) func(w io.Writer) error {
+		t := ord[k]
 		return func(w io.Writer) error {
 			bw := bufio.NewWriterSize(w, 1<<20)
 			var b []byte
 			err := streamenc.Each(samples, nloc, func(i int, _ []int32, values []int64) error {
 				if i >= len(ranks) || t >= len(values) {
 					return fmt.Errorf("the samples changed between readings")
+				}
+				if skip(k, ranks[i], values[t]) {
+					return nil
 				}
 				b = appendStreamedSample(b[:0], ranks[i], values[t])
 				_, err := bw.Write(b)
@@ -99,7 +115,9 @@ func encodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 				if t >= len(values) {
 					return fmt.Errorf("sample %d has %d values, not %d", i, len(values), len(p.SampleTypes))
 				}
-				sizes[k] += int64(len(appendStreamedSample(b[:0], ranks[i], values[t])))
+				if !skip(k, ranks[i], values[t]) {
+					sizes[k] += int64(len(appendStreamedSample(b[:0], ranks[i], values[t])))
+				}
 			}
 			return nil
 		})
@@ -130,7 +148,7 @@ func encodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 			if _, has, _ := streamenc.FirstAbove(body[x:], fProfileSamples); err != nil || x == 0 || has {
 				bad = fmt.Errorf("internal error: otlp: EncodeStream: unexpected Profile layout")
 			}
-			s := []streamenc.Seg{{Lit: body[:x]}, {N: sizes[k], Write: gen(ord[k])}, {Lit: body[x:]}}
+			s := []streamenc.Seg{{Lit: body[:x]}, {N: sizes[k], Write: gen(k)}, {Lit: body[x:]}}
 			k++
 			return s, true
 		}
@@ -164,12 +182,13 @@ func encodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 
 // appendStreamedSample appends a Sample as the profile writer does for a
 // sample with this stack index and value and no attributes, link or
-// timestamps.
+// timestamps: the value first, then the stack (no attribute indices:
+// appendPacked writes nothing for none).
 func appendStreamedSample(b []byte, stack uint32, value int64) []byte {
 	b, sb := begin(b, fProfileSamples)
-	b = appendVarintField(b, fSampleStack, uint64(stack))
 	b = append(b, fSampleValues<<3)
 	b = appendVarint(b, uint64(value))
+	b = appendVarintField(b, fSampleStack, uint64(stack))
 	return end(b, sb)
 }
 
