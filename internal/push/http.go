@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -54,6 +55,10 @@ func newHTTPTransport(cfg *Config) (*httpTransport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// net/http logs bytes a server sent unasked (as a gRPC port does) with
+	// the standard logger, a second line on stderr beside pprofx's own
+	// error about it: pprofx logs nothing else through it.
+	log.SetOutput(io.Discard)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = tlsConf
 	tr.MaxIdleConnsPerHost = cfg.Concurrency + 1
@@ -87,6 +92,13 @@ func (t *httpTransport) send(ctx context.Context, body []byte) (*Response, error
 		req.Header.Set("Content-Encoding", "gzip")
 	}
 	req.Header.Set("User-Agent", "pprofx")
+	// The body follows only once the server asked for it (or after the
+	// transport's 1 s ExpectContinueTimeout): a server that refuses the
+	// request (401, 404, 413, 415) answers before the batch is uploaded, and
+	// one that does not speak HTTP/1.1 (an OTLP/gRPC port) is named by its
+	// answer, not by a write that failed because it hung up, which would be
+	// retried.
+	req.Header.Set("Expect", "100-continue")
 	// --header wins over pprofx's own headers (Content-Type included).
 	for _, h := range t.headers {
 		req.Header.Del(h.Key)
@@ -249,7 +261,11 @@ func connError(err error) *Error {
 		return &Error{Msg: msg + " (the server does not speak TLS: use an http:// endpoint)"}
 	case strings.Contains(msg, "server gave HTTP response to HTTPS client"):
 		return &Error{Msg: msg + " (use an http:// endpoint)"}
-	case strings.Contains(msg, "malformed HTTP response"):
+	case strings.Contains(msg, "malformed HTTP response"),
+		// net/http's name for bytes that came before any request was
+		// written: an HTTP/2 server's SETTINGS frame, which an OTLP/gRPC
+		// port sends as soon as it accepts a connection.
+		strings.Contains(msg, "readLoopPeekFailLocked"):
 		return &Error{Msg: "the server does not answer HTTP/1.1 (if it is an OTLP/gRPC port, use --protocol grpc)"}
 	}
 	var dnsErr *net.DNSError

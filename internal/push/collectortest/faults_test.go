@@ -237,8 +237,7 @@ func TestPartialSuccess(t *testing.T) {
 }
 
 // TestWrongPathAndContentType: the real collector's 404 and 415 become
-// one clear line each, and the push stops at once (no retries; speaking
-// HTTP to the gRPC port may cost one, see below).
+// one clear line each, and the push stops at once (no retries).
 func TestWrongPathAndContentType(t *testing.T) {
 	c := newCollector(t, collectorOpts{})
 	c.start(t)
@@ -259,16 +258,14 @@ func TestWrongPathAndContentType(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "use --protocol http/protobuf") || !strings.Contains(stderr, " 0 retries") {
 		t.Errorf("grpc to the HTTP port: exit %d: %s", code, stderr)
 	}
-	// The gRPC server writes its SETTINGS frame and closes the connection
-	// once the 24-byte preface is wrong; whether the client first reads that
-	// frame (a malformed HTTP answer: final) or first fails writing the rest
-	// of the body (a closed connection, which a restarting collector also
-	// gives: retried once, then the malformed answer) is a race the client
-	// cannot see. Either way one clear line ends the push after at most one
-	// retry.
+	// HTTP to the gRPC port: the gRPC server writes its SETTINGS frame and
+	// hangs up on the request line. The client sends "Expect: 100-continue"
+	// and holds the body back, so what it sees is that answer (malformed
+	// HTTP: final), never a body write cut by the hang-up (retried): this
+	// ran into 1 or 2 retries under load before.
 	code, stderr = pprofx(t, append([]string{"push", "--endpoint", "http://" + c.GRPC}, files...)...)
 	if code != 1 || !strings.Contains(stderr, "use --protocol grpc") ||
-		!(strings.Contains(stderr, " 0 retries") || strings.Contains(stderr, " 1 retries")) {
+		!strings.Contains(stderr, " 0 retries") {
 		t.Errorf("http to the gRPC port: exit %d: %s", code, stderr)
 	}
 	// None of it reached the exporter.
