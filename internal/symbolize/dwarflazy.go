@@ -17,15 +17,19 @@ import (
 
 // lazySection is a DWARF section read (and decompressed) only as far as
 // asked: a compressed stream cannot be entered in the middle, but it can
-// be stopped early. data has the section's full size from the start (the
-// pages not yet written are never touched, so they cost no memory);
-// data[:n] holds the section's bytes.
+// be stopped early, and what is not needed can be passed over without
+// being kept. data has the section's full size from the start (pages never
+// written cost no memory); the stream has been read up to n, and data[:n]
+// holds the section's bytes except where they were skipped (left zero).
+// pend holds bytes read ahead, those at n onwards.
 type lazySection struct {
-	data  []byte
-	n     int
-	rd    io.Reader
-	close func()
-	err   error
+	data    []byte
+	n       int
+	pend    []byte
+	rd      io.Reader
+	close   func()
+	err     error
+	scratch []byte
 }
 
 // errBeyond is an offset past a section's end.
@@ -44,7 +48,8 @@ func (b *binary) lazySection(s *elf.Section) (*lazySection, error) {
 		if s.Size != s.FileSize {
 			return nil, errors.New("size differs from file size")
 		}
-		return &lazySection{data: make([]byte, s.Size), rd: io.NewSectionReader(b.r, int64(s.Offset), int64(s.Size))}, nil
+		return &lazySection{data: make([]byte, s.Size), pend: make([]byte, 0, 32),
+			rd: io.NewSectionReader(b.r, int64(s.Offset), int64(s.Size))}, nil
 	}
 	var hdr [24]byte
 	n, _ := b.r.ReadAt(hdr[:min(uint64(len(hdr)), s.FileSize)], int64(s.Offset))
@@ -74,7 +79,7 @@ func (b *binary) lazySection(s *elf.Section) (*lazySection, error) {
 		return nil, fmt.Errorf("claims %d bytes decompressed from %d", size, clen)
 	}
 	src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
-	l := &lazySection{data: make([]byte, size)}
+	l := &lazySection{data: make([]byte, size), pend: make([]byte, 0, 32)}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
 		// RFC 1950's two-byte header, then a deflate stream.
@@ -99,20 +104,35 @@ func (b *binary) lazySection(s *elf.Section) (*lazySection, error) {
 	return l, nil
 }
 
-// ensure makes data[:end] readable.
+// ensure makes data[:end] readable (end must not be below a part
+// skipped). Compressed data is read at least 128 KB at a time.
 func (l *lazySection) ensure(end uint64) error {
+	return l.store(end, 128<<10)
+}
+
+// store reads the stream into data up to end at least, and ahead to
+// n+ahead.
+func (l *lazySection) store(end uint64, ahead int) error {
 	if end > uint64(len(l.data)) {
 		return errBeyond
 	}
 	if int(end) <= l.n {
 		return nil
 	}
+	l.n += copy(l.data[l.n:], l.pend)
+	l.pend = l.pend[:0]
+	if int(end) <= l.n {
+		return nil
+	}
+	return l.read(l.data[l.n:min(max(int(end), l.n+ahead), len(l.data))])
+}
+
+// read reads the next len(p) bytes of the stream into p.
+func (l *lazySection) read(p []byte) error {
 	if l.err != nil {
 		return l.err
 	}
-	// At least 128 KB at a time: each read has a cost of its own.
-	to := min(max(int(end), l.n+128<<10), len(l.data))
-	k, err := io.ReadFull(l.rd, l.data[l.n:to])
+	k, err := io.ReadFull(l.rd, p)
 	l.n += k
 	if err != nil {
 		l.err = fmt.Errorf("decompressing: %v", err)
@@ -121,6 +141,49 @@ func (l *lazySection) ensure(end uint64) error {
 	}
 	if l.n == len(l.data) {
 		l.release()
+	}
+	return nil
+}
+
+// peek returns the k bytes at n, without storing them.
+func (l *lazySection) peek(k int) ([]byte, error) {
+	if k > len(l.data)-l.n {
+		return nil, errBeyond
+	}
+	for len(l.pend) < k {
+		if l.err != nil {
+			return nil, l.err
+		}
+		m, err := io.ReadFull(l.rd, l.pend[len(l.pend):k])
+		l.pend = l.pend[:len(l.pend)+m]
+		if err != nil {
+			l.err = fmt.Errorf("decompressing: %v", err)
+			l.release()
+			return nil, l.err
+		}
+	}
+	return l.pend[:k], nil
+}
+
+// skip moves the stream on to end without keeping what it passes over.
+func (l *lazySection) skip(end uint64) error {
+	if end > uint64(len(l.data)) {
+		return errBeyond
+	}
+	if k := int(end) - l.n; k < len(l.pend) {
+		l.n = int(end)
+		l.pend = l.pend[:copy(l.pend, l.pend[k:])]
+		return nil
+	}
+	l.n += len(l.pend)
+	l.pend = l.pend[:0]
+	if l.scratch == nil {
+		l.scratch = make([]byte, 32<<10)
+	}
+	for l.n < int(end) {
+		if err := l.read(l.scratch[:min(len(l.scratch), int(end)-l.n)]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -232,14 +295,16 @@ type unitHeader struct {
 	version   uint16
 }
 
-// readUnitHeader reads the header of the unit at off, making the section
-// readable up to the unit's end. A zero length (padding) gives end off+4
-// and no DIE.
-func readUnitHeader(info *lazySection, off uint64, order ebin.ByteOrder) (u unitHeader, err error) {
-	if err := info.ensure(min(off+32, uint64(len(info.data)))); err != nil {
+// nextUnit reads the header of the unit at the stream's position: peeked
+// at, not stored (the caller stores or skips the unit). A zero length
+// (padding) gives a unit with no DIE.
+func nextUnit(info *lazySection, order ebin.ByteOrder) (u unitHeader, err error) {
+	off := uint64(info.n)
+	h, err := info.peek(min(24, len(info.data)-info.n))
+	if err != nil {
 		return u, err
 	}
-	ln, hl, ok := unitLength(info.data[:info.n], off, order)
+	ln, hl, ok := unitLength(h, 0, order)
 	if !ok || ln > uint64(len(info.data))-off-hl {
 		return u, fmt.Errorf("bad unit length at %#x", off)
 	}
@@ -247,13 +312,13 @@ func readUnitHeader(info *lazySection, off uint64, order ebin.ByteOrder) (u unit
 	if ln == 0 {
 		return u, nil
 	}
-	d := info.data[:u.end]
-	p := off + hl
+	d := h[:min(uint64(len(h)), hl+ln)]
+	p := hl
 	osz := uint64(4)
 	if hl == 12 {
 		osz = 8
 	}
-	if u.end-p < 2 {
+	if uint64(len(d))-p < 2 {
 		return u, fmt.Errorf("short unit at %#x", off)
 	}
 	u.version = order.Uint16(d[p:])
@@ -261,11 +326,11 @@ func readUnitHeader(info *lazySection, off uint64, order ebin.ByteOrder) (u unit
 	var utype byte = 1 // DW_UT_compile
 	switch {
 	case u.version >= 2 && u.version <= 4:
-		if u.end-p < osz+1 {
+		if uint64(len(d))-p < osz+1 {
 			return u, fmt.Errorf("short unit at %#x", off)
 		}
 	case u.version == 5:
-		if u.end-p < osz+2 {
+		if uint64(len(d))-p < osz+2 {
 			return u, fmt.Errorf("short unit at %#x", off)
 		}
 		utype = d[p]
@@ -287,8 +352,8 @@ func readUnitHeader(info *lazySection, off uint64, order ebin.ByteOrder) (u unit
 	default: // type, skeleton and split units are not read here
 		return u, fmt.Errorf("unit at %#x: unit type %d", off, utype)
 	}
-	u.die = p
-	return u, info.ensure(u.end)
+	u.die = off + p
+	return u, nil
 }
 
 // abbrevEnd returns the end of the abbreviation table at off, making the
@@ -413,12 +478,18 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	seen := 0
 	off := uint64(0)
 	for off < uint64(len(info.data)) && (uncovered || off <= last) {
-		u, err := readUnitHeader(info, off, order)
+		u, err := nextUnit(info, order)
 		if err != nil {
 			return nil, err
 		}
 		if u.die != 0 && (wanted[off] || !listed[off]) {
 			units = append(units, u)
+			err = info.store(u.end, 0)
+		} else {
+			err = info.skip(u.end)
+		}
+		if err != nil {
+			return nil, err
 		}
 		if wanted[off] {
 			seen++
@@ -434,12 +505,15 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 		// read, a unit after those could have; only one not listed in
 		// .debug_aranges can.
 		for off < uint64(len(info.data)) {
-			u, err := readUnitHeader(info, off, order)
+			u, err := nextUnit(info, order)
 			if err != nil {
 				return err
 			}
 			if u.die != 0 && !listed[off] {
 				return errFull
+			}
+			if err := info.skip(u.end); err != nil {
+				return err
 			}
 			off = u.end
 		}
