@@ -1,10 +1,12 @@
 package symbolize
 
 import (
+	"cmp"
 	"debug/dwarf"
 	ebin "encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -453,6 +455,6 @@ func (t *dwarfTable) lineTable(cu *dwarf.Entry) (lineRows, []*dwarf.LineFile, er
 		}
 	}
 	flush()
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].addr < rows[j].addr })
+	slices.SortStableFunc(rows, func(x, y lineRow) int { return cmp.Compare(x.addr, y.addr) })
 	return rows, lr.Files(), err
 }

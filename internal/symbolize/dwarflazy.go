@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -30,6 +29,9 @@ type lazySection struct {
 	close   func()
 	err     error
 	scratch []byte
+	// inf decodes zlib-compressed sections straight into data (n is then
+	// how far it has got, and nothing is skipped).
+	inf *inflater
 }
 
 // errBeyond is an offset past a section's end.
@@ -82,16 +84,17 @@ func (b *binary) lazySection(s *elf.Section) (*lazySection, error) {
 	l := &lazySection{data: make([]byte, size), pend: make([]byte, 0, 32)}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
-		// RFC 1950's two-byte header, then a deflate stream.
-		var zh [2]byte
-		if _, err := io.ReadFull(src, zh[:]); err != nil {
+		// RFC 1950's two-byte header, then a deflate stream, read whole
+		// and decoded by inflater.
+		in := make([]byte, clen)
+		if _, err := b.r.ReadAt(in, int64(s.Offset+skip)); err != nil {
 			return nil, err
 		}
-		if zh[0]&0x0f != 8 || (uint(zh[0])<<8|uint(zh[1]))%31 != 0 || zh[1]&0x20 != 0 {
+		if len(in) < 2 || in[0]&0x0f != 8 || (uint(in[0])<<8|uint(in[1]))%31 != 0 || in[1]&0x20 != 0 {
 			return nil, errors.New("bad zlib header")
 		}
-		fr := flate.NewReader(src)
-		l.rd, l.close = fr, func() { fr.Close() }
+		l.inf = &inflater{in: in[2:], out: l.data}
+		return l, nil
 	case elf.COMPRESS_ZSTD:
 		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
 		if err != nil {
@@ -119,6 +122,13 @@ func (l *lazySection) store(end uint64, ahead int) error {
 	if int(end) <= l.n {
 		return nil
 	}
+	if l.inf != nil {
+		if l.err == nil {
+			l.err = l.inf.decode(min(max(int(end), l.n+ahead), len(l.data)))
+			l.n = l.inf.op
+		}
+		return l.err
+	}
 	l.n += copy(l.data[l.n:], l.pend)
 	l.pend = l.pend[:0]
 	if int(end) <= l.n {
@@ -145,8 +155,18 @@ func (l *lazySection) read(p []byte) error {
 	return nil
 }
 
-// peek returns the k bytes at n, without storing them.
-func (l *lazySection) peek(k int) ([]byte, error) {
+// peek returns the k bytes at off, the stream's position, without
+// storing them (except where the section is decoded into data anyway).
+func (l *lazySection) peek(off uint64, k int) ([]byte, error) {
+	if l.inf != nil {
+		if err := l.store(off+uint64(k), 0); err != nil {
+			return nil, err
+		}
+		return l.data[off : off+uint64(k)], nil
+	}
+	if off != uint64(l.n) {
+		return nil, errors.New("peek away from the stream's position")
+	}
 	if k > len(l.data)-l.n {
 		return nil, errBeyond
 	}
@@ -169,6 +189,9 @@ func (l *lazySection) peek(k int) ([]byte, error) {
 func (l *lazySection) skip(end uint64) error {
 	if end > uint64(len(l.data)) {
 		return errBeyond
+	}
+	if l.inf != nil {
+		return l.store(end, 0)
 	}
 	if k := int(end) - l.n; k < len(l.pend) {
 		l.n = int(end)
@@ -295,12 +318,14 @@ type unitHeader struct {
 	version   uint16
 }
 
-// nextUnit reads the header of the unit at the stream's position: peeked
+// nextUnit reads the header of the unit at off, the stream's position: peeked
 // at, not stored (the caller stores or skips the unit). A zero length
 // (padding) gives a unit with no DIE.
-func nextUnit(info *lazySection, order ebin.ByteOrder) (u unitHeader, err error) {
-	off := uint64(info.n)
-	h, err := info.peek(min(24, len(info.data)-info.n))
+func nextUnit(info *lazySection, off uint64, order ebin.ByteOrder) (u unitHeader, err error) {
+	if off > uint64(len(info.data)) {
+		return u, errBeyond
+	}
+	h, err := info.peek(off, int(min(24, uint64(len(info.data))-off)))
 	if err != nil {
 		return u, err
 	}
@@ -478,7 +503,7 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	seen := 0
 	off := uint64(0)
 	for off < uint64(len(info.data)) && (uncovered || off <= last) {
-		u, err := nextUnit(info, order)
+		u, err := nextUnit(info, off, order)
 		if err != nil {
 			return nil, err
 		}
@@ -505,7 +530,7 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 		// read, a unit after those could have; only one not listed in
 		// .debug_aranges can.
 		for off < uint64(len(info.data)) {
-			u, err := nextUnit(info, order)
+			u, err := nextUnit(info, off, order)
 			if err != nil {
 				return err
 			}

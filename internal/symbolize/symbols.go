@@ -5,7 +5,7 @@ import (
 	"debug/gosym"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // source says where a binary's answers came from, for the mapping's
@@ -201,7 +201,7 @@ func goFrames(t *gosym.Table, a uint64) (fr []frame) {
 // sortedDistinct returns the sorted distinct values of a.
 func sortedDistinct(a []uint64) []uint64 {
 	s := append([]uint64(nil), a...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	slices.Sort(s)
 	out := s[:0]
 	for i, v := range s {
 		if i == 0 || v != s[i-1] {
