@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/memcheck"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -18,14 +18,6 @@ func fuzzLimit(n int) int64 { return 1<<20 + 64*int64(n) }
 // limit: the blocks and what they decode to are counted against it, the
 // tables and the profile built from them take a bounded multiple.
 func allocBound(limit int64) uint64 { return 32 * uint64(limit) }
-
-// allocated returns the bytes the process has allocated so far, without
-// stopping the world as runtime.ReadMemStats does.
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
 
 // wideRows is a profile of n samples that share one stack and one row of
 // types values.
@@ -82,9 +74,9 @@ func FuzzReader(f *testing.F) {
 		}
 		for i := 0; i < r.Len() && i < 16; i++ {
 			_ = r.Entry(i)
-			before := allocated()
-			p, err := r.Profile(i)
-			if alloc := allocated() - before; alloc > allocBound(limit) {
+			var p *model.Profile
+			var err error
+			if alloc, over := memcheck.Over(allocBound(limit), func() { p, err = r.Profile(i) }); over {
 				t.Fatalf("profile %d: allocated %d bytes with a limit of %d (bound %d)", i, alloc, limit, allocBound(limit))
 			}
 			if err != nil {
@@ -135,19 +127,22 @@ func FuzzBlocks(f *testing.F) {
 	runtime.GC()
 	f.Fuzz(func(t *testing.T, tab, sec []byte, samples int, timeNanos int64) {
 		limit := fuzzLimit(len(tab) + len(sec))
-		before := allocated()
-		defer func() {
-			if alloc := allocated() - before; alloc > allocBound(limit) {
-				t.Fatalf("allocated %d bytes with a limit of %d (bound %d)", alloc, limit, allocBound(limit))
+		var p *model.Profile
+		decode := func() {
+			p = nil
+			tt, err := decodeTables(&dec{b: tab, block: "tables", room: limit})
+			if err != nil {
+				return
 			}
-		}()
-		tt, err := decodeTables(&dec{b: tab, block: "tables", room: limit})
-		if err != nil {
-			return
+			u := &unpacker{t: tt}
+			if q, err := u.decode(&dec{b: sec, block: "section", room: limit}, &Entry{Samples: samples, TimeNanos: timeNanos}); err == nil {
+				p = q
+			}
 		}
-		u := &unpacker{t: tt}
-		p, err := u.decode(&dec{b: sec, block: "section", room: limit}, &Entry{Samples: samples, TimeNanos: timeNanos})
-		if err != nil {
+		if alloc, over := memcheck.Over(allocBound(limit), decode); over {
+			t.Fatalf("allocated %d bytes with a limit of %d (bound %d)", alloc, limit, allocBound(limit))
+		}
+		if p == nil {
 			return
 		}
 		if err := p.Validate(); err != nil {

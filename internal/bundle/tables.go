@@ -584,6 +584,12 @@ func decodeTables(d *dec) (*tables, error) {
 	for i := range t.links {
 		t.links[i].TraceID = d.bytes("link.trace_id")
 		t.links[i].SpanID = d.bytes("link.span_id")
+		if n := len(t.links[i].TraceID); n != 0 && n != 16 {
+			d.fail("link.trace_id", "%d bytes, want 16", n)
+		}
+		if n := len(t.links[i].SpanID); n != 0 && n != 8 {
+			d.fail("link.span_id", "%d bytes, want 8", n)
+		}
 	}
 	if !t.decodeRows(d) {
 		return nil, d.err

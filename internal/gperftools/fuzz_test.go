@@ -3,22 +3,16 @@ package gperftools
 import (
 	"bytes"
 	"runtime"
-	"runtime/metrics"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/memcheck"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // allocBound is what Decode may allocate for an input of n bytes: a fixed
 // part (the read buffer, the builder's tables) and a part proportional to
 // the input, never more.
 func allocBound(n int) uint64 { return 1<<20 + 64*uint64(n) }
-
-// allocated returns the bytes the process has allocated so far. Unlike
-// runtime.ReadMemStats it does not stop the world, which keeps fuzzing fast.
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
 
 func FuzzDecode(f *testing.F) {
 	for _, fx := range fixtures {
@@ -35,9 +29,12 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		DetectLayout(data)
 		for _, salvage := range []bool{false, true} {
-			before := allocated()
-			p, info, err := Decode(bytes.NewReader(data), Options{Salvage: salvage, Warn: func(string) {}})
-			if alloc := allocated() - before; alloc > allocBound(len(data)) {
+			var p *model.Profile
+			var info *Info
+			var err error
+			if alloc, over := memcheck.Over(allocBound(len(data)), func() {
+				p, info, err = Decode(bytes.NewReader(data), Options{Salvage: salvage, Warn: func(string) {}})
+			}); over {
 				t.Fatalf("allocated %d bytes for a %d-byte input (bound %d)", alloc, len(data), allocBound(len(data)))
 			}
 			if err != nil {
@@ -85,11 +82,11 @@ func TestAllocWorstCase(t *testing.T) {
 		f.rec(1, 0x1000+i)
 	}
 	b := f.trailer().buf
-	before := allocated()
-	if _, _, err := Decode(bytes.NewReader(b), Options{}); err != nil {
+	var err error
+	alloc := memcheck.Of(func() { _, _, err = Decode(bytes.NewReader(b), Options{}) })
+	if err != nil {
 		t.Fatal(err)
 	}
-	alloc := allocated() - before
 	t.Logf("%d bytes allocated for %d input bytes (%.1f per byte)", alloc, len(b), float64(alloc)/float64(len(b)))
 	if alloc > allocBound(len(b)) {
 		t.Errorf("allocated %d bytes for %d input bytes, bound %d", alloc, len(b), allocBound(len(b)))

@@ -5,13 +5,14 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/pprofx/pprofx/internal/memcheck"
+	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/pprof"
 )
 
@@ -20,14 +21,6 @@ import (
 // model, both estimated and checked before they are allocated, the JSON
 // tokens' garbage, and a fixed part.
 func allocBound(n int) uint64 { return 2<<20 + 64*uint64(n) }
-
-// allocated returns the bytes the process has allocated so far, without
-// stopping the world as runtime.ReadMemStats does.
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
 
 // FuzzDecode feeds the reader binary and JSON inputs, plain and gzipped. It
 // must never panic, and whatever it accepts must re-encode and read back.
@@ -76,9 +69,10 @@ func FuzzDecode(f *testing.F) {
 		strings.Repeat(",{}", 4096) + "]}}]}]}]}"))
 	runtime.GC() // count nothing the seeds' setup allocated
 	f.Fuzz(func(t *testing.T, data []byte) {
-		before := allocated()
-		ps, err := Decode(data, DecodeOptions{})
-		alloc := allocated() - before
+		var ps []*model.Profile
+		var err error
+		decode := func() { ps, err = Decode(data, DecodeOptions{}) }
+		decode()
 		// A gzipped input is bounded by what it decompresses to.
 		n := len(data)
 		if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
@@ -87,7 +81,7 @@ func FuzzDecode(f *testing.F) {
 				n = max(n, int(k))
 			}
 		}
-		if alloc > allocBound(n) {
+		if alloc, over := memcheck.Over(allocBound(n), decode); over {
 			t.Fatalf("allocated %d bytes for a %d-byte input (bound %d)", alloc, n, allocBound(n))
 		}
 		if err != nil {

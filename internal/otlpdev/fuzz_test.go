@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pprofx/pprofx/internal/memcheck"
 	"github.com/pprofx/pprofx/internal/model"
 	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/pprof"
@@ -18,12 +18,6 @@ import (
 // allocate: the generated messages of the parse (up to about 100 bytes of
 // structs per field of a few bytes), the model, and a fixed part.
 func allocBound(n int) uint64 { return 4<<20 + 400*uint64(n) }
-
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
 
 // seeds are pprofx's outputs of the real fixtures in every layout, and the
 // collector-written files of testdata/otlp-dev.
@@ -78,9 +72,9 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		for _, layout := range []SampleLayout{LayoutV110, LayoutV19} {
-			before := allocated()
-			ps, err := Decode(data, DecodeOptions{Layout: layout})
-			if alloc := allocated() - before; alloc > allocBound(len(data)) {
+			var ps []*model.Profile
+			var err error
+			if alloc, over := memcheck.Over(allocBound(len(data)), func() { ps, err = Decode(data, DecodeOptions{Layout: layout}) }); over {
 				t.Fatalf("allocated %d bytes for a %d-byte input (bound %d)", alloc, len(data), allocBound(len(data)))
 			}
 			if err != nil {

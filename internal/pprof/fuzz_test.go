@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/memcheck"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // allocBound is what DecodeRaw may allocate for an input of n bytes: the
@@ -13,14 +15,6 @@ import (
 // are allocated), the maps that intern stacks and label sets, and a fixed
 // part; never more.
 func allocBound(n int) uint64 { return 1<<20 + 32*uint64(n) }
-
-// allocated returns the bytes the process has allocated so far, without
-// stopping the world as runtime.ReadMemStats does.
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
 
 // FuzzDecode: no input makes the decoder panic, and whatever it accepts
 // is valid, encodes, and decodes again to the same encoding.
@@ -44,9 +38,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add(append([]byte{0x32, 0x00, 0x22, 0x02, 0x08, 0x01, 0x12, 0x83, 0x20, 0x0a, 0x80, 0x20}, bytes.Repeat([]byte{1}, 4096)...))
 	runtime.GC() // count nothing the seeds' setup allocated
 	f.Fuzz(func(t *testing.T, data []byte) {
-		before := allocated()
-		p, err := DecodeRaw(data)
-		if alloc := allocated() - before; alloc > allocBound(len(data)) {
+		var p *model.Profile
+		var err error
+		if alloc, over := memcheck.Over(allocBound(len(data)), func() { p, err = DecodeRaw(data) }); over {
 			t.Fatalf("allocated %d bytes for a %d-byte input (bound %d)", alloc, len(data), allocBound(len(data)))
 		}
 		if err != nil {

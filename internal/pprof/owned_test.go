@@ -5,6 +5,8 @@ import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/memcheck"
 )
 
 // DecodeRawOwned gives the profile DecodeRaw gives; its strings point into
@@ -37,9 +39,8 @@ func TestDecodeRawOwned(t *testing.T) {
 // are allocated.
 func TestCountsBeyondTheBytes(t *testing.T) {
 	samples := append([]byte{0x32, 0x00, 0x32, 0x01, 's', 0x0a, 0x02, 0x08, 0x01}, bytes.Repeat([]byte{0x12, 0x02, 0x10, 0x01}, 2<<20)...)
-	before := allocated()
-	_, err := DecodeRaw(samples)
-	alloc := allocated() - before
+	var err error
+	alloc := memcheck.Of(func() { _, err = DecodeRaw(samples) })
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("2097152 samples")) {
 		t.Fatalf("err = %v", err)
 	}
