@@ -330,7 +330,7 @@ func (f *inflater) huff(to int) error {
 	var err error
 	for op < to {
 		if ip+8 <= len(in) {
-			bb |= ebin.LittleEndian.Uint64(in[ip:]) << nb
+			bb |= ebin.LittleEndian.Uint64(in[ip:]) << (nb & 63)
 			ip += int(63-nb) >> 3
 			nb |= 56
 		} else {
@@ -348,7 +348,7 @@ func (f *inflater) huff(to int) error {
 			err = errInflate
 			break
 		}
-		bb >>= n
+		bb >>= n & 63
 		nb -= n
 		if s < 256 {
 			out[op] = byte(s)
@@ -365,8 +365,8 @@ func (f *inflater) huff(to int) error {
 			break
 		}
 		x := lenExtra[s]
-		length := int(lenBase[s]) + int(bb&(1<<x-1))
-		bb >>= x
+		length := int(lenBase[s]) + int(bb&(1<<(x&63)-1))
+		bb >>= x & 63
 		nb -= uint(x)
 		e = dist[bb&(1<<primaryBits-1)]
 		if e&flagSub != 0 {
@@ -378,11 +378,11 @@ func (f *inflater) huff(to int) error {
 			err = errInflate
 			break
 		}
-		bb >>= n
+		bb >>= n & 63
 		nb -= n
 		x = dstExtra[d]
-		d = int(dstBase[d]) + int(bb&(1<<x-1))
-		bb >>= x
+		d = int(dstBase[d]) + int(bb&(1<<(x&63)-1))
+		bb >>= x & 63
 		nb -= uint(x)
 		if d > op || length > len(out)-op {
 			err = errInflate
