@@ -209,22 +209,20 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 	var src io.Reader = in
 	if name == "-" {
 		// Standard input cannot be read at random: a bundle there is read
-		// into memory first.
-		data, err := io.ReadAll(io.LimitReader(in, o.MaxInputSize+1))
-		if err != nil {
-			return err
-		}
-		if int64(len(data)) > o.MaxInputSize {
-			return fmt.Errorf("input is larger than the limit of %d bytes (--max-input-size)", o.MaxInputSize)
-		}
-		if bundle.IsBundle(data) {
+		// into memory first; anything else is read as it comes.
+		br := bufio.NewReader(in)
+		if head, _ := br.Peek(len(bundle.Magic)); bundle.IsBundle(head) {
+			data, err := formats.ReadAll(br, o.MaxInputSize)
+			if err != nil {
+				return err
+			}
 			r, err := bundle.OpenLimit(bytes.NewReader(data), int64(len(data)), o.MaxInputSize)
 			if err != nil {
 				return err
 			}
 			return fromBundle(r)
 		}
-		src = bytes.NewReader(data)
+		src = br
 	}
 	got, err := formats.Read(src, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name)})
 	if err != nil {

@@ -83,12 +83,16 @@ Output formats:
 // input by reading it into memory.
 func openBundle(ios *IOStreams, name string, max int64) (*bundle.Reader, func(), error) {
 	if name == "-" {
-		data, err := io.ReadAll(io.LimitReader(ios.In, max+1))
-		if err != nil {
+		// Its head says whether it is a bundle before the rest is read.
+		br := bufio.NewReaderSize(ios.In, 64)
+		head, _ := br.Peek(64)
+		if !bundle.IsBundle(head) {
+			_, err := openBundleReader(bytes.NewReader(head), int64(len(head)), max)
 			return nil, nil, err
 		}
-		if int64(len(data)) > max {
-			return nil, nil, fmt.Errorf("input is larger than the limit of %d bytes (--max-input-size)", max)
+		data, err := formats.ReadAll(br, max)
+		if err != nil {
+			return nil, nil, err
 		}
 		r, err := openBundleReader(bytes.NewReader(data), int64(len(data)), max)
 		return r, func() {}, err

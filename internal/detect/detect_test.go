@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/memcheck"
 )
 
 func gperfHeader(slot int, order binary.AppendByteOrder, words uint64) []byte {
@@ -129,7 +131,13 @@ func FuzzSniff(f *testing.F) {
 	f.Add(gperfHeader(4, binary.BigEndian, 3))
 	f.Add([]byte(BundleMagic))
 	f.Fuzz(func(t *testing.T, head []byte) {
-		res, err := Sniff(head)
+		var res Result
+		var err error
+		// Sniffing looks at a head of at most HeadSize bytes: what it
+		// takes is bounded by a multiple of that.
+		if alloc, over := memcheck.Over(sniffAllocBound(len(head)), func() { res, err = Sniff(head) }); over {
+			t.Fatalf("allocated %d bytes for a %d-byte head (bound %d)", alloc, len(head), sniffAllocBound(len(head)))
+		}
 		if err == nil && res.Format == Unknown {
 			t.Fatal("no error and no format")
 		}
@@ -138,3 +146,6 @@ func FuzzSniff(f *testing.F) {
 		}
 	})
 }
+
+// sniffAllocBound is what Sniff may allocate for a head of n bytes.
+func sniffAllocBound(n int) uint64 { return 64<<10 + 16*uint64(n) }

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -62,6 +63,14 @@ type ReadOptions struct {
 	// for inspect and pprof output, whose memory then does not grow with
 	// the distinct stacks' frames. The caller closes the stream.
 	Stream bool
+}
+
+// limit is the --max-input-size in force.
+func (o ReadOptions) limit() int64 {
+	if o.MaxInputSize <= 0 {
+		return DefaultMaxInputSize
+	}
+	return o.MaxInputSize
 }
 
 // Stream is a profile whose samples are not held in memory.
@@ -318,27 +327,50 @@ func sizeHint(r io.Reader, c detect.Compression, limit int64) (hint, declared in
 	return n, declared
 }
 
+// mappedBytes counts the bytes newChunk took outside the Go heap, which
+// runtime.MemStats does not see.
+var mappedBytes atomic.Int64
+
+// MappedBytes is how many bytes of input chunks were taken outside the Go
+// heap so far (given back as soon as they were copied): the tests of
+// memory bounds add it to what runtime.MemStats counts.
+func MappedBytes() int64 { return mappedBytes.Load() }
+
+// ReadAll reads all of r, at most limit bytes (more is the
+// --max-input-size error, at the first byte over), into one slice of the
+// size read, taking that size once and a chunk (see readChunks).
+func ReadAll(r io.Reader, limit int64) ([]byte, error) {
+	return readChunks(&limitedReader{r: r, left: limit, max: limit}, nil, 0)
+}
+
 // readAll reads the rest of r, which is bounded by --max-input-size, into
 // a buffer of hint bytes (plus one, to see the end) when hint is known.
 func readAll(r io.Reader, hint int64) ([]byte, error) {
-	var first []byte
-	if hint > 0 {
-		first = make([]byte, 0, hint+1)
-	}
-	return readChunks(r, first)
+	return readChunks(r, nil, hint)
 }
 
 // readChunks reads the rest of r into first's room and then into chunks
 // that grow with what was read (never past maxChunk), and joins them into
-// one slice of exactly the size read. Memory is at most twice the data,
-// and an input cut off by --max-input-size fails as soon as it is over,
-// never after a buffer was doubled past the limit.
-func readChunks(r io.Reader, first []byte) ([]byte, error) {
+// one slice of exactly the size read. The chunks are given back as they
+// are copied (newChunk), so memory is the data once plus a chunk, and an
+// input cut off by --max-input-size fails as soon as it is over, never
+// after a buffer was doubled past the limit. hint, when not 0, is the size
+// the input declares (see sizeHint): once hintAfter bytes were read (and
+// passed whatever checks r makes as they arrive), one buffer of that size
+// takes them and the rest, so that no join is needed; an input refused in
+// its first bytes never takes it.
+func readChunks(r io.Reader, first []byte, hint int64) ([]byte, error) {
 	buf := first[:0]
 	if cap(buf) == 0 {
-		buf = make([]byte, 0, minChunk)
+		buf = make([]byte, 0, min(max(hint+1, 4096), minChunk))
 	}
 	var full [][]byte
+	var mapped [][]byte // the chunks to give back, once copied or on error
+	defer func() {
+		for _, c := range mapped {
+			freeChunk(c)
+		}
+	}()
 	total := 0
 	for {
 		n, err := r.Read(buf[len(buf):cap(buf)])
@@ -352,21 +384,41 @@ func readChunks(r io.Reader, first []byte) ([]byte, error) {
 		if len(buf) < cap(buf) {
 			continue
 		}
+		if read := int64(total + len(buf)); hint >= read && read >= hintAfter {
+			big := make([]byte, 0, hint+1)
+			for _, c := range full {
+				big = append(big, c...)
+			}
+			buf = append(big, buf...)
+			for _, c := range mapped {
+				freeChunk(c)
+			}
+			full, mapped, total, hint = nil, nil, 0, 0
+			continue
+		}
 		full = append(full, buf)
 		total += len(buf)
-		buf = make([]byte, 0, min(max(total, minChunk), maxChunk))
+		var m bool
+		if buf, m = newChunk(min(max(total, minChunk), maxChunk)); m {
+			mapped = append(mapped, buf)
+		}
 	}
 	if len(full) == 0 {
 		return buf, nil
 	}
 	out := make([]byte, 0, total+len(buf))
-	for _, c := range full {
+	for _, c := range append(full, buf) {
 		out = append(out, c...)
+		if len(mapped) > 0 && cap(c) > 0 && &c[:1][0] == &mapped[0][:1][0] {
+			freeChunk(mapped[0])
+			mapped = mapped[1:]
+		}
 	}
-	return append(out, buf...), nil
+	return out, nil
 }
 
 const (
+	hintAfter = 4 << 20
 	minChunk  = 64 << 10
 	maxChunk  = 64 << 20
 	maxPooled = 64 << 20
@@ -395,10 +447,7 @@ func withBuffer(r io.Reader, hint int64, fn func(data []byte, keep bool) error) 
 	if bp, ok := bufferPool.Get().(*[]byte); ok {
 		first = *bp
 	}
-	if hint >= int64(cap(first)) {
-		first = make([]byte, 0, hint+1)
-	}
-	data, err := readChunks(r, first)
+	data, err := readChunks(r, first, hint)
 	if err != nil {
 		return err
 	}

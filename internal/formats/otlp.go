@@ -11,6 +11,15 @@ import (
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
+	"github.com/pprofx/pprofx/internal/wirecheck"
+)
+
+// The schemas the OTLP inputs' framing is checked against.
+var (
+	otlpSchema    = (&profilespb.ProfilesData{}).ProtoReflect().Descriptor()
+	otlpDevSchema = (&devprofilespb.ProfilesData{}).ProtoReflect().Descriptor()
 )
 
 // Output formats of OTLP profiles in the OTEP's pprofextended dialect
@@ -22,7 +31,14 @@ const (
 
 func init() {
 	read := func(r *bufio.Reader, in *Input, opts ReadOptions) error {
-		data, err := readAll(r, opts.sizeHint)
+		// The framing is checked as the bytes arrive, under both dialects'
+		// schemas (the head may not have told them apart): an input that
+		// fits neither fails at its first bad byte, before the rest is read.
+		var checked io.Reader = wirecheck.NewProto(r, opts.limit(), "otlp", false, otlpSchema, otlpDevSchema)
+		if in.Format == detect.OTLPJSON {
+			checked = wirecheck.NewJSON(r, "otlp json")
+		}
+		data, err := readAll(checked, opts.sizeHint)
 		if err != nil {
 			return err
 		}

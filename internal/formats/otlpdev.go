@@ -10,6 +10,7 @@ import (
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlpdev"
+	"github.com/pprofx/pprofx/internal/wirecheck"
 )
 
 // Output formats of OTLP profiles v1development (opentelemetry-proto
@@ -23,9 +24,24 @@ const (
 
 func init() {
 	read := func(r *bufio.Reader, in *Input, opts ReadOptions) error {
-		data, err := readAll(r, opts.sizeHint)
+		// The framing is checked as the bytes arrive (also of each message
+		// of a collector file): an input that goes wrong fails at its first
+		// bad byte, before the rest is read.
+		pc := wirecheck.NewProto(r, opts.limit(), "otlp", true, otlpDevSchema)
+		var checked io.Reader = pc
+		if in.Format == detect.OTLPDevJSON {
+			checked = wirecheck.NewJSON(r, "otlp json")
+		}
+		data, err := readAll(checked, opts.sizeHint)
 		if err != nil {
 			return err
+		}
+		if checked == pc {
+			// What parsing the messages takes, counted before it is
+			// allocated (millions of empty samples, or of empty messages).
+			if err := model.CheckMemory("otlp", pc.Need(), int64(len(data)), "the messages"); err != nil {
+				return err
+			}
 		}
 		return readOTLPDev(data, in, opts)
 	}

@@ -20,7 +20,7 @@ func init() {
 		// DecodeRaw keeps nothing of its input, so the buffer is reused.
 		// The framing is checked as the bytes arrive: a bad input fails at
 		// its first bad byte, before the rest is read.
-		return withBuffer(&pprof.FrameChecker{R: r}, opts.sizeHint, func(data []byte, keep bool) error {
+		return withBuffer(&pprof.FrameChecker{R: r, Limit: opts.limit()}, opts.sizeHint, func(data []byte, keep bool) error {
 			decode := pprof.DecodeRaw
 			if keep {
 				// A buffer too large to reuse is handed to the profile: its

@@ -39,9 +39,16 @@ type Case struct {
 	// it reads decompress to, as claimed), the size the memory bound
 	// (64 MiB + 16 x Raw) is measured against.
 	Raw int64
+	// Early: the input is known bad from its first bytes, and must be
+	// refused before the rest is read: memory stays under EarlyBound,
+	// whatever the input's size.
+	Early bool
 	// Gen writes the file.
 	Gen func(w io.Writer) error
 }
+
+// EarlyBound is what a run may take in all for an input refused early.
+const EarlyBound = 32 << 20
 
 // Cases returns every case. small scales them down (tens of MB instead of
 // GB once decompressed) for tests; the messages and exit statuses are the
@@ -112,18 +119,21 @@ func Cases(small bool) []Case {
 	add(Case{Name: "gzip-cap.pb.gz", Desc: fmt.Sprintf("gzip: a pprof of exactly the cap (%d)", capSize),
 		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize), "IN"}, Exit: 0,
 		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
+	add(Case{Name: "gzip-cap.pb.gz", Desc: "same, from standard input",
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize), "-", "<IN"}, Exit: 0,
+		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
 	add(Case{Name: "gzip-cap.pb.gz", Desc: "same, cap one byte less",
 		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize - 1), "IN"}, Exit: 1, Msg: "its size trailer says",
 		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
 	add(Case{Name: "gzip-cap.pb.gz", Desc: "same, cap one byte less, from standard input",
-		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize - 1), "-", "<IN"}, Exit: 1, Msg: "(--max-input-size)",
-		Raw: capSize, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(capSize - 1), "-", "<IN"}, Exit: 1, Msg: "past the limit of",
+		Raw: capSize, Early: true, Gen: gz(func(w io.Writer) error { return pprofOfSize(w, capSize) })})
 	add(Case{Name: "gzip-zeros.gz", Desc: fmt.Sprintf("gzip: %d zeros", zeros),
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "unknown format",
-		Raw: zeros, Gen: gz(func(w io.Writer) error { return repeat(w, make([]byte, 1<<16), zeros>>16) })})
+		Raw: zeros, Early: true, Gen: gz(func(w io.Writer) error { return repeat(w, make([]byte, 1<<16), zeros>>16) })})
 	add(Case{Name: "gzip-pprof-zeros.pb.gz", Desc: fmt.Sprintf("gzip: a pprof of 4 KiB then zeros, %d bytes in all", zeros),
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "pprof: byte offset 4096: bad field tag",
-		Raw: zeros, Gen: gz(func(w io.Writer) error {
+		Raw: zeros, Early: true, Gen: gz(func(w io.Writer) error {
 			if err := pprofOfSize(w, 4096); err != nil {
 				return err
 			}
@@ -135,7 +145,55 @@ func Cases(small bool) []Case {
 		})})
 	add(Case{Name: "gzip-gzip.pb.gz.gz", Desc: "gzip inside gzip",
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "gzip inside gzip",
-		Raw: 64, Gen: gz(gz(func(w io.Writer) error { return pprofOfSize(w, 64) }))})
+		Raw: 64, Early: true, Gen: gz(gz(func(w io.Writer) error { return pprofOfSize(w, 64) }))})
+	// The same, from standard input and through every other reader that
+	// could buffer an input whole before judging it.
+	gzZeros := gz(func(w io.Writer) error { return repeat(w, make([]byte, 1<<16), zeros>>16) })
+	add(Case{Name: "gzip-zeros.gz", Desc: "same, from standard input",
+		Args: []string{"inspect", "-", "<IN"}, Exit: 1, Msg: "unknown format", Raw: zeros, Early: true, Gen: gzZeros})
+	add(Case{Name: "gzip-zeros.gz", Desc: "same, merge from standard input",
+		Args: []string{"merge", "-", "-o", "OUT.ppxb", "<IN"}, Exit: 1, Msg: "unknown format", Raw: zeros, Early: true, Gen: gzZeros})
+	add(Case{Name: "gzip-zeros.gz", Desc: "same, unpack from standard input",
+		Args: []string{"unpack", "-", "--index", "0", "-o", "OUT.pb.gz", "<IN"}, Exit: 1, Msg: "not a pprofx bundle", Raw: zeros, Early: true, Gen: gzZeros})
+	zstZeros := zst(func(w io.Writer) error { return repeat(w, make([]byte, 1<<16), zeros>>16) })
+	add(Case{Name: "zstd-zeros.zst", Desc: fmt.Sprintf("zstd: %d zeros", zeros),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "unknown format", Raw: zeros, Early: true, Gen: zstZeros})
+	add(Case{Name: "zstd-zeros.zst", Desc: "same, from standard input",
+		Args: []string{"inspect", "-", "<IN"}, Exit: 1, Msg: "unknown format", Raw: zeros, Early: true, Gen: zstZeros})
+	// OTLP, both dialects and every layout: a valid start, then zeros.
+	half := zeros / 2
+	add(Case{Name: "otlp-zeros.otlp.gz", Desc: fmt.Sprintf("OTLP: a profile's start, then %d zeros", half),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "bad field tag (field number 0)", Raw: half + 32, Early: true,
+		Gen: gz(func(w io.Writer) error { return otlpZeros(w, half) })})
+	add(Case{Name: "otlp-zeros.otlp.gz", Desc: "same, from standard input",
+		Args: []string{"inspect", "-", "<IN"}, Exit: 1, Msg: "bad field tag (field number 0)", Raw: half + 32, Early: true,
+		Gen: gz(func(w io.Writer) error { return otlpZeros(w, half) })})
+	add(Case{Name: "otlp-empty-samples.otlp.gz", Desc: "OTLP: a message longer than --max-input-size, from standard input",
+		Args: []string{"inspect", "--max-input-size", fmt.Sprint(nOTLP), "-", "<IN"}, Exit: 1, Msg: "past the limit of",
+		Raw: 2*nOTLP + 32, Early: true, Gen: gz(func(w io.Writer) error { return otlpEmptySamples(w, nOTLP) })})
+	add(Case{Name: "otlpdev-framed-zeros.gz", Desc: fmt.Sprintf("OTLP collector file (framed): a message, then a frame of %d zeros", half),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "bad field tag", Raw: half + 64, Early: true,
+		Gen: gz(func(w io.Writer) error { return framedZeros(w, half) })})
+	add(Case{Name: "otlpdev-jsonl-zeros.jsonl.gz", Desc: fmt.Sprintf("OTLP JSON lines: a line, then %d zeros", half),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "otlp json: byte", Raw: half + 64, Early: true,
+		Gen: gz(func(w io.Writer) error {
+			if _, err := io.WriteString(w, `{"resourceProfiles":[],"dictionary":{"stringTable":[""]}}`+"\n"); err != nil {
+				return err
+			}
+			return repeat(w, make([]byte, 1<<16), half>>16)
+		})})
+	add(Case{Name: "otlpdev-empty-samples.otlp.gz", Desc: fmt.Sprintf("OTLP v1development: %d empty samples", nOTLP),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "more than 14 times the input",
+		Raw: 2*nOTLP + 32, Gen: gz(func(w io.Writer) error { return otlpDevEmptySamples(w, nOTLP) })})
+	add(Case{Name: "otlpdev-empty-frames.gz", Desc: fmt.Sprintf("OTLP collector file: a message, then %d empty frames", nOTLP/2),
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "more than 14 times the input",
+		Raw: 2*nOTLP + 32, Gen: gz(func(w io.Writer) error {
+			msg := []byte{0x12, 0x02, 0x2a, 0x00}
+			if _, err := w.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(msg))), msg...)); err != nil {
+				return err
+			}
+			return repeat(w, []byte{0, 0, 0, 0}, nOTLP/2)
+		})})
 	add(Case{Name: "gzip-truncated.pb.gz", Desc: "gzip cut short",
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "gzip: truncated at byte",
 		Raw: 1 << 20, Gen: truncated(gz(func(w io.Writer) error { return pprofOfSize(w, 1<<20) }))})
@@ -292,6 +350,63 @@ func otlpSlices(w io.Writer, n int64) error {
 	sample := protowire.AppendTag(nil, 2, protowire.BytesType)
 	sample = protowire.AppendBytes(sample, s)
 	return otlpWrap(w, head, n*int64(len(sample)), func(w io.Writer) error { return repeat(w, sample, n) })
+}
+
+// otlpZeros: a ProfilesData whose scope_profiles holds a profile of 100k
+// strings (past the 64 KiB detection looks at), then n zeros.
+func otlpZeros(w io.Writer, n int64) error {
+	var prof []byte
+	prof = append(prof, otlpStrings...)
+	for i := 0; i < 100_000; i++ {
+		prof = append(prof, 0x32, 0x01, 's')
+	}
+	c := protowire.AppendTag(nil, 8, protowire.BytesType) // container.profile
+	c = protowire.AppendBytes(c, prof)
+	sp := protowire.AppendTag(nil, 2, protowire.BytesType) // scope_profiles.profiles
+	sp = protowire.AppendBytes(sp, c)
+	spLen := uint64(len(sp)) + uint64(n)
+	rp := protowire.AppendTag(nil, 2, protowire.BytesType) // resource_profiles.scope_profiles
+	rp = protowire.AppendVarint(rp, spLen)
+	b := protowire.AppendTag(nil, 1, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(len(rp))+spLen)
+	b = append(append(b, rp...), sp...)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	return repeat(w, make([]byte, 1<<16), n>>16)
+}
+
+// otlpDevEmptySamples: a v1development ProfilesData (dictionary first)
+// of one profile of n empty samples, 2 bytes each.
+func otlpDevEmptySamples(w io.Writer, n int64) error {
+	size := uint64(2 * n)
+	var pre []byte
+	for _, num := range []protowire.Number{2, 2, 1} { // profiles, scope_profiles, resource_profiles
+		lvl := protowire.AppendTag(nil, num, protowire.BytesType)
+		lvl = protowire.AppendVarint(lvl, size)
+		pre = append(lvl, pre...)
+		size += uint64(len(lvl))
+	}
+	if _, err := w.Write(append([]byte{0x12, 0x02, 0x2a, 0x00}, pre...)); err != nil {
+		return err
+	}
+	return repeat(w, []byte{0x12, 0x00}, n)
+}
+
+// framedZeros: the collector file exporter's framing; one v1development
+// ProfilesData (a dictionary of one string, one empty profile), then a
+// frame of n bytes: a resource_profiles of zeros.
+func framedZeros(w io.Writer, n int64) error {
+	msg := []byte{0x12, 0x02, 0x2a, 0x00, 0x0a, 0x04, 0x12, 0x02, 0x12, 0x00}
+	b := binary.BigEndian.AppendUint32(nil, uint32(len(msg)))
+	b = append(b, msg...)
+	body := protowire.AppendTag(nil, 1, protowire.BytesType)
+	body = protowire.AppendVarint(body, uint64(n))
+	b = binary.BigEndian.AppendUint32(b, uint32(int64(len(body))+n))
+	if _, err := w.Write(append(b, body...)); err != nil {
+		return err
+	}
+	return repeat(w, make([]byte, 1<<16), n>>16)
 }
 
 func otlpJSONSamples(w io.Writer, n int64) error {

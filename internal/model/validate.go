@@ -118,25 +118,26 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("sample[%d].link: index %d out of range (%d links)", i, s.Link, len(p.Links))
 		}
 	}
+	// The names of what is checked are formatted only on failure.
 	for i, t := range p.SampleTypes {
-		if err := vt(fmt.Sprintf("sample_type[%d]", i), t); err != nil {
-			return err
+		if bad(t.Type) || bad(t.Unit) {
+			return vt(fmt.Sprintf("sample_type[%d]", i), t)
 		}
 	}
-	if err := vt("period_type", p.PeriodType); err != nil {
-		return err
+	if bad(p.PeriodType.Type) || bad(p.PeriodType.Unit) {
+		return vt("period_type", p.PeriodType)
 	}
 	for i, c := range p.Comments {
-		if err := str(fmt.Sprintf("comment[%d]", i), c); err != nil {
-			return err
+		if bad(c) {
+			return str(fmt.Sprintf("comment[%d]", i), c)
 		}
 	}
-	for _, e := range []struct {
+	for _, e := range [...]struct {
 		n string
 		v int32
 	}{{"default_sample_type", p.DefaultSampleType}, {"drop_frames", p.DropFrames}, {"keep_frames", p.KeepFrames}, {"doc_url", p.DocURL}} {
-		if err := str(e.n, e.v); err != nil {
-			return err
+		if bad(e.v) {
+			return str(e.n, e.v)
 		}
 	}
 	if len(p.ProfileID) != 0 && len(p.ProfileID) != 16 {

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pprofx/pprofx/internal/inflate"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
@@ -25,19 +24,9 @@ const maxDecompressed = 4 << 30
 // payload filled in. Every index and slice bound is checked; the error names
 // the first bad one by its field path.
 func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("otlp: gzip: %v", err)
-		}
-		raw, err := io.ReadAll(io.LimitReader(zr, maxDecompressed+1))
-		if err != nil {
-			return nil, fmt.Errorf("otlp: gzip: %v", err)
-		}
-		if len(raw) > maxDecompressed {
-			return nil, fmt.Errorf("otlp: gzip: decompressed data over %d bytes", maxDecompressed)
-		}
-		data = raw
+	data, err := inflate.Gzip(data, maxDecompressed, "otlp")
+	if err != nil {
+		return nil, err
 	}
 	pd := &profilespb.ProfilesData{}
 	var st *stripped

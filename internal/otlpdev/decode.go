@@ -3,11 +3,10 @@ package otlpdev
 import (
 	"bytes"
 	"fmt"
-	"io"
 
-	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pprofx/pprofx/internal/inflate"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
@@ -68,19 +67,9 @@ func Parse(data []byte, opts DecodeOptions) ([]*pb.ProfilesData, error) {
 }
 
 func messages(data []byte, opts DecodeOptions, check bool) ([]*pb.ProfilesData, error) {
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("otlp: gzip: %v", err)
-		}
-		raw, err := io.ReadAll(io.LimitReader(zr, maxDecompressed+1))
-		if err != nil {
-			return nil, fmt.Errorf("otlp: gzip: %v", err)
-		}
-		if len(raw) > maxDecompressed {
-			return nil, fmt.Errorf("otlp: gzip: decompressed data over %d bytes", maxDecompressed)
-		}
-		data = raw
+	data, err := inflate.Gzip(data, maxDecompressed, "otlp")
+	if err != nil {
+		return nil, err
 	}
 	if len(data) == 0 {
 		return nil, fmt.Errorf("otlp: empty input")
@@ -226,6 +215,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	if len(mt) > 1 {
 		p.Mappings = make([]model.Mapping, len(mt)-1)
 	}
+	var fnSet []bool // has_functions given, per mapping
 	for i := 1; i < len(mt); i++ {
 		m := mt[i]
 		mm := &p.Mappings[i-1]
@@ -246,6 +236,10 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 				}
 			case AttrHasFunctions:
 				mm.HasFunctions = on
+				if fnSet == nil {
+					fnSet = make([]bool, len(p.Mappings))
+				}
+				fnSet[i-1] = true
 			case AttrHasFilenames:
 				mm.HasFilenames = on
 			case AttrHasLineNumbers:
@@ -300,6 +294,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 			d.warn("otlp: location attributes other than pprof.location.is_folded (e.g. profile.frame.type) were dropped (the model has no place for them)")
 		}
 	}
+	inferHasFunctions(p, fnSet)
 	st := dd.GetStackTable()
 	frames := 0
 	for _, s := range st {
@@ -450,12 +445,13 @@ func sampleTypeOrder(t *dict, kvs []*commonpb.KeyValue, n int) []int {
 
 // lineUp reports whether the profiles of a scope hold the same samples
 // (matched by stack, attributes, link and timestamps: the j-th sample with a
-// key in one is the j-th with that key in the others) over the same time and
+// key in one is the j-th with that key in the others; a later profile may
+// leave samples of the first out, see matchSamples) over the same time and
 // period, so that they join into one profile with several sample types.
 func lineUp(profs []*pb.Profile) bool {
 	a := profs[0]
 	for _, b := range profs[1:] {
-		if len(b.Samples) != len(a.Samples) || b.TimeUnixNano != a.TimeUnixNano || b.DurationNano != a.DurationNano ||
+		if len(b.Samples) > len(a.Samples) || b.TimeUnixNano != a.TimeUnixNano || b.DurationNano != a.DurationNano ||
 			b.Period != a.Period || !sameVT(a.PeriodType, b.PeriodType) {
 			return false
 		}
@@ -494,8 +490,15 @@ func sampleKey(b []byte, s *pb.Sample) []byte {
 }
 
 // matchSamples returns, for each sample of a, the index of its match in b,
-// or nil when they do not match one to one.
+// or nil when they do not match one to one. b may have fewer samples
+// (pprofx's writer leaves out, in the profiles after the first, samples
+// whose value is 0 and whose key no other sample has): then b's samples
+// match, in order, the samples of a with their key, and those of a it
+// skips get -1 (value 0); nil when some sample of b finds no match.
 func matchSamples(a, b []*pb.Sample) []int {
+	if len(b) < len(a) {
+		return matchSubsequence(a, b)
+	}
 	m := make([]int, len(a))
 	positional := true
 	for i := range a {
@@ -522,6 +525,24 @@ func matchSamples(a, b []*pb.Sample) []int {
 		}
 		m[i] = q[0]
 		queue[string(kb)] = q[1:]
+	}
+	return m
+}
+
+// matchSubsequence is matchSamples for a b with fewer samples than a.
+func matchSubsequence(a, b []*pb.Sample) []int {
+	m := make([]int, len(a))
+	j := 0
+	for i := range a {
+		if j < len(b) && sameKey(a[i], b[j]) {
+			m[i] = j
+			j++
+		} else {
+			m[i] = -1
+		}
+	}
+	if j < len(b) {
+		return nil
 	}
 	return m
 }
@@ -597,7 +618,9 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 		ms.Values = values[i*len(profs) : (i+1)*len(profs) : (i+1)*len(profs)]
 		ms.Values[ord[0]] = d.sampleValue(s)
 		for k := 1; k < len(profs); k++ {
-			ms.Values[ord[k]] = d.sampleValue(profs[k].Samples[matches[k][i]])
+			if j := matches[k][i]; j >= 0 {
+				ms.Values[ord[k]] = d.sampleValue(profs[k].Samples[j])
+			}
 		}
 		ms.Stack, ms.Link = s.StackIndex, s.LinkIndex-1
 		if stackMap != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -140,11 +141,54 @@ func encode(ps []*model.Profile, opts EncodeOptions) ([]byte, func(), error) {
 // cand is a string laid out in the string table.
 type cand struct {
 	s    string
-	p, i int32 // p == -1: a fixed key
+	p, i int32 // p == -1: fixed key i; p == -2: a profile attribute key
+}
+
+// The attribute keys the writer may use, by number.
+const (
+	kComment = iota
+	kDropFrames
+	kKeepFrames
+	kDocURL
+	kMappings
+	kBuildIDGNU
+	kBuildIDHTL
+	kHasFunctions
+	kHasFilenames
+	kHasLineNumbers
+	kHasInlineFrames
+	kIsFolded
+	nFixedKeys
+)
+
+var fixedKeys = [nFixedKeys]string{AttrComment, AttrDropFrames, AttrKeepFrames, AttrDocURL, AttrMappings,
+	AttrBuildIDGNU, AttrBuildIDHTL, AttrHasFunctions, AttrHasFilenames, AttrHasLineNumbers, AttrHasInlineFrames, AttrIsFolded}
+
+// fixedKey returns the number of a fixed key, or -1.
+func fixedKey(s string) int {
+	for k, f := range fixedKeys {
+		if f == s {
+			return k
+		}
+	}
+	return -1
 }
 
 // ref names an entry of one input profile's table: profile, index.
 type ref struct{ p, i int32 }
+
+// locKey orders the location table (layoutLocations).
+type locKey struct {
+	mapping int32
+	address uint64
+	r       ref
+}
+
+// stackUse is a stack a sample uses (layoutStacks).
+type stackUse struct {
+	key []int32 // written location indices, root first
+	r   ref
+}
 
 // encoder holds the scratch state of one Encode call.
 type encoder struct {
@@ -174,16 +218,29 @@ type encoder struct {
 	aindex map[string]int32 // body -> index in attrs (provisional)
 	aperm  []int32          // provisional -> written attribute index
 
+	fnState   [][]uint8 // per input profile and mapping: inferFunctions
+	dfnState  []uint8   // per dictionary mapping (from 1): merged fnState
 	mapAttrs  [][]int32 // per dictionary mapping (from 1)
 	locAttrs  [][]int32 // per dictionary location (from 1)
 	profAttrs [][]int32 // per input profile
 
-	keys      map[string]int32 // fixed and profile attribute keys -> string index
-	need      map[string]bool  // scratch of layoutStrings
+	keys      map[string]int32  // profile attribute keys (not fixed) -> string index
+	fixed     [nFixedKeys]int32 // fixedKeys[k] -> string index, 0 when not written
 	cands     []cand
 	emptyName int32 // index of the extra "" names of empty functions point at
 	scratch   []byte
 	keybuf    []byte
+
+	// Scratch of the layout steps, kept for the next call.
+	skeys      []sampleKeyRef
+	omittable  []bool
+	stackCount []int32
+	lkeys      []locKey
+	stAll      []stackUse
+	stKeys     []int32
+	done       []bool
+	perm       []int32
+	sorted     []string
 }
 
 func (e *encoder) warn(msg string) {
@@ -197,11 +254,27 @@ func (e *encoder) warn(msg string) {
 }
 
 func (e *encoder) validUTF8(s string) string {
-	if utf8.ValidString(s) {
+	if isASCII(s) || utf8.ValidString(s) {
 		return s
 	}
 	e.warn("otlp: strings that are not valid UTF-8 (which protobuf strings must be) had their bad bytes replaced by U+FFFD")
 	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// isASCII reports whether s is all ASCII, 8 bytes at a time: most strings
+// of a profile are, and utf8.ValidString costs twice as much on the short
+// strings a profile is made of. (The bytes are read in place, not copied.)
+func isASCII(s string) bool {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	var or uint64
+	for len(b) >= 8 {
+		or |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		or |= uint64(c)
+	}
+	return or&0x8080808080808080 == 0
 }
 
 func grow[T any](s [][]T, n int) [][]T {
@@ -356,56 +429,68 @@ func (e *encoder) layoutStrings() {
 		e.smap[pi] = used
 	}
 	// The attribute keys the writer will use, and only those: a small
-	// profile's string table is a good part of its size.
-	need := e.need
-	if need == nil {
-		need = map[string]bool{}
-		e.need = need
+	// profile's string table is a good part of its size. The fixed keys
+	// are flags in an array (no map to build for each call); profile
+	// attribute keys, which only OTLP inputs have, go through a map.
+	var need [nFixedKeys]bool
+	if e.keys != nil {
+		clear(e.keys)
 	}
-	clear(need)
 	for _, p := range e.ps {
 		for _, a := range p.Attributes {
-			need[a.Key] = true
+			if k := fixedKey(a.Key); k >= 0 {
+				need[k] = true
+				continue
+			}
+			if e.keys == nil {
+				e.keys = map[string]int32{}
+			}
+			if _, ok := e.keys[a.Key]; !ok {
+				e.keys[a.Key] = 0
+				cs = append(cs, cand{a.Key, -2, 0})
+			}
 		}
-		need[AttrComment] = need[AttrComment] || len(p.Comments) > 0
-		need[AttrDropFrames] = need[AttrDropFrames] || p.DropFrames != 0
-		need[AttrKeepFrames] = need[AttrKeepFrames] || p.KeepFrames != 0
-		need[AttrDocURL] = need[AttrDocURL] || p.DocURL != 0
-		need[AttrMappings] = need[AttrMappings] || len(e.ps) > 1
+		need[kComment] = need[kComment] || len(p.Comments) > 0
+		need[kDropFrames] = need[kDropFrames] || p.DropFrames != 0
+		need[kKeepFrames] = need[kKeepFrames] || p.KeepFrames != 0
+		need[kDocURL] = need[kDocURL] || p.DocURL != 0
+		need[kMappings] = need[kMappings] || len(e.ps) > 1
 		for i := range p.Mappings {
 			m := &p.Mappings[i]
-			need[AttrBuildIDGNU] = need[AttrBuildIDGNU] || (m.BuildID != 0 && m.BuildIDKind != 1)
-			need[AttrBuildIDHTL] = need[AttrBuildIDHTL] || (m.BuildID != 0 && m.BuildIDKind == 1)
-			need[AttrHasFunctions] = need[AttrHasFunctions] || m.HasFunctions
-			need[AttrHasFilenames] = need[AttrHasFilenames] || m.HasFilenames
-			need[AttrHasLineNumbers] = need[AttrHasLineNumbers] || m.HasLineNumbers
-			need[AttrHasInlineFrames] = need[AttrHasInlineFrames] || m.HasInlineFrames
+			need[kBuildIDGNU] = need[kBuildIDGNU] || (m.BuildID != 0 && m.BuildIDKind != 1)
+			need[kBuildIDHTL] = need[kBuildIDHTL] || (m.BuildID != 0 && m.BuildIDKind == 1)
+			need[kHasFilenames] = need[kHasFilenames] || m.HasFilenames
+			need[kHasLineNumbers] = need[kHasLineNumbers] || m.HasLineNumbers
+			need[kHasInlineFrames] = need[kHasInlineFrames] || m.HasInlineFrames
 		}
-		for i := range p.Locations {
-			if p.Locations[i].IsFolded {
-				need[AttrIsFolded] = true
-				break
+		if !need[kIsFolded] {
+			for i := range p.Locations {
+				if p.Locations[i].IsFolded {
+					need[kIsFolded] = true
+					break
+				}
 			}
 		}
 	}
+	need[kHasFunctions] = e.needHasFunctions()
 	for k, on := range need {
 		if on {
-			cs = append(cs, cand{k, -1, 0})
+			cs = append(cs, cand{fixedKeys[k], -1, int32(k)})
 		}
 	}
 	slices.SortFunc(cs, func(a, b cand) int { return strings.Compare(a.s, b.s) })
 	e.strs = append(e.strs[:0], "")
-	if e.keys == nil {
-		e.keys = map[string]int32{}
-	}
-	clear(e.keys)
+	e.fixed = [nFixedKeys]int32{}
 	for _, c := range cs {
 		if c.s != e.strs[len(e.strs)-1] {
 			e.strs = append(e.strs, c.s)
 		}
-		if c.p >= 0 {
+		switch {
+		case c.p >= 0:
 			e.smap[c.p][c.i] = int32(len(e.strs) - 1)
-		} else {
+		case c.p == -1:
+			e.fixed[c.i] = int32(len(e.strs) - 1)
+		default:
 			e.keys[c.s] = int32(len(e.strs) - 1)
 		}
 	}
@@ -454,6 +539,9 @@ func (e *encoder) layoutStrings() {
 	for k, x := range e.keys {
 		e.keys[k] = remap[x]
 	}
+	for k, x := range e.fixed {
+		e.fixed[k] = remap[x]
+	}
 	for _, sm := range e.smap {
 		for i, x := range sm {
 			if x > 0 {
@@ -463,9 +551,72 @@ func (e *encoder) layoutStrings() {
 	}
 }
 
+// needHasFunctions computes each input mapping's inferFunctions state and
+// reports whether some dictionary mapping's has_functions differs from its
+// inference (so that the key is written). With several inputs, a
+// dictionary mapping is one per distinct content (see layoutMappings), and
+// its state merges those of the inputs' mappings with that content.
+func (e *encoder) needHasFunctions() bool {
+	e.fnState = grow(e.fnState, len(e.ps))
+	for pi, p := range e.ps {
+		e.fnState[pi] = inferFunctions(p, e.fnState[pi])
+	}
+	if len(e.ps) == 1 {
+		p := e.ps[0]
+		for i := range p.Mappings {
+			if p.Mappings[i].HasFunctions != (e.fnState[0][i] == fnNamed) {
+				return true
+			}
+		}
+		return false
+	}
+	type agg struct {
+		on bool
+		st uint8
+	}
+	byContent := map[string]agg{}
+	for pi, p := range e.ps {
+		for i := range p.Mappings {
+			m := &p.Mappings[i]
+			k := string(mappingContent(e.keybuf[:0], p, m))
+			a := byContent[k]
+			byContent[k] = agg{m.HasFunctions, mergeFn(a.st, e.fnState[pi][i])}
+		}
+	}
+	for _, a := range byContent {
+		if a.on != (a.st == fnNamed) {
+			return true
+		}
+	}
+	return false
+}
+
+// mappingContent is what identifies a mapping across inputs, by its
+// strings (the same identity as mappingKey, before strings have indices).
+func mappingContent(k []byte, p *model.Profile, m *model.Mapping) []byte {
+	k = binary.AppendUvarint(k, m.Start)
+	k = binary.AppendUvarint(k, m.Limit)
+	k = binary.AppendUvarint(k, m.Offset)
+	k = binary.AppendUvarint(k, uint64(len(p.String(m.File))))
+	k = append(k, p.String(m.File)...)
+	k = append(k, p.String(m.BuildID)...)
+	k = append(k, 0, byte(m.BuildIDKind))
+	for _, f := range []bool{m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames} {
+		if f {
+			k = append(k, 1)
+		} else {
+			k = append(k, 0)
+		}
+	}
+	return k
+}
+
 // str returns the dictionary index of a fixed key or a profile attribute
 // key, which layoutStrings put in the table.
 func (e *encoder) str(s string) int32 {
+	if k := fixedKey(s); k >= 0 && e.fixed[k] > 0 {
+		return e.fixed[k]
+	}
 	if x, ok := e.keys[s]; ok {
 		return x
 	}
@@ -521,12 +672,8 @@ func (e *encoder) mappingKey(pi int, m *model.Mapping) []byte {
 // order among equals): neighbouring addresses share their high bytes, which
 // gzip likes. Equal locations of different inputs are one entry.
 func (e *encoder) layoutLocations() {
-	type lk struct {
-		mapping int32
-		address uint64
-		r       ref
-	}
-	var keys []lk
+	keys := e.lkeys[:0]
+	defer func() { e.lkeys = keys[:0] }()
 	for pi, p := range e.ps {
 		for i := range p.Locations {
 			l := &p.Locations[i]
@@ -534,11 +681,11 @@ func (e *encoder) layoutLocations() {
 			if l.Mapping != model.NoMapping {
 				m = e.mmap[pi][l.Mapping]
 			}
-			keys = append(keys, lk{m, l.Address, ref{int32(pi), int32(i)}})
+			keys = append(keys, locKey{m, l.Address, ref{int32(pi), int32(i)}})
 		}
 		e.lmap[pi] = resize(e.lmap[pi], len(p.Locations))
 	}
-	less := func(x, y lk) int {
+	less := func(x, y locKey) int {
 		if x.mapping != y.mapping {
 			return int(x.mapping) - int(y.mapping)
 		}
@@ -678,12 +825,8 @@ func (e *encoder) layoutLinks() {
 // against order of first use: cpu -1.0%, heap -0.3%, deep stacks -8%;
 // synthetic-20k +1.4%).
 func (e *encoder) layoutStacks() {
-	type us struct {
-		key []int32 // written location indices, root first
-		r   ref
-	}
-	var all []us
-	var keys []int32
+	all, keys := e.stAll[:0], e.stKeys[:0]
+	defer func() { clear(all); e.stAll, e.stKeys = all[:0], keys[:0] }()
 	for pi, p := range e.ps {
 		sm := resize(e.stmap[pi], p.Stacks.Len())
 		for i := range sm {
@@ -706,10 +849,10 @@ func (e *encoder) layoutStacks() {
 			for i := len(st) - 1; i >= 0; i-- {
 				keys = append(keys, lm[st[i]])
 			}
-			all = append(all, us{keys[start:len(keys):len(keys)], ref{int32(pi), s}})
+			all = append(all, stackUse{keys[start:len(keys):len(keys)], ref{int32(pi), s}})
 		}
 	}
-	cmpStacks := func(a, b us) int {
+	cmpStacks := func(a, b stackUse) int {
 		if c := slices.Compare(a.key, b.key); c != 0 {
 			return c
 		}
@@ -755,6 +898,17 @@ func (e *encoder) attrString(key, v string) int32 {
 	return e.attr(b)
 }
 
+// attrBool adds a KeyValueAndUnit with a bool value.
+func (e *encoder) attrBool(key string, v bool) int32 {
+	if v {
+		return e.attrTrue(key)
+	}
+	b := appendVarintField(e.scratch[:0], 1, uint64(e.str(key)))
+	b = append(b, 0x12, 2, 0x10, 0) // value: AnyValue{bool_value: false}
+	e.scratch = b
+	return e.attr(b)
+}
+
 func (e *encoder) attrTrue(key string) int32 {
 	b := appendVarintField(e.scratch[:0], 1, uint64(e.str(key)))
 	b = append(b, 0x12, 2, 0x10, 1) // value: AnyValue{bool_value: true}
@@ -777,6 +931,14 @@ func (e *encoder) attrModel(a model.Attribute) int32 {
 // sorted by its encoded entries (so by key, then value): in a heap profile
 // the numeric "bytes" values come out in increasing order, which gzip likes.
 func (e *encoder) layoutAttributes() {
+	e.dfnState = resize(e.dfnState, len(e.maps))
+	clear(e.dfnState)
+	for pi := range e.ps {
+		for i, st := range e.fnState[pi] {
+			d := e.mmap[pi][i] - 1
+			e.dfnState[d] = mergeFn(e.dfnState[d], st)
+		}
+	}
 	e.mapAttrs = grow(e.mapAttrs, len(e.maps))
 	for k, r := range e.maps {
 		p := e.ps[r.p]
@@ -789,10 +951,13 @@ func (e *encoder) layoutAttributes() {
 			}
 			as = append(as, e.attrString(key, p.Strings[m.BuildID]))
 		}
+		if m.HasFunctions != (e.dfnState[k] == fnNamed) {
+			as = append(as, e.attrBool(AttrHasFunctions, m.HasFunctions))
+		}
 		for _, f := range []struct {
 			on  bool
 			key string
-		}{{m.HasFunctions, AttrHasFunctions}, {m.HasFilenames, AttrHasFilenames},
+		}{{m.HasFilenames, AttrHasFilenames},
 			{m.HasLineNumbers, AttrHasLineNumbers}, {m.HasInlineFrames, AttrHasInlineFrames}} {
 			if f.on {
 				as = append(as, e.attrTrue(f.key))
@@ -850,7 +1015,9 @@ func (e *encoder) layoutAttributes() {
 		for i := range sets {
 			sets[i] = sets[i][:0]
 		}
-		done := make([]bool, len(p.LabelSets))
+		done := resize(e.done, len(p.LabelSets))
+		clear(done)
+		e.done = done
 		done[0] = true
 		for si := range p.Samples {
 			ls := p.Samples[si].LabelSet
@@ -864,7 +1031,8 @@ func (e *encoder) layoutAttributes() {
 	}
 
 	// Sort the table by its encoded entries.
-	perm := make([]int32, len(e.attrs))
+	perm := resize(e.perm, len(e.attrs))
+	e.perm = perm
 	for i := range perm {
 		perm[i] = int32(i)
 	}
@@ -873,7 +1041,8 @@ func (e *encoder) layoutAttributes() {
 	for k, i := range perm {
 		e.aperm[i] = int32(k + 1)
 	}
-	sorted := make([]string, len(perm))
+	sorted := resize(e.sorted, len(perm))
+	defer func() { clear(sorted); e.sorted = sorted[:0] }()
 	for k, i := range perm {
 		sorted[k] = e.attrs[i]
 	}
@@ -1147,6 +1316,9 @@ func (e *encoder) scopeProfiles(b []byte, pi int) []byte {
 	if len(p.SampleTypes) == 0 && len(p.Samples) > 0 {
 		e.warn("otlp: a profile with samples but no sample type was written without its samples")
 	}
+	if len(ord) > 1 {
+		e.markOmittable(pi)
+	}
 	for k, t := range ord {
 		b = e.profile(b, pi, t, k == 0)
 	}
@@ -1173,22 +1345,16 @@ func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 		stmap, km, lsa := e.stmap[pi], e.kmap[pi], e.lsAttrs[pi]
 		for i := range p.Samples {
 			s := &p.Samples[i]
+			if !first && s.Values[t] == 0 && e.omittable[i] {
+				continue // zero, and its key names it alone (see markOmittable)
+			}
 			var sb int
 			b, sb = begin(b, fProfileSamples)
-			b = appendVarintField(b, fSampleStack, uint64(stmap[s.Stack]))
-			// One attribute index or value is written unpacked (tag,
-			// varint), which every protobuf parser takes for a repeated
-			// field: one byte less than packed (tag, length, varint) in
-			// every sample of every profile.
-			if as := lsa[s.LabelSet]; len(as) == 1 {
-				b = append(b, fSampleAttributes<<3)
-				b = appendVarint(b, uint64(as[0]))
-			} else {
-				b = appendPacked(b, fSampleAttributes, as)
-			}
-			if s.Link != model.NoLink {
-				b = appendVarintField(b, fSampleLink, uint64(km[s.Link]))
-			}
+			// Values first, then attributes, link and stack (protobuf
+			// takes fields in any order): a run of samples with the
+			// same value repeats the bytes before the stack index, which
+			// gzip turns into one long match (gzipped: gperftools -1.3%,
+			// heap +0.1%).
 			if len(s.Timestamps) <= 1 {
 				b = append(b, fSampleValues<<3)
 				b = appendVarint(b, uint64(s.Values[t]))
@@ -1203,6 +1369,20 @@ func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 				}
 				b = end(b, vs)
 			}
+			// One attribute index or value is written unpacked (tag,
+			// varint), which every protobuf parser takes for a repeated
+			// field: one byte less than packed (tag, length, varint) in
+			// every sample of every profile.
+			if as := lsa[s.LabelSet]; len(as) == 1 {
+				b = append(b, fSampleAttributes<<3)
+				b = appendVarint(b, uint64(as[0]))
+			} else {
+				b = appendPacked(b, fSampleAttributes, as)
+			}
+			if s.Link != model.NoLink {
+				b = appendVarintField(b, fSampleLink, uint64(km[s.Link]))
+			}
+			b = appendVarintField(b, fSampleStack, uint64(stmap[s.Stack]))
 			if len(s.Timestamps) > 0 {
 				var ts int
 				b, ts = begin(b, fSampleTimestamps)
@@ -1245,6 +1425,77 @@ func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 }
 
 const fScopeProfiles = 2
+
+// markOmittable sets e.omittable[i] for each sample i of input profile pi
+// that a profile after the first may leave out when its value there is 0
+// (pprofx's convention, README): one without timestamps whose written key
+// (stack, attributes, link) no other sample of the profile has. The reader
+// matches each sample of a later profile to the sample of the first with
+// its key, and gives the samples it finds no match for the value 0. Keys
+// that repeat are never left out, so that the j-th sample with a key still
+// matches the j-th. In a Go heap profile, about half the samples have
+// nothing in use: their inuse_objects and inuse_space samples go.
+func (e *encoder) markOmittable(pi int) {
+	p := e.ps[pi]
+	om := resize(e.omittable, len(p.Samples))
+	clear(om)
+	e.omittable = om
+	zero := false
+	for i := range p.Samples {
+		if slices.Contains(p.Samples[i].Values, 0) {
+			zero = true
+			break
+		}
+	}
+	if !zero {
+		return // nothing to leave out (a CPU profile): no sort
+	}
+	stmap, km, lsa := e.stmap[pi], e.kmap[pi], e.lsAttrs[pi]
+	// A sample alone with its stack has a unique key; only those that
+	// share a stack are sorted to compare the rest of their keys.
+	cnt := resize(e.stackCount, len(e.stacks)+1)
+	clear(cnt)
+	e.stackCount = cnt
+	for i := range p.Samples {
+		cnt[stmap[p.Samples[i].Stack]]++
+	}
+	keys := e.skeys[:0]
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		if cnt[stmap[s.Stack]] == 1 {
+			om[i] = len(s.Timestamps) == 0
+			continue
+		}
+		link := int32(0)
+		if s.Link != model.NoLink {
+			link = km[s.Link]
+		}
+		keys = append(keys, sampleKeyRef{stmap[s.Stack], link, lsa[s.LabelSet], int32(i), len(s.Timestamps) == 0})
+	}
+	cmpKeys := func(a, b sampleKeyRef) int {
+		if a.stack != b.stack {
+			return int(a.stack) - int(b.stack)
+		}
+		if a.link != b.link {
+			return int(a.link) - int(b.link)
+		}
+		return slices.Compare(a.attrs, b.attrs)
+	}
+	slices.SortFunc(keys, cmpKeys)
+	for k, x := range keys {
+		om[x.i] = x.noTS && (k == 0 || cmpKeys(keys[k-1], x) != 0) && (k == len(keys)-1 || cmpKeys(keys[k+1], x) != 0)
+	}
+	clear(keys)
+	e.skeys = keys[:0]
+}
+
+// sampleKeyRef is a sample's written key (markOmittable).
+type sampleKeyRef struct {
+	stack, link int32
+	attrs       []int32
+	i           int32
+	noTS        bool
+}
 
 func appendValueType(b []byte, num protowire.Number, typ, unit int32) []byte {
 	b, s := begin(b, num)

@@ -104,7 +104,11 @@ func FuzzValidate(f *testing.F) {
 		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 			return
 		}
-		fs, _, err := ValidateData(data, DecodeOptions{}, 0)
+		var fs []Finding
+		var err error
+		if alloc, over := memcheck.Over(allocBound(len(data)), func() { fs, _, err = ValidateData(data, DecodeOptions{}, 0) }); over {
+			t.Fatalf("validate allocated %d bytes for a %d-byte input (bound %d)", alloc, len(data), allocBound(len(data)))
+		}
 		if err != nil {
 			return
 		}

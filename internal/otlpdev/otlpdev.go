@@ -18,7 +18,9 @@
 //     pprof.scope.sample_type_order (profiles[k] holds the sample type
 //     sample_type_order[k] of the source) and pprof.scope.default_sample_type.
 //     The default sample type's profile comes first. Each sample is written
-//     in every profile, zeros included, so that they join back.
+//     in every profile, except that a profile after the first leaves out a
+//     sample whose value there is 0 and whose key no other sample has
+//     (pprofx's convention; see markOmittable and matchSamples).
 //   - Labels become attributes: strings; integers with their unit in
 //     unit_strindex; a key with several values in one sample becomes one
 //     attribute whose value is an array.
@@ -29,6 +31,9 @@
 //     with N sample types when their samples line up: matched by (stack,
 //     attributes, link, timestamps), never by position. Profiles that do not
 //     line up stay separate profiles.
+//   - pprofx's own convention (see infer.go): pprof.mapping.has_functions
+//     is written only when it differs from what the reader infers from the
+//     location table, and inferred when absent.
 package otlpdev
 
 import (

@@ -113,14 +113,19 @@ func Resolve(path string) (string, error) {
 }
 
 // CreateTemp creates the temporary file that will replace target, beside
-// it, and registers it for removal on a signal.
+// it, and registers it for removal on a signal. The registry's lock is held
+// from before the file exists until it is registered: a signal that comes
+// in between would otherwise find the file and not know it (the signal
+// handler keeps the lock to the end, so no file is created after it ran).
 func CreateTemp(target string) (*os.File, error) {
 	dir := filepath.Dir(target)
+	tempMu.Lock()
+	defer tempMu.Unlock()
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a temporary file beside it: %v", unwrapPath(err))
 	}
-	track(tmp.Name())
+	temps[tmp.Name()] = true
 	return tmp, nil
 }
 

@@ -13,12 +13,6 @@ var (
 	temps  = map[string]bool{}
 )
 
-func track(name string) {
-	tempMu.Lock()
-	temps[name] = true
-	tempMu.Unlock()
-}
-
 func untrack(name string) {
 	tempMu.Lock()
 	delete(temps, name)

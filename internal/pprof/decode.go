@@ -745,13 +745,15 @@ func (d *decoder) scan(buf []byte, pos, base int, g *field) error {
 		switch t & 7 {
 		case 0:
 			if v, next := shortVarint(buf, pos+1); next > 0 {
-				*g = field{num: protowire.Number(t >> 3), typ: protowire.VarintType, v: v, off: base + pos, next: base + next}
+				// Field by field: a composite literal stored through g
+				// is built aside and copied, several times the cost.
+				g.num, g.typ, g.v, g.b, g.off, g.next = protowire.Number(t>>3), protowire.VarintType, v, nil, base+pos, base+next
 				return nil
 			}
 		case 2:
 			if l, next := shortVarint(buf, pos+1); next > 0 && l <= uint64(len(buf)-next) {
 				end := next + int(l)
-				*g = field{num: protowire.Number(t >> 3), typ: protowire.BytesType, b: buf[next:end], off: base + pos, next: base + end}
+				g.num, g.typ, g.v, g.b, g.off, g.next = protowire.Number(t>>3), protowire.BytesType, 0, buf[next:end], base+pos, base+end
 				return nil
 			}
 		}

@@ -13,8 +13,13 @@ import (
 // zeros after a valid start) fails at the first bad byte, not after all of
 // it was read into memory.
 type FrameChecker struct {
-	R   io.Reader
-	off int64 // offset of the next byte
+	R io.Reader
+	// Limit, when not 0, is the most bytes the stream may hold
+	// (--max-input-size): a length that reaches past it fails at once,
+	// before the bytes it claims are read.
+	Limit int64
+	off   int64 // offset of the next byte
+	num   uint64
 
 	state   int // what the next byte is part of
 	fieldAt int64
@@ -86,6 +91,7 @@ func (c *FrameChecker) check(b []byte) error {
 			if num == 0 || num > 1<<29-1 {
 				return c.fail("bad field tag")
 			}
+			c.num = num
 			if num < 16 {
 				c.counts[num]++
 				c.need += int64(fieldCost[num])
@@ -111,6 +117,9 @@ func (c *FrameChecker) check(b []byte) error {
 		case fcVarint:
 			c.state = fcTag
 		case fcLen:
+			if c.Limit > 0 && v > uint64(c.Limit-c.off) {
+				return c.fail(fmt.Sprintf("field %d: %d bytes, past the limit of %d bytes (--max-input-size)", c.num, v, c.Limit))
+			}
 			c.state, c.skip = fcSkip, v
 			if v == 0 {
 				c.state = fcTag

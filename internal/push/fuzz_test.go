@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pprofx/pprofx/internal/memcheck"
+
 	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 )
@@ -21,6 +23,13 @@ func FuzzAnswer(f *testing.F) {
 	f.Add("application/json", []byte(`{"partialSuccess":{"rejectedProfiles":"2"}}`), "")
 	f.Add("text/plain", []byte("404 page not found\n"), "x")
 	f.Fuzz(func(t *testing.T, ct string, body []byte, retryAfter string) {
+		bound := uint64(1<<20 + 32*(len(body)+len(ct)+len(retryAfter)))
+		if alloc, over := memcheck.Over(bound, func() {
+			bodyMessage(ct, body)
+			decodeHTTPSuccess(&http.Response{Status: "200 OK", StatusCode: 200, Header: http.Header{"Content-Type": {ct}}}, body)
+		}); over {
+			t.Fatalf("allocated %d bytes for a %d-byte answer (bound %d)", alloc, len(body), bound)
+		}
 		msg := bodyMessage(ct, body)
 		if strings.ContainsAny(msg, "\r\n") || !utf8.ValidString(msg) {
 			t.Errorf("message %q is not one line of text", msg)

@@ -338,15 +338,36 @@ func checkPdata(t *testing.T, src *profile.Profile, ps pprofile.Profiles) {
 		if got := strs.At(int(pr.SampleType().TypeStrindex())) + "/" + strs.At(int(pr.SampleType().UnitStrindex())); got != st.Type+"/"+st.Unit {
 			t.Errorf("pdata profile %d: sample type %s, want %s/%s", k, got, st.Type, st.Unit)
 		}
-		if pr.Samples().Len() != len(src.Sample) {
+		if k == 0 && pr.Samples().Len() != len(src.Sample) {
 			t.Fatalf("pdata profile %d: %d samples, want %d", k, pr.Samples().Len(), len(src.Sample))
 		}
-		for i := 0; i < pr.Samples().Len(); i++ {
-			if v := pr.Samples().At(i).Values(); v.Len() != 1 || v.At(0) != src.Sample[i].Value[order[k]] {
-				t.Fatalf("pdata profile %d sample %d: values %v, want [%d]", k, i, v.AsRaw(), src.Sample[i].Value[order[k]])
+		// Later profiles may leave out samples whose value is 0 there
+		// (pprofx's convention, README): the next sample either has the
+		// key of profile 0's i-th or the i-th is 0 in this profile.
+		first := sp.Profiles().At(0).Samples()
+		j := 0
+		for i := range src.Sample {
+			want := src.Sample[i].Value[order[k]]
+			if j == pr.Samples().Len() || !samePdataKey(first.At(i), pr.Samples().At(j)) {
+				if want != 0 {
+					t.Fatalf("pdata profile %d: sample %d of the source (value %d) missing", k, i, want)
+				}
+				continue
 			}
+			if v := pr.Samples().At(j).Values(); v.Len() != 1 || v.At(0) != want {
+				t.Fatalf("pdata profile %d sample %d: values %v, want [%d]", k, j, v.AsRaw(), want)
+			}
+			j++
+		}
+		if j != pr.Samples().Len() {
+			t.Fatalf("pdata profile %d: %d samples match none of the source", k, pr.Samples().Len()-j)
 		}
 	}
+}
+
+func samePdataKey(a, b pprofile.Sample) bool {
+	return a.StackIndex() == b.StackIndex() && a.LinkIndex() == b.LinkIndex() &&
+		fmt.Sprint(a.AttributeIndices().AsRaw()) == fmt.Sprint(b.AttributeIndices().AsRaw())
 }
 
 // TestCollectorFiles: files as the collector writes them from pprofx's
@@ -438,6 +459,7 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		a := d.AttributeTable[i]
 		return str(a.KeyStrindex), a.Value, str(a.UnitStrindex)
 	}
+	fnGiven := map[*profile.Mapping]bool{}
 	for i, m := range d.MappingTable[1:] {
 		pm := &profile.Mapping{ID: uint64(i + 1), Start: m.MemoryStart, Limit: m.MemoryLimit, Offset: m.FileOffset, File: str(m.FilenameStrindex)}
 		for _, a := range m.AttributeIndices {
@@ -447,6 +469,7 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 				pm.BuildID = v.GetStringValue()
 			case "pprof.mapping.has_functions":
 				pm.HasFunctions = v.GetBoolValue()
+				fnGiven[pm] = true
 			case "pprof.mapping.has_filenames":
 				pm.HasFilenames = v.GetBoolValue()
 			case "pprof.mapping.has_line_numbers":
@@ -484,11 +507,32 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		locs[i+1] = pl
 		p.Location = append(p.Location, pl)
 	}
+	// pprofx's convention (README, "has_functions"): a mapping without
+	// pprof.mapping.has_functions has it true when it has locations and
+	// each of them has lines that all name a function.
+	named := map[*profile.Mapping]bool{}
+	for _, pl := range p.Location {
+		if pl.Mapping == nil {
+			continue
+		}
+		ok := len(pl.Line) > 0
+		for _, ln := range pl.Line {
+			ok = ok && ln.Function != nil && (ln.Function.Name != "" || ln.Function.SystemName != "")
+		}
+		if v, seen := named[pl.Mapping]; !seen || v {
+			named[pl.Mapping] = ok
+		}
+	}
+	for _, pm := range p.Mapping {
+		if !fnGiven[pm] {
+			pm.HasFunctions = named[pm]
+		}
+	}
 	first := sp.Profiles[0]
 	p.SampleType = make([]*profile.ValueType, len(sp.Profiles))
 	for k, pr := range sp.Profiles {
 		p.SampleType[order[k]] = &profile.ValueType{Type: str(pr.SampleType.TypeStrindex), Unit: str(pr.SampleType.UnitStrindex)}
-		if len(pr.Samples) != len(first.Samples) {
+		if len(pr.Samples) > len(first.Samples) {
 			return nil, fmt.Errorf("profile %d: %d samples, profile 0 has %d", k, len(pr.Samples), len(first.Samples))
 		}
 	}
@@ -511,15 +555,25 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 			p.DocURL = v.GetStringValue()
 		}
 	}
+	// The profiles line up by sample key, in one order; pprofx's convention
+	// (README): a later profile leaves out samples whose value is 0 and
+	// whose key is the only one of its kind, so its next sample either
+	// matches this sample of profile 0 or this one is 0 there.
+	next := make([]int, len(sp.Profiles))
 	for i, s := range first.Samples {
 		ps := &profile.Sample{Value: make([]int64, len(sp.Profiles))}
 		for k, pr := range sp.Profiles {
-			o := pr.Samples[i]
-			// The profiles line up by sample key (the writer keeps every
-			// sample in every profile, in one order).
-			if o.StackIndex != s.StackIndex || fmt.Sprint(o.AttributeIndices) != fmt.Sprint(s.AttributeIndices) || o.LinkIndex != s.LinkIndex {
-				return nil, fmt.Errorf("profile %d sample %d does not match profile 0's", k, i)
+			if next[k] == len(pr.Samples) {
+				continue
 			}
+			o := pr.Samples[next[k]]
+			if o.StackIndex != s.StackIndex || fmt.Sprint(o.AttributeIndices) != fmt.Sprint(s.AttributeIndices) || o.LinkIndex != s.LinkIndex {
+				if k == 0 {
+					return nil, fmt.Errorf("profile 0 sample %d", i)
+				}
+				continue
+			}
+			next[k]++
 			if len(o.Values) != 1 {
 				return nil, fmt.Errorf("profile %d sample %d: %d values", k, i, len(o.Values))
 			}
@@ -553,6 +607,11 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 			}
 		}
 		p.Sample = append(p.Sample, ps)
+	}
+	for k, pr := range sp.Profiles {
+		if next[k] != len(pr.Samples) {
+			return nil, fmt.Errorf("profile %d: %d of its %d samples match none of profile 0", k, len(pr.Samples)-next[k], len(pr.Samples))
+		}
 	}
 	// As google/pprof reads a profile: a numeric label without units has
 	// no NumUnit entry at all.

@@ -1,8 +1,9 @@
 // Command genhostile writes the crafted inputs of issue 10 (package
 // internal/hostile) into a folder and prints one line per case, tab
 // separated: file, decompressed size, expected exit status, expected
-// message ("-" for none), description, pprofx arguments (IN: the file, OUT: a scratch
-// output). scripts/hostile-rss.sh runs them.
+// message ("-" for none), "early" when it must be refused after its first
+// bytes (else "-"), description, pprofx arguments (IN: the file, OUT: a
+// scratch output). scripts/hostile-rss.sh runs them.
 //
 //	go run ./internal/tools/genhostile -o /tmp/hostile [-small] [-list]
 package main
@@ -41,7 +42,11 @@ func main() {
 		if msg == "" {
 			msg = "-" // a field is never empty: shells fold empty tab-separated fields
 		}
-		fmt.Printf("%s\t%d\t%d\t%s\t%s\t%s\n", c.Name, c.Raw, c.Exit, msg, c.Desc, strings.Join(c.Args, " "))
+		early := "-"
+		if c.Early {
+			early = "early"
+		}
+		fmt.Printf("%s\t%d\t%d\t%s\t%s\t%s\t%s\n", c.Name, c.Raw, c.Exit, msg, early, c.Desc, strings.Join(c.Args, " "))
 	}
 }
 
