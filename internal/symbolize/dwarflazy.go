@@ -40,7 +40,19 @@ var errBeyond = errors.New("offset beyond the end of the section")
 // lazySection opens a section for reading on demand. The compression
 // header is checked as sectionData checks it; zlib streams are inflated
 // without their checksum (the bytes are checked as DWARF as they are read).
-func (b *binary) lazySection(s *elf.Section) (*lazySection, error) {
+//
+// budget is what the sections opened may still take in memory (their
+// decompressed sizes, and the compressed bytes read whole): a header that
+// claims more is left to the whole read (which reads it as before), so that
+// a damaged file does not make both readings allocate what it claims.
+func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, error) {
+	take := func(n uint64) error {
+		if n > *budget {
+			return errors.New("sections larger than the lazy reading takes on")
+		}
+		*budget -= n
+		return nil
+	}
 	compressed := s.Flags&elf.SHF_COMPRESSED != 0
 	zdebug := strings.HasPrefix(s.Name, ".zdebug_")
 	if s.FileSize > uint64(b.size) || s.Offset > uint64(b.size)-s.FileSize {
@@ -49,6 +61,9 @@ func (b *binary) lazySection(s *elf.Section) (*lazySection, error) {
 	if !compressed && !zdebug {
 		if s.Size != s.FileSize {
 			return nil, errors.New("size differs from file size")
+		}
+		if err := take(s.Size); err != nil {
+			return nil, err
 		}
 		return &lazySection{data: make([]byte, s.Size), pend: make([]byte, 0, 32),
 			rd: io.NewSectionReader(b.r, int64(s.Offset), int64(s.Size))}, nil
@@ -81,11 +96,17 @@ func (b *binary) lazySection(s *elf.Section) (*lazySection, error) {
 		return nil, fmt.Errorf("claims %d bytes decompressed from %d", size, clen)
 	}
 	src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
+	if err := take(size); err != nil {
+		return nil, err
+	}
 	l := &lazySection{data: make([]byte, size), pend: make([]byte, 0, 32)}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
 		// RFC 1950's two-byte header, then a deflate stream, read whole
 		// and decoded by inflater.
+		if err := take(clen); err != nil {
+			return nil, err
+		}
 		in := make([]byte, clen)
 		if _, err := b.r.ReadAt(in, int64(s.Offset+skip)); err != nil {
 			return nil, err
@@ -427,6 +448,10 @@ func abbrevEnd(ab *lazySection, off uint64) (uint64, error) {
 	return p, err
 }
 
+// lazyBudget bounds the lazy reading's sections at this many times the
+// file's size.
+const lazyBudget = 16
+
 // errFull says a lazily read table needs the whole DWARF after all.
 var errFull = errors.New("DWARF needed beyond the units read")
 
@@ -448,12 +473,15 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 		return nil, errFull
 	}
 	order := b.ef.ByteOrder
+	// What the sections may take: real debug sections inflate to a few
+	// times the file at most (libc's debug file: about 2.5 times).
+	budget := uint64(lazyBudget) * uint64(b.size)
 	open := func(name string) (*lazySection, error) {
 		s := secs[name]
 		if s == nil {
 			return nil, nil
 		}
-		return b.lazySection(s)
+		return b.lazySection(s, &budget)
 	}
 	all := func(name string) ([]byte, error) {
 		l, err := open(name)
