@@ -150,9 +150,9 @@ func TestHelpExamples(t *testing.T) {
 		}
 		if strings.Contains(line, "pprofx push") && !strings.Contains(line, "--dry-run") {
 			// These send to a collector on localhost:4317/4318, which this
-			// test does not run; internal/push/collectortest pushes the
-			// same ways to a real one.
-			t.Logf("%s: not run here (needs a collector on localhost): %q", paths[i], line)
+			// test does not run; internal/push/collectortest's
+			// TestHelpExamples runs them against a real one.
+			t.Logf("%s: run by internal/push/collectortest (needs a collector): %q", paths[i], line)
 			continue
 		}
 		out, errOut, err := sh(shell, line)

@@ -242,10 +242,9 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 	// appear; a batch re-encodes profiles already added, so each warning
 	// is printed once for the whole run.
 	var (
-		wmu         sync.Mutex
-		current     string
-		warned      = map[string]bool{}
-		unusedFiles = map[string]bool{}
+		wmu     sync.Mutex
+		current string
+		warned  = map[string]bool{}
 	)
 	warn := func(msg string) {
 		wmu.Lock()
@@ -276,16 +275,6 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 			return otlpdev.Encode(w, ps, eo)
 		},
 		DryRun: dry,
-		UnusedMappings: func(source string, n int) {
-			// Said once, for the first file; the summary counts the files.
-			wmu.Lock()
-			defer wmu.Unlock()
-			if !unusedFiles[source] && len(unusedFiles) == 0 {
-				ios.clearProgress()
-				fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %d mappings that no sample uses are not kept: profiles sharing a request share one OTLP dictionary, where a profile owns only what it references (--max-batch-bytes 1 sends each profile alone; the summary counts the files concerned)\n", displayName(source), n)
-			}
-			unusedFiles[source] = true
-		},
 		OnRetry: func(b *push.Batch, err error, wait time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -322,29 +311,49 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 	}
 	unreadable := 0
 	files := 0
+	// Inputs are read and decoded one ahead, on another goroutine, while
+	// this one encodes and hands requests to the senders: reading overlaps
+	// encoding and sending. Results (and the reader's warnings) come in
+	// input order, so the output is the same as one at a time.
+	inputs := make(chan pushInput, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(inputs)
+		for _, name := range names {
+			in := readPushInput(ios, o, name)
+			select {
+			case inputs <- in:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range inputs {
+		}
+	}()
+	i := 0
 read:
-	for i, name := range names {
-		ios.progress("pushing", i+1, len(names), name)
+	for in := range inputs {
+		i++
+		name := in.name
+		ios.progress("pushing", i, len(names), name)
 		wmu.Lock()
 		current = name
 		wmu.Unlock()
-		in, err := openInput(ios, name)
-		if err != nil {
+		for _, w := range in.warnings {
 			ios.clearProgress()
-			fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", displayName(name), oneLine(err.Error()))
-			unreadable++
-			continue
+			fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(name), oneLine(w))
 		}
-		src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(ios, name)})
-		in.Close()
-		if err != nil {
+		if in.err != nil {
 			ios.clearProgress()
-			fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", displayName(name), oneLine(err.Error()))
+			fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", displayName(name), oneLine(in.err.Error()))
 			unreadable++
 			continue
 		}
 		files++
-		for _, it := range src.Items {
+		for _, it := range in.src.Items {
 			if err := p.Add(name, it.Profile); err != nil {
 				if errors.Is(err, push.ErrAborted) {
 					break read
@@ -362,11 +371,6 @@ read:
 		fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", p.URL(), oneLine(sum.Aborted.Error()))
 	}
 	line := summaryLine(p.URL(), files, len(names), unreadable, sum, dry != nil)
-	wmu.Lock()
-	if len(unusedFiles) > 0 {
-		line += fmt.Sprintf("; unused mappings not kept for %d files", len(unusedFiles))
-	}
-	wmu.Unlock()
 	fmt.Fprintln(ios.ErrOut, line)
 	mu.Lock()
 	defer mu.Unlock()
@@ -374,6 +378,34 @@ read:
 		return errReported
 	}
 	return nil
+}
+
+// pushInput is one input read and decoded, or why it could not be, with
+// the reader's warnings (each once) to print when its turn comes.
+type pushInput struct {
+	name     string
+	src      *formats.Input
+	err      error
+	warnings []string
+}
+
+func readPushInput(ios *IOStreams, o *PushOptions, name string) pushInput {
+	res := pushInput{name: name}
+	f, err := openInput(ios, name)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	warn := func(msg string) {
+		if !seen[msg] {
+			seen[msg] = true
+			res.warnings = append(res.warnings, msg)
+		}
+	}
+	res.src, res.err = formats.Read(f, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn})
+	return res
 }
 
 // sourcesName names the inputs of a request: "a.pb.gz", "a.pb.gz, b.prof",

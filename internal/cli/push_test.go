@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
@@ -83,41 +86,58 @@ func TestPushUsageErrors(t *testing.T) {
 	}
 }
 
-// --dry-run writes the requests, one profile each here, in the collector
-// file exporter's framing; read back they are the inputs.
+// --dry-run writes the requests in the collector file exporter's framing;
+// read back they are the inputs, mapping for mapping and in order, whether
+// each profile goes alone or all share one request (and so one OTLP
+// dictionary): a profile's own mapping list travels with it, mappings no
+// sample uses included.
 func TestPushDryRun(t *testing.T) {
 	withEnv(t, map[string]string{})
-	out := filepath.Join(t.TempDir(), "requests.bin")
-	inputs := []string{cpuFixture, "../../testdata/go/heap.pb.gz"}
-	s := newStreams(nil)
-	args := append([]string{"push", "--dry-run", out, "--max-batch-bytes", "1"}, inputs...)
-	if code := Main(args, s.ios); code != 0 {
-		t.Fatalf("exit %d: %s", code, s.err)
-	}
-	if !strings.Contains(s.err.String(), "wrote (dry run) 2 profiles (6 OTLP profiles,") || !strings.Contains(s.err.String(), " in 2 requests") {
-		t.Errorf("summary: %s", s.err)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := otlpdev.Decode(data, otlpdev.DecodeOptions{})
-	if err != nil || len(ps) != 2 {
-		t.Fatalf("%d profiles, %v", len(ps), err)
-	}
-	for i, name := range inputs {
+	inputs := []string{cpuFixture, "../../testdata/go/heap.pb.gz", "../../testdata/go/block.pb.gz", "../../testdata/go/goroutine.pb.gz"}
+	unused := 0
+	for _, name := range inputs {
 		src, _ := os.ReadFile(name)
-		otlp.FoldForPprof(ps[i], nil)
-		var buf bytes.Buffer
-		if err := pprof.Encode(&buf, ps[i], pprof.EncodeOptions{}); err != nil {
+		unused += unusedMappingsOf(parse(t, src))
+	}
+	if unused == 0 {
+		t.Fatal("no input has a mapping that no sample uses: the test would prove nothing")
+	}
+	for _, c := range []struct {
+		batch    string
+		requests int
+	}{{"1", len(inputs)}, {"2MiB", 1}} {
+		out := filepath.Join(t.TempDir(), "requests.bin")
+		s := newStreams(nil)
+		args := append([]string{"push", "--dry-run", out, "--max-batch-bytes", c.batch}, inputs...)
+		if code := Main(args, s.ios); code != 0 {
+			t.Fatalf("exit %d: %s", code, s.err)
+		}
+		if !strings.Contains(s.err.String(), fmt.Sprintf("wrote (dry run) %d profiles (", len(inputs))) ||
+			!strings.Contains(s.err.String(), fmt.Sprintf(" in %d requests", c.requests)) || strings.Contains(s.err.String(), "warning") {
+			t.Errorf("--max-batch-bytes %s: summary: %s", c.batch, s.err)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if d := pprofcmp.Diff(parse(t, src), parse(t, buf.Bytes())); d != "" {
-			t.Errorf("%s: %s", name, d)
+		ps, err := otlpdev.Decode(data, otlpdev.DecodeOptions{})
+		if err != nil || len(ps) != len(inputs) {
+			t.Fatalf("%d profiles, %v", len(ps), err)
+		}
+		for i, name := range inputs {
+			src, _ := os.ReadFile(name)
+			otlp.FoldForPprof(ps[i], nil)
+			var buf bytes.Buffer
+			if err := pprof.Encode(&buf, ps[i], pprof.EncodeOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if d := pprofcmp.Diff(parse(t, src), parse(t, buf.Bytes())); d != "" {
+				t.Errorf("--max-batch-bytes %s: %s: %s", c.batch, name, d)
+			}
 		}
 	}
 	// JSON requests are JSON lines.
-	s = newStreams(nil)
+	s := newStreams(nil)
 	if code := Main([]string{"push", "--dry-run", "-", "--protocol", "http/json", cpuFixture}, s.ios); code != 0 {
 		t.Fatalf("exit %d: %s", code, s.err)
 	}
@@ -136,4 +156,21 @@ func TestPushUnreadableInput(t *testing.T) {
 		!strings.Contains(s.err.String(), "1 profiles (2 OTLP profiles") || !strings.Contains(s.err.String(), "1 files unreadable") {
 		t.Errorf("exit %d: %s", code, s.err)
 	}
+}
+
+// unusedMappingsOf counts the mappings of p that no sample's location uses.
+func unusedMappingsOf(p *profile.Profile) int {
+	used := map[*profile.Mapping]bool{}
+	for _, s := range p.Sample {
+		for _, l := range s.Location {
+			used[l.Mapping] = true
+		}
+	}
+	n := 0
+	for _, m := range p.Mapping {
+		if !used[m] {
+			n++
+		}
+	}
+	return n
 }

@@ -144,3 +144,64 @@ func TestTerminalOutput(t *testing.T) {
 		t.Errorf("progress on a file stderr: %q", e)
 	}
 }
+
+// TestPushProgressOnPTY: `pprofx push` shows its progress line on a
+// terminal stderr, clears it before every warning and before the summary
+// (so no line of text ends up after a progress line), and leaves nothing
+// of it on a file stderr.
+func TestPushProgressOnPTY(t *testing.T) {
+	withEnv(t, map[string]string{})
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	// le64-notrailer.prof warns (no trailer): a warning amid the progress.
+	files := append(goFixtures(t), "../../testdata/gperftools/le64-notrailer.prof", cpuFixture)
+	dir := t.TempDir()
+	tty, got, done := openPTY(t)
+	args := append([]string{"push", "--dry-run", filepath.Join(dir, "a.otlp"), "--max-batch-bytes", "1"}, files...)
+	if code := Main(args, streamsOf(devnull, devnull, tty)); code != ExitOK {
+		t.Errorf("push: exit %d", code)
+	}
+	tty.Close()
+	<-done
+	out := got.String()
+	if !strings.Contains(out, fmt.Sprintf("\r\033[Kpprofx: pushing %d/%d ", len(files), len(files))) {
+		t.Errorf("no progress line for the last input on a terminal stderr: %q", out)
+	}
+	if !strings.HasSuffix(out, "\n") {
+		t.Errorf("stderr does not end with a whole line: %q", out)
+	}
+	var text []string
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		// What shows on the line is what follows its last clear.
+		parts := strings.Split(l, "\r\033[K")
+		shown := parts[len(parts)-1]
+		for _, p := range parts[:len(parts)-1] {
+			if p != "" && !strings.HasPrefix(p, "pprofx: pushing ") {
+				t.Errorf("text cleared off the screen: %q", p)
+			}
+		}
+		if strings.HasPrefix(shown, "pprofx: pushing ") || strings.Contains(shown, "\033") {
+			t.Errorf("a line left with progress on it: %q", l)
+		}
+		text = append(text, shown)
+	}
+	if len(text) != 2 || !strings.Contains(text[0], "le64-notrailer.prof: warning: no trailer") || !strings.HasPrefix(text[1], "pprofx: wrote (dry run) ") {
+		t.Errorf("want the warning and the summary, each on its own line: %q", text)
+	}
+
+	errFile, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errFile.Close()
+	args[2] = filepath.Join(dir, "b.otlp")
+	if code := Main(args, streamsOf(devnull, devnull, errFile)); code != ExitOK {
+		t.Errorf("push: exit %d", code)
+	}
+	if b, _ := os.ReadFile(errFile.Name()); bytes.Contains(b, []byte("\033")) || bytes.Contains(b, []byte("pushing")) || bytes.Count(b, []byte("\n")) != 2 {
+		t.Errorf("progress on a file stderr, or not two lines: %q", b)
+	}
+}

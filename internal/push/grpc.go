@@ -29,6 +29,7 @@ type grpcTransport struct {
 	opts    []grpc.CallOption
 	useTLS  bool
 	timeout time.Duration
+	certs   *clientCerts
 }
 
 func newGRPCTransport(cfg *Config) (*grpcTransport, error) {
@@ -37,11 +38,13 @@ func newGRPCTransport(cfg *Config) (*grpcTransport, error) {
 		return nil, err
 	}
 	var creds credentials.TransportCredentials
+	var certs *clientCerts
 	if useTLS {
-		conf, err := tlsConfig(cfg)
+		conf, cc, err := tlsConfig(cfg)
 		if err != nil {
 			return nil, err
 		}
+		certs = cc
 		creds = credentials.NewTLS(conf)
 	} else {
 		if cfg.Certificate != "" || cfg.ClientCertificate != "" {
@@ -68,7 +71,7 @@ func newGRPCTransport(cfg *Config) (*grpcTransport, error) {
 	if cfg.Compression == "gzip" {
 		opts = append(opts, grpc.UseCompressor("gzip"))
 	}
-	return &grpcTransport{conn: conn, target: target, md: md, opts: opts, useTLS: useTLS, timeout: cfg.Timeout}, nil
+	return &grpcTransport{conn: conn, target: target, md: md, opts: opts, useTLS: useTLS, timeout: cfg.Timeout, certs: certs}, nil
 }
 
 func (t *grpcTransport) close() error { return t.conn.Close() }
@@ -82,6 +85,7 @@ func (t *grpcTransport) send(ctx context.Context, body []byte) (*Response, error
 	if err != nil {
 		return nil, t.grpcError(err)
 	}
+	t.certs.answeredOne()
 	ps := resp.GetPartialSuccess()
 	return &Response{RejectedProfiles: ps.GetRejectedProfiles(), ErrorMessage: ps.GetErrorMessage()}, nil
 }
@@ -98,6 +102,18 @@ func (t *grpcTransport) grpcError(err error) error {
 	e := &Error{Msg: st.Code().String()}
 	if m := oneLine(st.Message()); m != "" {
 		e.Msg += ": " + m
+	}
+	switch c := st.Code(); {
+	case c != codes.Unavailable && c != codes.DeadlineExceeded && c != codes.Canceled:
+		// The server answered: TLS, client certificate included, was
+		// accepted.
+		t.certs.answeredOne()
+	case c == codes.Unavailable && connLevel(st.Message()):
+		// No answer came (an Unavailable status the server sent does
+		// not say this): perhaps the client certificate was refused.
+		if ce := t.certs.refused(e.Msg); ce != nil {
+			return ce
+		}
 	}
 	var retryInfo *errdetails.RetryInfo
 	for _, d := range st.Details() {
@@ -167,3 +183,14 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 }
 
 var _ encoding.CodecV2 = rawCodec{}
+
+// connLevel reports whether a gRPC status message is about the connection
+// (no answer came), not one a server sent.
+func connLevel(m string) bool {
+	for _, s := range []string{"connection error", "tls: ", "EOF", "reset by peer", "broken pipe"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -40,6 +39,7 @@ type httpTransport struct {
 	gzip    bool
 	headers []Header
 	client  *http.Client
+	certs   *clientCerts
 }
 
 // maxResponse bounds how much of a response body is read.
@@ -50,7 +50,7 @@ func newHTTPTransport(cfg *Config) (*httpTransport, error) {
 	if err != nil {
 		return nil, err
 	}
-	tlsConf, err := tlsConfig(cfg)
+	tlsConf, certs, err := tlsConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func newHTTPTransport(cfg *Config) (*httpTransport, error) {
 	tr.MaxIdleConnsPerHost = cfg.Concurrency + 1
 	tr.Proxy = http.ProxyFromEnvironment
 	return &httpTransport{
-		url: u, json: cfg.Protocol.JSON(), gzip: cfg.Compression == "gzip", headers: cfg.Headers,
+		url: u, json: cfg.Protocol.JSON(), gzip: cfg.Compression == "gzip", headers: cfg.Headers, certs: certs,
 		client: &http.Client{
 			Transport: tr,
 			// A redirected POST would lose its body: report it instead.
@@ -100,8 +100,15 @@ func (t *httpTransport) send(ctx context.Context, body []byte) (*Response, error
 	}
 	resp, err := t.client.Do(req)
 	if err != nil {
-		return nil, connError(err)
+		ce := connError(err)
+		if ce.Retryable && !errors.Is(err, context.DeadlineExceeded) {
+			if e := t.certs.refused(ce.Msg); e != nil {
+				return nil, e
+			}
+		}
+		return nil, ce
 	}
+	t.certs.answeredOne()
 	defer resp.Body.Close()
 	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	if resp.StatusCode/100 == 2 {
@@ -222,7 +229,7 @@ func oneLine(s string) string {
 // connError classifies a failure to get an answer at all. Connections
 // refused, reset or closed, and timeouts are retried; TLS and address
 // errors are not.
-func connError(err error) error {
+func connError(err error) *Error {
 	msg := err.Error()
 	var ue interface{ Unwrap() error }
 	if errors.As(err, &ue) {
@@ -255,31 +262,4 @@ func connError(err error) error {
 	// Anything else about the connection (reset, closed, unreachable) may
 	// pass: retried.
 	return &Error{Msg: msg, Retryable: true}
-}
-
-// tlsConfig builds the TLS settings from the certificate files.
-func tlsConfig(cfg *Config) (*tls.Config, error) {
-	conf := &tls.Config{MinVersion: tls.VersionTLS12}
-	if cfg.Certificate != "" {
-		pem, err := os.ReadFile(cfg.Certificate)
-		if err != nil {
-			return nil, fmt.Errorf("--certificate: %v", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--certificate %s: no PEM certificate in it", cfg.Certificate)
-		}
-		conf.RootCAs = pool
-	}
-	if (cfg.ClientCertificate == "") != (cfg.ClientKey == "") {
-		return nil, errors.New("--client-certificate and --client-key go together")
-	}
-	if cfg.ClientCertificate != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.ClientCertificate, cfg.ClientKey)
-		if err != nil {
-			return nil, fmt.Errorf("client certificate: %v", err)
-		}
-		conf.Certificates = []tls.Certificate{cert}
-	}
-	return conf, nil
 }

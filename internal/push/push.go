@@ -36,10 +36,6 @@ type Options struct {
 	// OnDone is told about each request when it is finished, one call at a
 	// time.
 	OnDone func(b *Batch)
-	// UnusedMappings is told (from Add's goroutine) that n mappings of a
-	// profile from source, which no sample uses, are not kept: the profile
-	// shares its request, and so its dictionary, with others.
-	UnusedMappings func(source string, n int)
 }
 
 // Batch is one request: the profiles in it, where they came from, and
@@ -245,13 +241,6 @@ func (p *Pusher) sendItems(items []pending) {
 		p.sendItems(items[len(items)/2:])
 		return
 	}
-	if len(items) > 1 && p.opts.UnusedMappings != nil {
-		for _, it := range items {
-			if n := unusedMappings(it.p); n > 0 {
-				p.opts.UnusedMappings(it.source, n)
-			}
-		}
-	}
 	b := newBatch(items, len(body))
 	if err := p.abortErr(); err != nil {
 		p.finish(b, ErrAborted, nil)
@@ -435,36 +424,3 @@ func writeErr(err error) error {
 }
 
 func (d *dryRun) close() error { return nil }
-
-// unusedMappings counts the mappings of p that no sample's stack reaches.
-func unusedMappings(p *model.Profile) int {
-	if len(p.Mappings) == 0 {
-		return 0
-	}
-	locUsed := make([]bool, len(p.Locations))
-	seen := make([]bool, p.Stacks.Len())
-	for _, s := range p.Samples {
-		if s.Stack < 0 || int(s.Stack) >= len(seen) || seen[s.Stack] {
-			continue
-		}
-		seen[s.Stack] = true
-		for _, l := range p.Stacks.Get(int(s.Stack)) {
-			if l >= 0 && int(l) < len(locUsed) {
-				locUsed[l] = true
-			}
-		}
-	}
-	mapUsed := make([]bool, len(p.Mappings))
-	for i, l := range p.Locations {
-		if locUsed[i] && l.Mapping >= 0 && int(l.Mapping) < len(mapUsed) {
-			mapUsed[l.Mapping] = true
-		}
-	}
-	n := 0
-	for _, u := range mapUsed {
-		if !u {
-			n++
-		}
-	}
-	return n
-}

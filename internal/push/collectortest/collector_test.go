@@ -14,12 +14,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pprofx/pprofx/internal/cli"
 )
 
 // collectorBin is the collector built by TestMain.
 var collectorBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("PPROFX_TEST_AS_MAIN") == "1" {
+		// The test binary stands in for pprofx (TestHelpExamples).
+		os.Exit(cli.Execute())
+	}
 	if os.Getenv("PPROFX_SKIP_COLLECTOR") != "" {
 		fmt.Println("collectortest: PPROFX_SKIP_COLLECTOR is set: the real-collector tests are skipped")
 		os.Exit(0)
@@ -56,8 +62,13 @@ type collector struct {
 
 type collectorOpts struct {
 	tlsCert, tlsKey string // serve TLS with this certificate
+	clientCA        string // and require client certificates signed by this CA
 	httpPort        string // fixed ports (for "not up yet")
 	grpcPort        string
+	// fault, when set, is the settings of a pprofx_fault processor
+	// (cmd/otelcol-pprofx/fault.go) put before the file exporter, as YAML
+	// lines, e.g. "fail_first: 2\ncode: resource_exhausted".
+	fault string
 }
 
 // freePort returns a loopback port nothing listens on right now.
@@ -85,6 +96,14 @@ func newCollector(t testing.TB, o collectorOpts) *collector {
 	tls := ""
 	if o.tlsCert != "" {
 		tls = fmt.Sprintf("\n        tls:\n          cert_file: %s\n          key_file: %s", o.tlsCert, o.tlsKey)
+		if o.clientCA != "" {
+			tls += "\n          client_ca_file: " + o.clientCA
+		}
+	}
+	processors, pipeline := "", ""
+	if o.fault != "" {
+		processors = "processors:\n  pprofx_fault:\n    " + strings.ReplaceAll(o.fault, "\n", "\n    ") + "\n"
+		pipeline = "\n      processors: [pprofx_fault]"
 	}
 	conf := fmt.Sprintf(`receivers:
   otlp:
@@ -93,7 +112,7 @@ func newCollector(t testing.TB, o collectorOpts) *collector {
         endpoint: %s%s
       http:
         endpoint: %s%s
-exporters:
+%sexporters:
   file:
     path: %s
     format: proto
@@ -104,9 +123,9 @@ service:
       level: none
   pipelines:
     profiles:
-      receivers: [otlp]
+      receivers: [otlp]%s
       exporters: [file]
-`, c.GRPC, tls, c.HTTP, tls, c.Out)
+`, c.GRPC, tls, c.HTTP, tls, processors, c.Out, pipeline)
 	confPath := filepath.Join(c.dir, "collector.yaml")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -193,6 +212,18 @@ func (c *collector) output(t testing.TB) []byte {
 	data, err := os.ReadFile(c.Out)
 	if err != nil {
 		t.Fatalf("the collector wrote nothing: %v\n%s", err, c.logText())
+	}
+	return data
+}
+
+// outputOrNone is output, or nothing when the file exporter received
+// nothing (it then writes no file).
+func (c *collector) outputOrNone(t testing.TB) []byte {
+	t.Helper()
+	c.stop(t)
+	data, err := os.ReadFile(c.Out)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
 	}
 	return data
 }
