@@ -16,7 +16,12 @@
 # for pprofx. The CPU ratio counts work on every core, so it understates
 # what running on two cores gains in wall time.
 #
+# The OTLP rows (v1development unless named pprofextended) have no
+# reference of their own: they stand beside ParseData too (ParseData+Write
+# when gzipped), as issue 14's table has them.
+#
 # Wall times swing on a loaded machine; CPU times less; peak RSS does not.
+# GPERF_MARKDOWN=1 prints the table in markdown.
 set -eu
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -42,7 +47,14 @@ run() {
 	echo "$name $(tail -1 "$tmp/t")" >>"$tmp/runs"
 }
 
-printf '%-12s %-24s %8s %8s %8s %10s %10s\n' shape command "wall s" "cpu s" "peak MB" "wall ratio" "cpu ratio"
+# GPERF_MARKDOWN=1 prints the table in markdown, as README shows it.
+md=${GPERF_MARKDOWN:-}
+if [ -n "$md" ]; then
+	echo "| shape | command | wall s | cpu s | peak MB | wall ratio | cpu ratio |"
+	echo "|---|---|---|---|---|---|---|"
+else
+	printf '%-12s %-28s %8s %8s %8s %10s %10s\n' shape command "wall s" "cpu s" "peak MB" "wall ratio" "cpu ratio"
+fi
 for shape in $shapes; do
 	f="$dir/$shape.prof"
 	[ -s "$f" ] || "$tmp/gengperf" -shape "$shape" -o "$f"
@@ -56,10 +68,13 @@ for shape in $shapes; do
 		run "convert -o x.pb.gz" "$tmp/pprofx" convert "$f" -o "$tmp/x.pb.gz"
 		run "cat | convert -o x.pb" sh -c "cat '$f' | '$tmp/pprofx' convert - -o '$tmp/x.pb'"
 		run "convert -o x.otlp" "$tmp/pprofx" convert "$f" -o "$tmp/x.otlp"
+		run "convert -o x.otlp.gz" "$tmp/pprofx" convert "$f" -o "$tmp/x.otlp.gz"
+		run "convert --to pprofextended" "$tmp/pprofx" convert "$f" -o "$tmp/x.pe" --to pprofextended
+		run "cat | convert -o x.otlp" sh -c "cat '$f' | '$tmp/pprofx' convert - -o '$tmp/x.otlp'"
 		i=$((i + 1))
 	done
 	# Medians per command, then each pprofx row beside its reference.
-	awk -v shape="$shape" '
+	awk -v shape="$shape" -v md="$md" '
 		{ n = NF; name = $1; for (i = 2; i <= n - 4; i++) name = name " " $i
 		  j = ++c[name]; w[name, j] = $(n - 3); u[name, j] = $(n - 2) + $(n - 1); m[name, j] = $n
 		  if (!(name in ord)) { ord[name] = k++; names[k - 1] = name } }
@@ -74,6 +89,8 @@ for shape in $shapes; do
 				ref = (name ~ /gz/) ? "ParseData+Write" : "ParseData"
 				wr = (name ~ /^Parse/) ? "" : sprintf("%.2fx", mw[ref] / mw[name])
 				cr = (name ~ /^Parse/) ? "" : sprintf("%.2fx", mu[ref] / mu[name])
-				printf "%-12s %-24s %8.2f %8.2f %8.0f %10s %10s\n", shape, name, mw[name], mu[name], mm[name], wr, cr }
+				mdname = name; gsub(/\|/, "\\|", mdname)
+				if (md != "") printf "| %s | %s | %.2f | %.2f | %.0f | %s | %s |\n", shape, mdname, mw[name], mu[name], mm[name], wr, cr
+				else printf "%-12s %-28s %8.2f %8.2f %8.0f %10s %10s\n", shape, name, mw[name], mu[name], mm[name], wr, cr }
 		}' "$tmp/runs"
 done

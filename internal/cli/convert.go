@@ -68,11 +68,15 @@ Nothing the target format can hold is lost; what it cannot hold is named in
 one warning on stderr. The output is written atomically: a failed run leaves
 an existing OUT untouched.
 
-A gperftools CPU profile converted to pprof is streamed: it is read once,
+A gperftools CPU profile converted to pprof or to binary OTLP (otlp,
+otlp-framed, pprofextended; gzipped or not) is streamed: it is read once,
 also from a pipe ("-"), its distinct stacks' frames go, beyond a few MiB, to
 a temporary file in $TMPDIR (removed at the end), and the samples are
 written from there, so memory stays bounded whatever the shape of the
-stacks. Converted to OTLP, it is decoded whole.`,
+stacks. OTLP output also sorts the stacks in runs spilled to temporary files
+in $TMPDIR and reads them back (about the output's size on disk, for a
+moment). Converted to OTLP JSON, or with --keep-original, it is decoded
+whole.`,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert heap.pb -o heap.pb.gz
   pprofx convert testdata/go/cpu.pb.gz -o cpu.html
@@ -86,7 +90,8 @@ stacks. Converted to OTLP, it is decoded whole.`,
   pprofx convert cpu.pb.gz -o - --to otlp-json | head -c 300
   pprofx convert cpu.prof -o cpu.pb.gz --symbols-dir ./build   # gperftools, symbolized
   pprofx convert cpu.prof -o cpu.otlp --symbolize=none          # addresses, with build ids
-  cat cpu.prof | pprofx convert - -o - --to pprof-raw | wc -c`,
+  cat cpu.prof | pprofx convert - -o - --to pprof-raw | wc -c
+  cat cpu.prof | pprofx convert - -o cpu.otlp.gz --symbolize=none  # streamed; stacks sorted in $TMPDIR`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Input = args[0]
@@ -160,8 +165,8 @@ func convertRun(o *ConvertOptions) error {
 	}
 	defer in.Close()
 	warn := warner(ios, o.Input)
-	// pprof output takes a gperftools profile's samples as they are read
-	// back from a temporary file, rather than its whole model.
+	// pprof and binary OTLP output take a gperftools profile's samples as
+	// they are read back from a temporary file, rather than its whole model.
 	stream := formats.TakesStream(to) && !o.KeepOriginal
 	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal,
 		OTLPProto: o.OTLPProto, SampleType: o.SampleType, Stream: stream})

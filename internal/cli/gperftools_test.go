@@ -9,7 +9,11 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/gperftools"
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/streamenc"
 )
 
 const gperfDir = "../../testdata/gperftools/"
@@ -122,6 +126,56 @@ func TestConvertGperftoolsStreamed(t *testing.T) {
 				}
 				if got := mustRead(t, out); !bytes.Equal(got, want.Bytes()) {
 					t.Errorf("%s from %s to %s: %d bytes differ from Decode + Encode's %d", name, in, suffix, len(got), want.Len())
+				}
+			}
+		}
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left in TMPDIR: %v", ents)
+	}
+}
+
+// A gperftools profile converted to binary OTLP, either dialect, raw or
+// gzipped (which streams it), gives the bytes of converting it with
+// --keep-original off through the whole model, from a file and from stdin;
+// the stacks are sorted in runs spilled to TMPDIR, and nothing is left
+// there.
+func TestConvertGperftoolsStreamedOTLP(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	old := streamenc.RunBudget
+	defer func() { streamenc.RunBudget = old }()
+	streamenc.RunBudget = 100_000
+	big := filepath.Join(t.TempDir(), "big.prof")
+	raw := distinctStacks(20000, 32)
+	if err := os.WriteFile(big, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := gperftools.Decode(bytes.NewReader(raw), gperftools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []*model.Profile{p}
+	for _, to := range []string{"otlp", "pprofextended"} {
+		for _, suffix := range []string{".otlp", ".otlp.gz"} {
+			gz := suffix == ".otlp.gz"
+			var want bytes.Buffer
+			if to == "otlp" {
+				err = otlpdev.Encode(&want, ps, otlpdev.EncodeOptions{Gzip: gz, ScopeVersion: version()})
+			} else {
+				err = otlp.Encode(&want, ps, otlp.EncodeOptions{Gzip: gz, ScopeVersion: version()})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out"+suffix)
+			for _, in := range []string{big, "-"} {
+				s := newStreams(raw)
+				if code := Main([]string{"convert", in, "-o", out, "--to", to, "--symbolize=off"}, s.ios); code != 0 {
+					t.Fatalf("%s from %s: exit %d: %s", to, in, code, s.err)
+				}
+				if got := mustRead(t, out); !bytes.Equal(got, want.Bytes()) {
+					t.Errorf("%s%s from %s: %d bytes differ from Decode + Encode's %d", to, suffix, in, len(got), want.Len())
 				}
 			}
 		}

@@ -60,8 +60,9 @@ type ReadOptions struct {
 	SampleType string
 	// Stream lets a format that can (gperftools) give its profile as an
 	// Item.Stream, its samples read back one at a time rather than held:
-	// for inspect and pprof output, whose memory then does not grow with
-	// the distinct stacks' frames. The caller closes the stream.
+	// for inspect and the outputs TakesStream names (pprof, binary OTLP),
+	// whose memory then does not grow with the distinct stacks' frames.
+	// The caller closes the stream.
 	Stream bool
 }
 
@@ -78,7 +79,8 @@ type Stream struct {
 	// Tables holds the profile's tables and fields; its Samples and Stacks
 	// are empty.
 	Tables *model.Profile
-	// Samples yields the samples in order.
+	// Samples yields the samples in order; every call yields them again
+	// (the OTLP writers go through them more than once).
 	Samples pprof.Samples
 	// Len is the number of samples, each of a distinct stack.
 	Len int
@@ -633,7 +635,9 @@ func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
 }
 
 // TakesStream reports whether format f can be written from an Item.Stream.
-func TakesStream(f OutFormat) bool { return f == OutPprof || f == OutPprofRaw }
+func TakesStream(f OutFormat) bool {
+	return f == OutPprof || f == OutPprofRaw || f == OutOTLP || f == OutOTLPFramed || f == OutPprofExtended
+}
 
 // Close releases what the items' streams hold.
 func (in *Input) Close() error {

@@ -91,6 +91,9 @@ func init() {
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
 				eo := otlp.EncodeOptions{JSON: json, Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
 					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}
+				if s := items[0].Stream; s != nil && !json {
+					return otlp.EncodeStream(w, s.Tables, s.Samples, "", eo)
+				}
 				ps := make([]*model.Profile, len(items))
 				for i, it := range items {
 					ps[i] = it.Profile

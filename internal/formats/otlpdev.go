@@ -58,15 +58,21 @@ func init() {
 		{OutOTLPJSONL, "OTLP profiles v1development, JSON lines as the collector's fileexporter writes them (.jsonl)", []string{".jsonl", ".jsonl.gz"}, otlpdev.EncodeJSONLines},
 		{OutOTLPFramed, "OTLP profiles v1development, 4-byte-length framed protobuf as the fileexporter's format: proto writes it", nil, otlpdev.EncodeFramed},
 	} {
-		enc := w.enc
+		enc, f := w.enc, w.f
 		registerWriter(w.f, writer{desc: w.desc, suffixes: w.suffixes, multi: true, text: w.f == OutOTLPJSON || w.f == OutOTLPJSONL,
 			write: func(out io.Writer, items []Item, opts WriteOptions) error {
+				eo := otlpdev.EncodeOptions{Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
+					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}
+				if s := items[0].Stream; s != nil && f == OutOTLP {
+					return otlpdev.EncodeStream(out, s.Tables, s.Samples, "", eo)
+				} else if s != nil && f == OutOTLPFramed {
+					return otlpdev.EncodeFramedStream(out, s.Tables, s.Samples, "", eo)
+				}
 				ps := make([]*model.Profile, len(items))
 				for i, it := range items {
 					ps[i] = it.Profile
 				}
-				return enc(out, ps, otlpdev.EncodeOptions{Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
-					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn})
+				return enc(out, ps, eo)
 			}})
 	}
 }
