@@ -4,34 +4,92 @@
 # (-proto, with binutils: addr2line, nm, objdump on PATH), >= 10x faster.
 #
 # Each round runs both commands on each profile, alternating which goes
-# first, and records wall-clock seconds and CPU seconds (user+sys of the
-# process and its children: pprof's addr2line and nm subprocesses count).
-# Profiles: the fixtures cprog.prof and cxxprog.prof (a few dozen
-# addresses each, in the fixtures and in this machine's libc, libstdc++),
-# and "many", about 11,000 distinct addresses in cxxprog.
-# It prints, per profile, the medians and the median of the per-round
-# ratios, and peak RSS of each. CPU time is the steadier figure on a
-# loaded machine; rerun on a quiet one for wall-clock figures.
+# first, and records wall-clock seconds, CPU seconds (user+sys of the
+# process and its children: pprof's addr2line, nm and objdump count) and
+# peak RSS. Profiles: the fixtures cprog.prof and cxxprog.prof (a few dozen
+# addresses each, in the fixtures and in this machine's libc and
+# libstdc++), and "many", 3,520 distinct addresses (every other byte of
+# cxxprog's functions). It prints one table: per profile, the medians and
+# the median of the per-round ratios. CPU time and peak RSS are the figures
+# to quote from a loaded machine; wall-clock ratios are only meaningful
+# from a quiet one (the load average is printed with the table).
 #
-#   scripts/symbolize-bench.sh [ROUNDS]      (default 11)
+#   scripts/symbolize-bench.sh [ROUNDS]                 (default 11)
+#   scripts/symbolize-bench.sh --instructions           (one run each under valgrind)
+#
+# --instructions counts instructions instead (valgrind's cachegrind, all
+# processes: pprof and every child it starts), which machine load does
+# not change. Both commands are then built with CGO_ENABLED=0 and run with
+# GODEBUG=cpu.rdtscp=off,asyncpreemptoff=1 (valgrind 3.19 knows neither
+# RDTSCP nor Go's preemption signals). Instructions leave out the kernel's
+# work (exec, page faults), which is most of pprof's CPU time.
 #
 # Needs /usr/bin/time, binutils, and google/pprof's command: PPROF_REF
-# (default /tmp/pprof-ref), built as testdata/symbolize/ref/README says.
-# Both commands look for binaries in testdata/symbolize/bin first, then at
-# the recorded paths (this machine's libc and libstdc++, with their
-# /usr/lib/debug files where installed): the same work for both.
+# (default /tmp/pprof-ref), built as testdata/symbolize/ref/README says;
+# for --instructions, PPROF_REF_MOD (default /tmp/pprofref-mod), the
+# scratch module it was built in, and valgrind. Both commands look for
+# binaries in testdata/symbolize/bin first, then at the recorded paths
+# (this machine's libc and libstdc++, with their /usr/lib/debug files
+# where installed): the same work for both.
 set -eu
 cd "$(dirname "$0")/.."
-rounds=${1:-11}
+mode=time
+rounds=11
+case ${1:-} in
+--instructions) mode=instructions ;;
+'') ;;
+*) rounds=$1 ;;
+esac
 ref=${PPROF_REF:-/tmp/pprof-ref}
-[ -x "$ref" ] || { echo "no google/pprof command at $ref (see testdata/symbolize/ref/README)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/pprofx" ./cmd/pprofx
+if [ $mode = instructions ]; then
+	mod=${PPROF_REF_MOD:-/tmp/pprofref-mod}
+	[ -f "$mod/go.mod" ] || { echo "no pprof module at $mod (see testdata/symbolize/ref/README)" >&2; exit 1; }
+	(cd "$mod" && CGO_ENABLED=0 go build -o "$tmp/pprof-ref" github.com/google/pprof)
+	ref=$tmp/pprof-ref
+	CGO_ENABLED=0 go build -o "$tmp/pprofx" ./cmd/pprofx
+else
+	[ -x "$ref" ] || { echo "no google/pprof command at $ref (see testdata/symbolize/ref/README)" >&2; exit 1; }
+	go build -o "$tmp/pprofx" ./cmd/pprofx
+fi
 # binutils only: with llvm-symbolizer on PATH pprof would use that instead.
 mkdir "$tmp/tools"
 for t in addr2line nm objdump c++filt; do ln -s "$(command -v $t)" "$tmp/tools/$t"; done
 bin=testdata/symbolize/bin
+
+# A profile with many distinct addresses, as a long profile of a large
+# program has, written by the fixture maker (testdata/symbolize/mkprof).
+go run ./testdata/symbolize/mkprof -bin $bin/cxxprog -path /tmp/pprofx-symfix/cxxprog -step 2 -o "$tmp/many.prof"
+
+prof_path() {
+	if [ "$1" = many ]; then echo "$tmp/many.prof"; else echo "testdata/symbolize/$1.prof"; fi
+}
+
+if [ $mode = instructions ]; then
+	# ir NAME CMD...: total instructions of CMD and its children.
+	ir() {
+		name=$1
+		shift
+		rm -rf "$tmp/vg"
+		mkdir "$tmp/vg"
+		env GODEBUG=cpu.rdtscp=off,asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no --trace-children=yes \
+			--log-file="$tmp/vg/log.%p" --cachegrind-out-file=/dev/null "$@" >/dev/null 2>&1 || true
+		cat "$tmp/vg"/log.* | tr -d , | awk -v n="$name" '/I *refs/ { s += $4; p++ } END { printf "%s %.1f %d\n", n, s / 1e6, p }' >>"$tmp/ir"
+	}
+	for prof in cprog cxxprog many; do
+		p=$(prof_path $prof)
+		ir "$prof pprofx" "$tmp/pprofx" symbolize "$p" --symbols-dir "$bin" -o "$tmp/x.pb.gz"
+		ir "$prof pprof" env PATH="$tmp/tools" PPROF_BINARY_PATH="$bin" HOME="$tmp" "$ref" -proto "$p"
+	done
+	ir "floor pprofx" "$tmp/pprofx" symbolize "$(prof_path cprog)" --symbolize=off -o "$tmp/x.pb.gz"
+	echo "symbolize, instructions (cachegrind, whole process and children, user space only)"
+	awk '{ v[$1 " " $2] = $3; n[$1 " " $2] = $4 }
+		END { for (p in v) if (p ~ / pprofx$/) { q = p; sub(/ pprofx$/, "", q)
+			if (q == "floor") { printf "  pprofx symbolize --symbolize=off cprog.prof (start-up, read, write): %.1f M\n", v[p]; continue }
+			printf "  %-8s pprofx %7.1f M | pprof %7.1f M in %d processes | ratio %.2fx\n", q, v[p], v[q " pprof"], n[q " pprof"], v[q " pprof"] / v[p] } }' "$tmp/ir" | sort
+	exit 0
+fi
 
 # measure NAME CMD...: appends "NAME wall cpu maxrss_kb" to $tmp/runs.
 measure() {
@@ -41,14 +99,9 @@ measure() {
 	awk -v n="$name" '{ printf "%s %s %.3f %s\n", n, $1, $2 + $3, $4 }' "$tmp/t" >>"$tmp/runs"
 }
 
-# A profile with many distinct addresses, as a long profile of a large
-# program has: every other byte of cxxprog's functions (about 11,000),
-# written by the fixture maker (testdata/symbolize/mkprof).
-go run ./testdata/symbolize/mkprof -bin $bin/cxxprog -path /tmp/pprofx-symfix/cxxprog -step 2 -o "$tmp/many.prof"
-
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for prof in cprog cxxprog many; do
-	p=testdata/symbolize/$prof.prof
-	[ $prof = many ] && p=$tmp/many.prof
+	p=$(prof_path $prof)
 	i=0
 	while [ $i -lt "$rounds" ]; do
 		a() { measure "$prof pprofx $i" "$tmp/pprofx" symbolize "$p" --symbols-dir "$bin" -o "$tmp/x.pb.gz"; }
@@ -57,13 +110,25 @@ for prof in cprog cxxprog many; do
 		i=$((i + 1))
 	done
 done
+# The process floor: start-up, reading and writing, no symbolization.
+i=0
+while [ $i -lt "$rounds" ]; do
+	measure "floor pprofx $i" "$tmp/pprofx" symbolize "$(prof_path cprog)" --symbolize=off -o "$tmp/x.pb.gz"
+	i=$((i + 1))
+done
 
-echo "symbolize, whole process: pprofx symbolize vs google/pprof -proto (binutils), $rounds rounds, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-awk '{ key = $1 " " $2; r = $3; w[key, r] = $4; c[key, r] = $5; if ($6 > m[key]) m[key] = $6; profs[$1] = 1; rounds[r] = 1 }
-	function median(arr, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (arr[j] < arr[i]) { t = arr[i]; arr[i] = arr[j]; arr[j] = t }
+echo "symbolize, whole process: pprofx symbolize vs google/pprof -proto (binutils), medians of $rounds rounds"
+echo "load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs): wall figures mean little above 1"
+awk 'function median(arr, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (arr[j] < arr[i]) { t = arr[i]; arr[i] = arr[j]; arr[j] = t }
 		return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2 }
-	END { for (p in profs) { n = 0; for (r in rounds) { n++
+	{ key = $1 " " $2; r = $3; w[key, r] = $4; c[key, r] = $5; if ($6 > m[key]) m[key] = $6; profs[$1] = 1; rounds[r] = 1 }
+	END {
+		printf "  %-8s | %-27s | %-27s | %-13s | %s\n", "profile", "wall pprofx / pprof", "CPU pprofx / pprof", "CPU ratio", "peak RSS pprofx / pprof"
+		n = 0; for (r in rounds) { n++; fw[n] = w["floor pprofx", r]; fc[n] = c["floor pprofx", r] }
+		for (p in profs) { if (p == "floor") continue; n = 0; for (r in rounds) { n++
 			pw[n] = w[p " pprofx", r]; rw[n] = w[p " pprof", r]; pc[n] = c[p " pprofx", r]; rc[n] = c[p " pprof", r]
 			wr[n] = rw[n] / (pw[n] > 0 ? pw[n] : 0.001); cr[n] = rc[n] / (pc[n] > 0 ? pc[n] : 0.001) }
-		printf "  %-8s wall: pprofx %.3fs pprof %.3fs  ratio %.1fx | cpu: pprofx %.3fs pprof %.3fs  ratio %.1fx | peak RSS pprofx %d KB, pprof %d KB\n",
-			p, median(pw, n), median(rw, n), median(wr, n), median(pc, n), median(rc, n), median(cr, n), m[p " pprofx"], m[p " pprof"] } }' "$tmp/runs"
+		printf "  %-8s | %6.3f s / %6.3f s (%4.1fx) | %6.3f s / %6.3f s        | %5.1fx        | %6.1f MB / %6.1f MB\n",
+			p, median(pw, n), median(rw, n), median(wr, n), median(pc, n), median(rc, n), median(cr, n), m[p " pprofx"] / 1024, m[p " pprof"] / 1024 }
+		printf "  floor: pprofx symbolize --symbolize=off cprog.prof: %.3f s wall, %.3f s CPU, %.1f MB\n", median(fw, n), median(fc, n), m["floor pprofx"] / 1024
+	}' "$tmp/runs"

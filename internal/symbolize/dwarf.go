@@ -1,9 +1,12 @@
 package symbolize
 
 import (
+	"cmp"
 	"debug/dwarf"
+	ebin "encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -30,6 +33,19 @@ type dwarfTable struct {
 	rd    *dwarf.Reader             // for following abstract origins
 	// lineErr is the first line table that could not be read.
 	lineErr error
+
+	// Set when the sections are read lazily (lazy) (dwarflazy.go): the units
+	// to visit (a unit outside them is not there to read), .debug_line,
+	// read as far as the units' line tables, and errFull when something
+	// outside what was read turns out to be needed.
+	lazy  bool
+	units []unitHeader
+	line  *lazySection
+	order ebin.ByteOrder
+	bail  error
+	// rest checks, when an address is left unanswered, that no unit
+	// beyond those read could answer it (nil: every unit was read).
+	rest func() error
 }
 
 type funcName struct {
@@ -63,9 +79,44 @@ func inRanges(rs [][2]uint64, a uint64) bool {
 }
 
 // lookup resolves the sorted, distinct addrs. out[i] receives addrs[i]'s
-// frames, for the addresses some compilation unit covers.
+// frames, for the addresses some compilation unit covers: the first unit
+// in the section whose ranges hold the address and whose functions answer
+// it. A table read lazily (units set) visits only its units, and returns
+// errFull when it finds it needs more.
 func (t *dwarfTable) lookup(addrs []uint64, out [][]frame) (err error) {
 	defer catch(&err)
+	if t.lazy {
+		var r *dwarf.Reader
+		if len(t.units) > 0 {
+			r = t.d.Reader()
+		}
+		for _, u := range t.units {
+			var w walk
+			r.Seek(dwarf.Offset(u.die))
+			e, err := next(r, &w)
+			if err != nil {
+				return err
+			}
+			if e == nil {
+				continue
+			}
+			if err := t.visit(r, e, &w, addrs, out); err != nil {
+				return err
+			}
+			if t.bail != nil {
+				return t.bail
+			}
+		}
+		for _, fr := range out {
+			if fr == nil {
+				if t.rest() != nil {
+					return errFull
+				}
+				break
+			}
+		}
+		return nil
+	}
 	r := t.d.Reader()
 	var w walk
 	for {
@@ -76,28 +127,39 @@ func (t *dwarfTable) lookup(addrs []uint64, out [][]frame) (err error) {
 		if e == nil {
 			return nil
 		}
-		if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagPartialUnit {
-			r.SkipChildren()
-			continue
-		}
-		ranges, _ := t.d.Ranges(e)
-		var want []int // indexes into addrs of unresolved addresses in this unit
-		for _, rg := range ranges {
-			i := sort.Search(len(addrs), func(i int) bool { return addrs[i] >= rg[0] })
-			for ; i < len(addrs) && addrs[i] < rg[1]; i++ {
-				if out[i] == nil {
-					want = append(want, i)
-				}
-			}
-		}
-		if len(want) == 0 || !e.Children {
-			r.SkipChildren()
-			continue
-		}
-		if err := t.unit(r, e, &w, addrs, want, out); err != nil {
+		if err := t.visit(r, e, &w, addrs, out); err != nil {
 			return err
 		}
 	}
+}
+
+// visit resolves the addresses unit entry e holds (r is just past it),
+// or skips the unit.
+func (t *dwarfTable) visit(r *dwarf.Reader, e *dwarf.Entry, w *walk, addrs []uint64, out [][]frame) error {
+	skip := func() {
+		if !t.lazy { // a lazy table seeks to each unit it reads
+			r.SkipChildren()
+		}
+	}
+	if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagPartialUnit {
+		skip()
+		return nil
+	}
+	ranges, _ := t.d.Ranges(e)
+	var want []int // indexes into addrs of unresolved addresses in this unit
+	for _, rg := range ranges {
+		i := sort.Search(len(addrs), func(i int) bool { return addrs[i] >= rg[0] })
+		for ; i < len(addrs) && addrs[i] < rg[1]; i++ {
+			if out[i] == nil {
+				want = append(want, i)
+			}
+		}
+	}
+	if len(want) == 0 || !e.Children {
+		skip()
+		return nil
+	}
+	return t.unit(r, e, w, addrs, want, out)
 }
 
 // unit reads one compilation unit's function tree (r is just past its
@@ -266,6 +328,10 @@ func (t *dwarfTable) funcName(off dwarf.Offset) funcName {
 	var line int64
 	cur := off
 	for hops := 0; hops < 16; hops++ {
+		if !t.loaded(cur) {
+			t.bail = errFull
+			break
+		}
 		t.rd.Seek(cur)
 		e, err := t.rd.Next()
 		if err != nil || e == nil {
@@ -295,6 +361,16 @@ func (t *dwarfTable) funcName(off dwarf.Offset) funcName {
 	}
 	t.names[off] = n
 	return n
+}
+
+// loaded says whether the entry at off is in a unit that was read.
+func (t *dwarfTable) loaded(off dwarf.Offset) bool {
+	if !t.lazy {
+		return true
+	}
+	o := uint64(off)
+	i := sort.Search(len(t.units), func(i int) bool { return t.units[i].end > o })
+	return i < len(t.units) && o >= t.units[i].die
 }
 
 // attrMIPSLinkageName is DW_AT_MIPS_linkage_name, which GCC wrote before
@@ -331,6 +407,12 @@ func (ls lineRows) find(a uint64) *lineRow {
 // Where several rows share an address, the last one holds the range, as
 // binutils reads them.
 func (t *dwarfTable) lineTable(cu *dwarf.Entry) (lineRows, []*dwarf.LineFile, error) {
+	if t.line != nil {
+		if err := t.readLines(cu); err != nil {
+			t.bail = errFull
+			return nil, nil, nil
+		}
+	}
 	lr, err := t.d.LineReader(cu)
 	if err != nil {
 		return nil, nil, err
@@ -373,6 +455,6 @@ func (t *dwarfTable) lineTable(cu *dwarf.Entry) (lineRows, []*dwarf.LineFile, er
 		}
 	}
 	flush()
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].addr < rows[j].addr })
+	slices.SortStableFunc(rows, func(x, y lineRow) int { return cmp.Compare(x.addr, y.addr) })
 	return rows, lr.Files(), err
 }

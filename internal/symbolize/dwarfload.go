@@ -29,21 +29,7 @@ func (b *binary) readDWARF() (d *dwarf.Data, err error) {
 	if b.typ == elf.ET_REL {
 		return b.ef.DWARF()
 	}
-	secs := map[string]*elf.Section{}
-	for _, s := range b.ef.Sections {
-		var suffix string
-		switch {
-		case strings.HasPrefix(s.Name, ".debug_"):
-			suffix = s.Name[7:]
-		case strings.HasPrefix(s.Name, ".zdebug_"):
-			suffix = s.Name[8:]
-		default:
-			continue
-		}
-		if _, ok := secs[suffix]; !ok && s.Type != elf.SHT_NOBITS {
-			secs[suffix] = s
-		}
-	}
+	secs := dwarfSectionsOf(b.ef)
 	data := make([][]byte, len(dwarfSections))
 	errs := make([]error, len(dwarfSections))
 	var wg sync.WaitGroup

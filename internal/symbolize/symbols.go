@@ -5,7 +5,7 @@ import (
 	"debug/gosym"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // source says where a binary's answers came from, for the mapping's
@@ -30,16 +30,22 @@ type tables struct {
 	syms  symtab
 	names symtab
 	gosym *gosym.Table
+
+	bin *binary
+	// dwFiles have DWARF: the debug file first, then the binary. Their
+	// DWARF is read by lookup, which knows the addresses.
+	dwFiles []*binary
+	dwRead  bool // the whole DWARF was tried: dw (nil if none) answers any address
 }
 
-// loadTables reads a binary's symbol tables: DWARF from the binary or from
-// its separate debug file (found by locate), else Go's pclntab, and the
-// ELF symbols.
+// loadTables reads a binary's ELF symbols, and finds its DWARF: in its
+// separate debug file (found by locate) or in itself. The DWARF (else Go's
+// pclntab) is read on the first lookup.
 func (b *binary) loadTables(debug *binary) *tables {
 	if b.tables != nil {
 		return b.tables
 	}
-	t := &tables{}
+	t := &tables{bin: b}
 	b.tables = t
 	t.syms, _ = readSymtab(b.ef, false)
 	t.names = t.syms
@@ -50,21 +56,44 @@ func (b *binary) loadTables(debug *binary) *tables {
 		t.names, _ = readSymtab(debug.ef, false)
 	}
 	for _, f := range []*binary{debug, b} {
-		if f == nil || !hasDWARF(f.ef) {
-			continue
+		if f != nil && hasDWARF(f.ef) {
+			t.dwFiles = append(t.dwFiles, f)
 		}
-		d, err := f.readDWARF()
-		if err != nil {
-			t.dwErr = fmt.Errorf("%s: %v", f.path, err)
-			continue
-		}
-		t.dw = newDwarfTable(d)
-		break
-	}
-	if t.dw == nil {
-		t.gosym, _ = readGosym(b.ef)
 	}
 	return t
+}
+
+// lookupDWARF answers what it can of addrs from DWARF into out: from the
+// units that hold them (lazyDWARF), else from the whole DWARF, read once;
+// without readable DWARF, it reads Go's pclntab.
+func (t *tables) lookupDWARF(addrs []uint64, out [][]frame) error {
+	if !t.dwRead {
+		for _, f := range t.dwFiles {
+			dw, err := f.lazyDWARF(addrs)
+			if err == nil {
+				if err = dw.lookup(addrs, out); err == nil {
+					t.dw = dw
+					return nil
+				}
+				clear(out)
+			}
+			d, err := f.readDWARF()
+			if err != nil {
+				t.dwErr = fmt.Errorf("%s: %v", f.path, err)
+				continue
+			}
+			t.dw = newDwarfTable(d)
+			break
+		}
+		t.dwRead = true
+		if t.dw == nil {
+			t.gosym, _ = readGosym(t.bin.ef)
+		}
+	}
+	if t.dw == nil {
+		return nil
+	}
+	return t.dw.lookup(addrs, out)
 }
 
 func hasDWARF(ef *elf.File) bool {
@@ -100,8 +129,8 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 	out := make([][]frame, len(addrs))
 	src := srcNone
 	var err error
+	err = t.lookupDWARF(addrs, out)
 	if t.dw != nil {
-		err = t.dw.lookup(addrs, out)
 		for i, fr := range out {
 			if fr == nil {
 				continue
@@ -172,7 +201,7 @@ func goFrames(t *gosym.Table, a uint64) (fr []frame) {
 // sortedDistinct returns the sorted distinct values of a.
 func sortedDistinct(a []uint64) []uint64 {
 	s := append([]uint64(nil), a...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	slices.Sort(s)
 	out := s[:0]
 	for i, v := range s {
 		if i == 0 || v != s[i-1] {

@@ -1,7 +1,9 @@
 package symbolize
 
 import (
+	"cmp"
 	"debug/elf"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -60,13 +62,20 @@ func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
 	// By address; at one address, the sized symbols after the unsized and
 	// globals (which sort after locals in .symtab) last, so that a lookup
 	// that takes the last one at an address takes the best name.
-	sort.SliceStable(st, func(i, j int) bool {
-		if st[i].addr != st[j].addr {
-			return st[i].addr < st[j].addr
+	slices.SortStableFunc(st, func(x, y symbol) int {
+		if x.addr != y.addr {
+			return cmp.Compare(x.addr, y.addr)
 		}
-		return (st[i].size == 0) && (st[j].size != 0)
+		return cmp.Compare(b2i(x.size != 0), b2i(y.size != 0))
 	})
 	return st, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // isLocalLabel recognises assembler-local labels (.L123), which name no

@@ -1,0 +1,678 @@
+package symbolize
+
+import (
+	"bufio"
+	"debug/dwarf"
+	"debug/elf"
+	ebin "encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// lazySection is a DWARF section read (and decompressed) only as far as
+// asked: a compressed stream cannot be entered in the middle, but it can
+// be stopped early, and what is not needed can be passed over without
+// being kept. data has the section's full size from the start (pages never
+// written cost no memory); the stream has been read up to n, and data[:n]
+// holds the section's bytes except where they were skipped (left zero).
+// pend holds bytes read ahead, those at n onwards.
+type lazySection struct {
+	data    []byte
+	n       int
+	pend    []byte
+	rd      io.Reader
+	close   func()
+	err     error
+	scratch []byte
+	// inf decodes zlib-compressed sections straight into data (n is then
+	// how far it has got, and nothing is skipped).
+	inf *inflater
+}
+
+// errBeyond is an offset past a section's end.
+var errBeyond = errors.New("offset beyond the end of the section")
+
+// lazySection opens a section for reading on demand. The compression
+// header is checked as sectionData checks it; zlib streams are inflated
+// without their checksum (the bytes are checked as DWARF as they are read).
+//
+// budget is what the sections opened may still take in memory (their
+// decompressed sizes, and the compressed bytes read whole): a header that
+// claims more is left to the whole read (which reads it as before), so that
+// a damaged file does not make both readings allocate what it claims.
+func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, error) {
+	take := func(n uint64) error {
+		if n > *budget {
+			return errors.New("sections larger than the lazy reading takes on")
+		}
+		*budget -= n
+		return nil
+	}
+	compressed := s.Flags&elf.SHF_COMPRESSED != 0
+	zdebug := strings.HasPrefix(s.Name, ".zdebug_")
+	if s.FileSize > uint64(b.size) || s.Offset > uint64(b.size)-s.FileSize {
+		return nil, errors.New("beyond the end of the file")
+	}
+	if !compressed && !zdebug {
+		if s.Size != s.FileSize {
+			return nil, errors.New("size differs from file size")
+		}
+		if err := take(s.Size); err != nil {
+			return nil, err
+		}
+		return &lazySection{data: make([]byte, s.Size), pend: make([]byte, 0, 32),
+			rd: io.NewSectionReader(b.r, int64(s.Offset), int64(s.Size))}, nil
+	}
+	var hdr [24]byte
+	n, _ := b.r.ReadAt(hdr[:min(uint64(len(hdr)), s.FileSize)], int64(s.Offset))
+	raw := hdr[:n]
+	var typ uint32
+	var size, skip uint64
+	order := b.ef.ByteOrder
+	switch {
+	case compressed && b.ef.Class == elf.ELFCLASS64:
+		if len(raw) < 24 {
+			return nil, errors.New("short compression header")
+		}
+		typ, size, skip = order.Uint32(raw), order.Uint64(raw[8:]), 24
+	case compressed:
+		if len(raw) < 12 {
+			return nil, errors.New("short compression header")
+		}
+		typ, size, skip = order.Uint32(raw), uint64(order.Uint32(raw[4:])), 12
+	default:
+		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
+			return nil, errors.New("bad .zdebug header")
+		}
+		typ, size, skip = uint32(elf.COMPRESS_ZLIB), ebin.BigEndian.Uint64(raw[4:]), 12
+	}
+	clen := s.FileSize - skip
+	if size > maxSectionSize || size > clen*1032+1024 {
+		return nil, fmt.Errorf("claims %d bytes decompressed from %d", size, clen)
+	}
+	src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
+	if err := take(size); err != nil {
+		return nil, err
+	}
+	l := &lazySection{data: make([]byte, size), pend: make([]byte, 0, 32)}
+	switch elf.CompressionType(typ) {
+	case elf.COMPRESS_ZLIB:
+		// RFC 1950's two-byte header, then a deflate stream, read whole
+		// and decoded by inflater.
+		if err := take(clen); err != nil {
+			return nil, err
+		}
+		in := make([]byte, clen)
+		if _, err := b.r.ReadAt(in, int64(s.Offset+skip)); err != nil {
+			return nil, err
+		}
+		if len(in) < 2 || in[0]&0x0f != 8 || (uint(in[0])<<8|uint(in[1]))%31 != 0 || in[1]&0x20 != 0 {
+			return nil, errors.New("bad zlib header")
+		}
+		l.inf = &inflater{in: in[2:], out: l.data}
+		return l, nil
+	case elf.COMPRESS_ZSTD:
+		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, err
+		}
+		l.rd, l.close = zr, zr.Close
+	default:
+		return nil, fmt.Errorf("unknown compression %d", typ)
+	}
+	return l, nil
+}
+
+// ensure makes data[:end] readable (end must not be below a part
+// skipped). Compressed data is read at least 128 KB at a time.
+func (l *lazySection) ensure(end uint64) error {
+	return l.store(end, 128<<10)
+}
+
+// store reads the stream into data up to end at least, and ahead to
+// n+ahead.
+func (l *lazySection) store(end uint64, ahead int) error {
+	if end > uint64(len(l.data)) {
+		return errBeyond
+	}
+	if int(end) <= l.n {
+		return nil
+	}
+	if l.inf != nil {
+		if l.err == nil {
+			l.err = l.inf.decode(min(max(int(end), l.n+ahead), len(l.data)))
+			l.n = l.inf.op
+		}
+		return l.err
+	}
+	l.n += copy(l.data[l.n:], l.pend)
+	l.pend = l.pend[:0]
+	if int(end) <= l.n {
+		return nil
+	}
+	return l.read(l.data[l.n:min(max(int(end), l.n+ahead), len(l.data))])
+}
+
+// read reads the next len(p) bytes of the stream into p.
+func (l *lazySection) read(p []byte) error {
+	if l.err != nil {
+		return l.err
+	}
+	k, err := io.ReadFull(l.rd, p)
+	l.n += k
+	if err != nil {
+		l.err = fmt.Errorf("decompressing: %v", err)
+		l.release()
+		return l.err
+	}
+	if l.n == len(l.data) {
+		l.release()
+	}
+	return nil
+}
+
+// peek returns the k bytes at off, the stream's position, without
+// storing them (except where the section is decoded into data anyway).
+func (l *lazySection) peek(off uint64, k int) ([]byte, error) {
+	if l.inf != nil {
+		if err := l.store(off+uint64(k), 0); err != nil {
+			return nil, err
+		}
+		return l.data[off : off+uint64(k)], nil
+	}
+	if off != uint64(l.n) {
+		return nil, errors.New("peek away from the stream's position")
+	}
+	if k > len(l.data)-l.n {
+		return nil, errBeyond
+	}
+	for len(l.pend) < k {
+		if l.err != nil {
+			return nil, l.err
+		}
+		m, err := io.ReadFull(l.rd, l.pend[len(l.pend):k])
+		l.pend = l.pend[:len(l.pend)+m]
+		if err != nil {
+			l.err = fmt.Errorf("decompressing: %v", err)
+			l.release()
+			return nil, l.err
+		}
+	}
+	return l.pend[:k], nil
+}
+
+// skip moves the stream on to end without keeping what it passes over.
+func (l *lazySection) skip(end uint64) error {
+	if end > uint64(len(l.data)) {
+		return errBeyond
+	}
+	if l.inf != nil {
+		return l.store(end, 0)
+	}
+	if k := int(end) - l.n; k < len(l.pend) {
+		l.n = int(end)
+		l.pend = l.pend[:copy(l.pend, l.pend[k:])]
+		return nil
+	}
+	l.n += len(l.pend)
+	l.pend = l.pend[:0]
+	if l.scratch == nil {
+		l.scratch = make([]byte, 32<<10)
+	}
+	for l.n < int(end) {
+		if err := l.read(l.scratch[:min(len(l.scratch), int(end)-l.n)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// all reads the whole section.
+func (l *lazySection) all() ([]byte, error) {
+	if err := l.ensure(uint64(len(l.data))); err != nil {
+		return nil, err
+	}
+	return l.data, nil
+}
+
+func (l *lazySection) release() {
+	if l.close != nil {
+		l.close()
+		l.close = nil
+	}
+	l.rd = nil
+}
+
+// arange is one address range .debug_aranges gives a unit.
+type arange struct {
+	lo, hi uint64
+	unit   uint64 // the unit's offset in .debug_info
+}
+
+// parseAranges reads .debug_aranges: each unit's address ranges. Anything
+// unexpected (a version other than 2, segments, an odd address size) is an
+// error: the caller then reads every unit, as without the table.
+func parseAranges(data []byte, order ebin.ByteOrder) (rs []arange, units map[uint64]bool, err error) {
+	units = map[uint64]bool{}
+	for off := uint64(0); off < uint64(len(data)); {
+		start := off
+		ln, hl, ok := unitLength(data, off, order)
+		if !ok || ln > uint64(len(data))-off-hl {
+			return nil, nil, errors.New("bad .debug_aranges set length")
+		}
+		off += hl
+		end := off + ln
+		set := data[:end]
+		osz := uint64(4)
+		if hl == 12 {
+			osz = 8
+		}
+		if end-off < 2+osz+2 {
+			return nil, nil, errors.New("short .debug_aranges set")
+		}
+		if order.Uint16(set[off:]) != 2 {
+			return nil, nil, errors.New("unknown .debug_aranges version")
+		}
+		off += 2
+		var unit uint64
+		if osz == 8 {
+			unit = order.Uint64(set[off:])
+		} else {
+			unit = uint64(order.Uint32(set[off:]))
+		}
+		off += osz
+		asize, segsize := uint64(set[off]), set[off+1]
+		off += 2
+		if segsize != 0 || asize != 4 && asize != 8 {
+			return nil, nil, errors.New("unsupported .debug_aranges address size")
+		}
+		units[unit] = true
+		ts := 2 * asize
+		if r := (off - start) % ts; r != 0 {
+			off += ts - r
+		}
+		for ; off+ts <= end; off += ts {
+			var lo, n uint64
+			if asize == 8 {
+				lo, n = order.Uint64(set[off:]), order.Uint64(set[off+8:])
+			} else {
+				lo, n = uint64(order.Uint32(set[off:])), uint64(order.Uint32(set[off+4:]))
+			}
+			if lo == 0 && n == 0 {
+				break
+			}
+			if n > 0 && lo+n > lo {
+				rs = append(rs, arange{lo, lo + n, unit})
+			}
+		}
+		off = end
+	}
+	return rs, units, nil
+}
+
+// unitLength reads an initial length at off: the length that follows, and
+// the size of the length field itself (4, or 12 for 64-bit DWARF).
+func unitLength(data []byte, off uint64, order ebin.ByteOrder) (n, hl uint64, ok bool) {
+	if uint64(len(data))-off < 4 || off > uint64(len(data)) {
+		return 0, 0, false
+	}
+	n = uint64(order.Uint32(data[off:]))
+	if n < 0xfffffff0 {
+		return n, 4, true
+	}
+	if n != 0xffffffff || uint64(len(data))-off < 12 {
+		return 0, 0, false
+	}
+	return order.Uint64(data[off+4:]), 12, true
+}
+
+// unitHeader is a unit of .debug_info as its header describes it.
+type unitHeader struct {
+	off, end  uint64 // the unit's bytes, header included
+	die       uint64 // its first DIE
+	abbrevOff uint64
+	version   uint16
+}
+
+// nextUnit reads the header of the unit at off, the stream's position: peeked
+// at, not stored (the caller stores or skips the unit). A zero length
+// (padding) gives a unit with no DIE.
+func nextUnit(info *lazySection, off uint64, order ebin.ByteOrder) (u unitHeader, err error) {
+	if off > uint64(len(info.data)) {
+		return u, errBeyond
+	}
+	h, err := info.peek(off, int(min(24, uint64(len(info.data))-off)))
+	if err != nil {
+		return u, err
+	}
+	ln, hl, ok := unitLength(h, 0, order)
+	if !ok || ln > uint64(len(info.data))-off-hl {
+		return u, fmt.Errorf("bad unit length at %#x", off)
+	}
+	u.off, u.end = off, off+hl+ln
+	if ln == 0 {
+		return u, nil
+	}
+	d := h[:min(uint64(len(h)), hl+ln)]
+	p := hl
+	osz := uint64(4)
+	if hl == 12 {
+		osz = 8
+	}
+	if uint64(len(d))-p < 2 {
+		return u, fmt.Errorf("short unit at %#x", off)
+	}
+	u.version = order.Uint16(d[p:])
+	p += 2
+	var utype byte = 1 // DW_UT_compile
+	switch {
+	case u.version >= 2 && u.version <= 4:
+		if uint64(len(d))-p < osz+1 {
+			return u, fmt.Errorf("short unit at %#x", off)
+		}
+	case u.version == 5:
+		if uint64(len(d))-p < osz+2 {
+			return u, fmt.Errorf("short unit at %#x", off)
+		}
+		utype = d[p]
+		p += 2
+	default:
+		return u, fmt.Errorf("unit at %#x: DWARF version %d", off, u.version)
+	}
+	if osz == 8 {
+		u.abbrevOff = order.Uint64(d[p:])
+	} else {
+		u.abbrevOff = uint64(order.Uint32(d[p:]))
+	}
+	p += osz
+	if u.version < 5 {
+		p++
+	}
+	switch utype {
+	case 1, 3: // compile, partial
+	default: // type, skeleton and split units are not read here
+		return u, fmt.Errorf("unit at %#x: unit type %d", off, utype)
+	}
+	u.die = off + p
+	return u, nil
+}
+
+// abbrevEnd returns the end of the abbreviation table at off, making the
+// section readable up to there.
+func abbrevEnd(ab *lazySection, off uint64) (uint64, error) {
+	p := off
+	var err error
+	uleb := func() uint64 {
+		var v uint64
+		for shift := uint(0); ; shift += 7 {
+			if err == nil {
+				err = ab.ensure(p + 1)
+			}
+			if err != nil {
+				return 0
+			}
+			c := ab.data[p]
+			p++
+			if shift < 64 {
+				v |= uint64(c&0x7f) << shift
+			}
+			if c < 0x80 {
+				return v
+			}
+		}
+	}
+	for err == nil {
+		if uleb() == 0 { // the table's last code
+			break
+		}
+		uleb() // tag
+		p++    // has children
+		for err == nil {
+			at, form := uleb(), uleb()
+			if form == 0x21 { // DW_FORM_implicit_const: its value follows
+				uleb()
+			}
+			if at == 0 && form == 0 {
+				break
+			}
+		}
+	}
+	if err == nil {
+		err = ab.ensure(p)
+	}
+	return p, err
+}
+
+// lazyBudget bounds the lazy reading's sections at this many times the
+// file's size.
+const lazyBudget = 16
+
+// errFull says a lazily read table needs the whole DWARF after all.
+var errFull = errors.New("DWARF needed beyond the units read")
+
+// lazyDWARF reads the part of a binary's DWARF that can hold addrs
+// (sorted, distinct): .debug_aranges names the unit of each address, and
+// only the units named (and any unit the table does not list) are read,
+// with their abbreviations and line tables; compressed sections are
+// inflated only as far as the last of those. The table answers exactly as
+// one over the whole DWARF (lookup returns errFull where it could not),
+// provided .debug_aranges lists each unit's ranges, as compilers write it.
+// Any error means: read the whole DWARF instead.
+func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
+	defer catch(&err)
+	if b.typ == elf.ET_REL {
+		return nil, errFull
+	}
+	secs := dwarfSectionsOf(b.ef)
+	if secs["aranges"] == nil || secs["info"] == nil || secs["abbrev"] == nil {
+		return nil, errFull
+	}
+	order := b.ef.ByteOrder
+	// What the sections may take: real debug sections inflate to a few
+	// times the file at most (libc's debug file: about 2.5 times).
+	budget := uint64(lazyBudget) * uint64(b.size)
+	open := func(name string) (*lazySection, error) {
+		s := secs[name]
+		if s == nil {
+			return nil, nil
+		}
+		return b.lazySection(s, &budget)
+	}
+	all := func(name string) ([]byte, error) {
+		l, err := open(name)
+		if l == nil || err != nil {
+			return nil, err
+		}
+		return l.all()
+	}
+	ard, err := all("aranges")
+	if err != nil {
+		return nil, err
+	}
+	ars, listed, err := parseAranges(ard, order)
+	if err != nil {
+		return nil, err
+	}
+	// The units holding the addresses, and whether some address is in none.
+	wanted := map[uint64]bool{}
+	covered := make([]bool, len(addrs))
+	for _, r := range ars {
+		i := sort.Search(len(addrs), func(i int) bool { return addrs[i] >= r.lo })
+		if i < len(addrs) && addrs[i] < r.hi {
+			wanted[r.unit] = true
+		}
+		for ; i < len(addrs) && addrs[i] < r.hi; i++ {
+			covered[i] = true
+		}
+	}
+	last := uint64(0)
+	for u := range wanted {
+		last = max(last, u)
+	}
+	uncovered := false
+	for _, c := range covered {
+		uncovered = uncovered || !c
+	}
+
+	info, err := open("info")
+	if err != nil {
+		return nil, err
+	}
+	// The units to read: those named for an address, and those the table
+	// does not list (whose ranges only the unit itself can tell). The
+	// units are walked from the start, up to the last one named; to the
+	// end if an address is in none listed.
+	var units []unitHeader
+	seen := 0
+	off := uint64(0)
+	for off < uint64(len(info.data)) && (uncovered || off <= last) {
+		u, err := nextUnit(info, off, order)
+		if err != nil {
+			return nil, err
+		}
+		if u.die != 0 && (wanted[off] || !listed[off]) {
+			units = append(units, u)
+			err = info.store(u.end, 0)
+		} else {
+			err = info.skip(u.end)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if wanted[off] {
+			seen++
+		}
+		off = u.end
+	}
+	if seen != len(wanted) {
+		return nil, errors.New(".debug_aranges names a unit that is not there")
+	}
+	t = &dwarfTable{names: map[dwarf.Offset]funcName{}, lazy: true, units: units, order: order}
+	t.rest = func() error {
+		// An address no unit read answered: had the whole DWARF been
+		// read, a unit after those could have; only one not listed in
+		// .debug_aranges can.
+		for off < uint64(len(info.data)) {
+			u, err := nextUnit(info, off, order)
+			if err != nil {
+				return err
+			}
+			if u.die != 0 && !listed[off] {
+				return errFull
+			}
+			if err := info.skip(u.end); err != nil {
+				return err
+			}
+			off = u.end
+		}
+		return nil
+	}
+	if len(units) == 0 {
+		return t, nil
+	}
+
+	// The abbreviations of the units read.
+	abbrev, err := open("abbrev")
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range units {
+		if _, err := abbrevEnd(abbrev, u.abbrevOff); err != nil {
+			return nil, err
+		}
+	}
+	// The standard reader takes the whole of .debug_info, up to the last
+	// unit read: each run of units in between becomes one unit of no
+	// interest (a header and nothing read), so that only the units read
+	// are parsed.
+	prev := uint64(0)
+	for _, u := range units {
+		if gap := u.off - prev; gap > 0 {
+			if gap < 11 || gap-4 >= 0xfffffff0 {
+				return nil, errors.New("odd gap between units")
+			}
+			h := info.data[prev : prev+11]
+			order.PutUint32(h, uint32(gap-4))
+			order.PutUint16(h[4:], 4)
+			order.PutUint32(h[6:], uint32(units[0].abbrevOff))
+			h[10] = 8
+		}
+		prev = u.end
+	}
+	if units[0].abbrevOff != uint64(uint32(units[0].abbrevOff)) {
+		return nil, errors.New("64-bit abbreviation offset")
+	}
+
+	small := make([][]byte, len(dwarfSections))
+	for i, name := range dwarfSections {
+		if name != "info" && name != "line" && name != "abbrev" {
+			if small[i], err = all(name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	line, err := open("line")
+	if err != nil {
+		return nil, err
+	}
+	var lineData []byte
+	if line != nil {
+		lineData = line.data
+	}
+	d, err := dwarf.New(abbrev.data, nil, nil, info.data[:prev], lineData, nil, small[4], small[2])
+	if err != nil {
+		return nil, err
+	}
+	for i := 5; i < len(dwarfSections); i++ {
+		if small[i] != nil {
+			if err := d.AddSection(".debug_"+dwarfSections[i], small[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	t.d, t.rd, t.line = d, d.Reader(), line
+	return t, nil
+}
+
+// readLines makes .debug_line readable as far as unit cu's line table.
+func (t *dwarfTable) readLines(cu *dwarf.Entry) error {
+	off, ok := cu.Val(dwarf.AttrStmtList).(int64)
+	if !ok || off < 0 || uint64(off) >= uint64(len(t.line.data)) {
+		return nil // as the whole section would answer
+	}
+	o := uint64(off)
+	if err := t.line.ensure(min(o+12, uint64(len(t.line.data)))); err != nil {
+		return err
+	}
+	n, hl, ok := unitLength(t.line.data[:t.line.n], o, t.order)
+	if !ok || n > uint64(len(t.line.data))-o-hl {
+		return errors.New("bad line table length")
+	}
+	return t.line.ensure(o + hl + n)
+}
+
+// dwarfSectionsOf returns a binary's DWARF sections by name without the
+// .debug_ (or .zdebug_) prefix: the first of each name with bytes.
+func dwarfSectionsOf(ef *elf.File) map[string]*elf.Section {
+	secs := map[string]*elf.Section{}
+	for _, s := range ef.Sections {
+		var suffix string
+		switch {
+		case strings.HasPrefix(s.Name, ".debug_"):
+			suffix = s.Name[7:]
+		case strings.HasPrefix(s.Name, ".zdebug_"):
+			suffix = s.Name[8:]
+		default:
+			continue
+		}
+		if _, ok := secs[suffix]; !ok && s.Type != elf.SHT_NOBITS {
+			secs[suffix] = s
+		}
+	}
+	return secs
+}

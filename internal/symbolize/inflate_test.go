@@ -1,0 +1,63 @@
+package symbolize
+
+import (
+	"bytes"
+	"compress/flate"
+	"math/rand"
+	"os"
+	"testing"
+)
+
+// TestInflate decodes what the standard library's deflater makes of real
+// and made-up bytes, at every level (stored blocks, fixed and dynamic
+// Huffman codes, long and overlapping matches), in steps of random sizes
+// as the lazy sections ask for them; and fails, without a panic, on every
+// cut of the stream and on damaged bytes.
+func TestInflate(t *testing.T) {
+	bin, err := os.ReadFile("../../testdata/symbolize/bin/cxxprog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(1))
+	noise := make([]byte, 100_000)
+	r.Read(noise)
+	runs := bytes.Repeat([]byte("abcabcabcd\x00\x00\x00\x00\x00\x00\x00\x00\x00"), 10_000)
+	inputs := map[string][]byte{"binary": bin, "noise": noise, "runs": runs, "one byte": {7}, "empty": {}}
+	for name, want := range inputs {
+		for _, level := range []int{flate.NoCompression, flate.BestSpeed, flate.DefaultCompression, flate.BestCompression, flate.HuffmanOnly} {
+			var buf bytes.Buffer
+			w, _ := flate.NewWriter(&buf, level)
+			w.Write(want)
+			w.Close()
+			z := buf.Bytes()
+			out := make([]byte, len(want))
+			f := &inflater{in: z, out: out}
+			for f.op < len(out) {
+				if err := f.decode(f.op + 1 + r.Intn(70_000)); err != nil {
+					t.Fatalf("%s level %d: %v at %d", name, level, err, f.op)
+				}
+			}
+			if !bytes.Equal(out, want) {
+				t.Fatalf("%s level %d: decoded bytes differ", name, level)
+			}
+			// Cut short: an error, or (where the bytes cut were not needed
+			// for the output: the end of the stream) the right bytes.
+			for _, cut := range []int{0, 1, len(z) / 3, len(z) / 2, len(z) - 8} {
+				if cut < 0 || cut >= len(z) || len(want) == 0 {
+					continue
+				}
+				f := &inflater{in: z[:cut], out: make([]byte, len(want))}
+				if err := f.decode(len(want)); err == nil && !bytes.Equal(f.out, want) {
+					t.Errorf("%s level %d cut at %d: no error, wrong bytes", name, level, cut)
+				}
+			}
+			// Damaged: whatever comes out, no panic.
+			for k := 0; k < 50 && len(z) > 0; k++ {
+				d := append([]byte(nil), z...)
+				d[r.Intn(len(d))] ^= byte(1 + r.Intn(255))
+				f := &inflater{in: d, out: make([]byte, len(want))}
+				_ = f.decode(len(want))
+			}
+		}
+	}
+}
