@@ -65,6 +65,11 @@ func (h *huffTable) build(lens []uint8) error {
 			return errInflate // over-subscribed
 		}
 	}
+	// An incomplete code is refused, as zlib and compress/flate refuse it,
+	// but for the two they take: no code at all, and one code of one bit.
+	if left > 0 && maxLen > 0 && !(maxLen == 1 && count[1] == 1) {
+		return errInflate
+	}
 	var next [16]int
 	code := 0
 	for l := 1; l < 16; l++ {
@@ -213,13 +218,15 @@ func (f *inflater) header() error {
 				lens[i] = 8
 			}
 		}
-		for i := range 30 {
+		// All 32 distance codes, so that the code is complete; 30 and 31
+		// are refused where they are read.
+		for i := range 32 {
 			lens[288+i] = 5
 		}
 		if err := f.lit.build(lens[:288]); err != nil {
 			return err
 		}
-		if err := f.dist.build(lens[288:318]); err != nil {
+		if err := f.dist.build(lens[288:320]); err != nil {
 			return err
 		}
 		f.state = infHuff

@@ -3,6 +3,7 @@ package symbolize
 import (
 	"bytes"
 	"compress/flate"
+	"io"
 	"math/rand"
 	"os"
 	"testing"
@@ -60,4 +61,43 @@ func TestInflate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzInflate: on any bytes, asked for any size, the inflater gives what
+// compress/flate gives, or an error where compress/flate cannot give that
+// many bytes (or gives more: a stream longer than declared); never a
+// panic, never other bytes.
+func FuzzInflate(f *testing.F) {
+	for _, s := range []string{"", "a", "abcabcabcabcabcabc", "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"} {
+		for _, level := range []int{flate.NoCompression, flate.BestSpeed, flate.BestCompression, flate.HuffmanOnly} {
+			var buf bytes.Buffer
+			w, _ := flate.NewWriter(&buf, level)
+			w.Write([]byte(s))
+			w.Close()
+			f.Add(buf.Bytes(), uint32(len(s)))
+		}
+	}
+	f.Fuzz(func(t *testing.T, z []byte, size uint32) {
+		n := int(size % (1 << 20))
+		want := make([]byte, n)
+		_, werr := io.ReadFull(flate.NewReader(bytes.NewReader(z)), want)
+		got := make([]byte, n)
+		in := &inflater{in: z, out: got}
+		gerr := in.decode(n)
+		// The output's size is the section's declared size: the inflater
+		// refuses a match that runs past it (the stream is longer than
+		// declared), where compress/flate, read for n bytes, stops there.
+		longer := func() bool {
+			k, _ := io.ReadFull(flate.NewReader(bytes.NewReader(z)), make([]byte, n+1))
+			return k > n
+		}
+		switch {
+		case werr == nil && gerr != nil && !longer():
+			t.Fatalf("compress/flate gives %d bytes; the inflater: %v at %d", n, gerr, in.op)
+		case werr != nil && gerr == nil:
+			t.Fatalf("compress/flate: %v; the inflater gave %d bytes", werr, n)
+		case werr == nil && gerr == nil && !bytes.Equal(got, want):
+			t.Fatalf("the %d bytes differ from compress/flate's", n)
+		}
+	})
 }
