@@ -68,33 +68,11 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, erro
 		return &lazySection{data: make([]byte, s.Size), pend: make([]byte, 0, 32),
 			rd: io.NewSectionReader(b.r, int64(s.Offset), int64(s.Size))}, nil
 	}
-	var hdr [24]byte
-	n, _ := b.r.ReadAt(hdr[:min(uint64(len(hdr)), s.FileSize)], int64(s.Offset))
-	raw := hdr[:n]
-	var typ uint32
-	var size, skip uint64
-	order := b.ef.ByteOrder
-	switch {
-	case compressed && b.ef.Class == elf.ELFCLASS64:
-		if len(raw) < 24 {
-			return nil, errors.New("short compression header")
-		}
-		typ, size, skip = order.Uint32(raw), order.Uint64(raw[8:]), 24
-	case compressed:
-		if len(raw) < 12 {
-			return nil, errors.New("short compression header")
-		}
-		typ, size, skip = order.Uint32(raw), uint64(order.Uint32(raw[4:])), 12
-	default:
-		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
-			return nil, errors.New("bad .zdebug header")
-		}
-		typ, size, skip = uint32(elf.COMPRESS_ZLIB), ebin.BigEndian.Uint64(raw[4:]), 12
+	typ, size, skip, err := b.compression(s, compressed)
+	if err != nil {
+		return nil, err
 	}
 	clen := s.FileSize - skip
-	if size > maxSectionSize || size > clen*1032+1024 {
-		return nil, fmt.Errorf("claims %d bytes decompressed from %d", size, clen)
-	}
 	src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
 	if err := take(size); err != nil {
 		return nil, err

@@ -84,34 +84,12 @@ func (b *binary) sectionData(s *elf.Section) ([]byte, error) {
 	}
 	// The compressed bytes are read from the file as they are inflated,
 	// not copied into memory first.
-	var hdr [24]byte
-	n, _ := b.r.ReadAt(hdr[:min(uint64(len(hdr)), s.FileSize)], int64(s.Offset))
-	raw := hdr[:n]
-	var typ uint32
-	var size, skip uint64
-	order := b.ef.ByteOrder
-	switch {
-	case compressed && b.ef.Class == elf.ELFCLASS64:
-		if len(raw) < 24 {
-			return nil, errors.New("short compression header")
-		}
-		typ, size, skip = order.Uint32(raw), order.Uint64(raw[8:]), 24
-	case compressed:
-		if len(raw) < 12 {
-			return nil, errors.New("short compression header")
-		}
-		typ, size, skip = order.Uint32(raw), uint64(order.Uint32(raw[4:])), 12
-	default:
-		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
-			return nil, errors.New("bad .zdebug header")
-		}
-		typ, size, skip = uint32(elf.COMPRESS_ZLIB), ebin.BigEndian.Uint64(raw[4:]), 12
+	typ, size, skip, err := b.compression(s, compressed)
+	if err != nil {
+		return nil, err
 	}
 	clen := s.FileSize - skip
 	src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
-	if size > maxSectionSize || size > clen*1032+1024 {
-		return nil, fmt.Errorf("claims %d bytes decompressed from %d", size, clen)
-	}
 	var rd io.Reader
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
@@ -136,4 +114,37 @@ func (b *binary) sectionData(s *elf.Section) ([]byte, error) {
 		return nil, fmt.Errorf("decompressing: %v", err)
 	}
 	return out, nil
+}
+
+// compression reads the header of a compressed section (an ELF
+// Chdr, or .zdebug's "ZLIB" and big-endian size): the compression type,
+// the size it declares decompressed, and where the compressed bytes start.
+// A declared size past maxSectionSize, or past what DEFLATE's best ratio
+// can make of the bytes, is refused.
+func (b *binary) compression(s *elf.Section, compressed bool) (typ uint32, size, skip uint64, err error) {
+	var hdr [24]byte
+	n, _ := b.r.ReadAt(hdr[:min(uint64(len(hdr)), s.FileSize)], int64(s.Offset))
+	raw := hdr[:n]
+	order := b.ef.ByteOrder
+	switch {
+	case compressed && b.ef.Class == elf.ELFCLASS64:
+		if len(raw) < 24 {
+			return 0, 0, 0, errors.New("short compression header")
+		}
+		typ, size, skip = order.Uint32(raw), order.Uint64(raw[8:]), 24
+	case compressed:
+		if len(raw) < 12 {
+			return 0, 0, 0, errors.New("short compression header")
+		}
+		typ, size, skip = order.Uint32(raw), uint64(order.Uint32(raw[4:])), 12
+	default:
+		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
+			return 0, 0, 0, errors.New("bad .zdebug header")
+		}
+		typ, size, skip = uint32(elf.COMPRESS_ZLIB), ebin.BigEndian.Uint64(raw[4:]), 12
+	}
+	if clen := s.FileSize - skip; size > maxSectionSize || size > clen*1032+1024 {
+		return 0, 0, 0, fmt.Errorf("claims %d bytes decompressed from %d", size, clen)
+	}
+	return typ, size, skip, nil
 }
