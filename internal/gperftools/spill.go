@@ -5,7 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"os"
+
+	"github.com/pprofx/pprofx/internal/tempfile"
 )
 
 // spill holds the frames of Stream's distinct stacks in order, each as the
@@ -15,7 +16,7 @@ import (
 // temporary file made when buf first fills.
 type spill struct {
 	dir     string
-	f       *os.File
+	f       *tempfile.File
 	buf     []byte
 	flushed int64   // bytes in the file; buf starts at this offset
 	index   []int64 // offset of stack i*spillEvery
@@ -58,7 +59,7 @@ func (s *spill) add(frames []int32) error {
 // flush moves buf to the file.
 func (s *spill) flush() error {
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "pprofx-gperftools-*.spill")
+		f, err := tempfile.New(s.dir, "pprofx-gperftools-*.spill")
 		if err != nil {
 			s.err = errors.New("cannot make a temporary file for the stacks (set TMPDIR): " + err.Error())
 			return s.err
@@ -91,11 +92,7 @@ func (s *spill) close() error {
 	if s.f == nil {
 		return nil
 	}
-	name := s.f.Name()
 	err := s.f.Close()
-	if rerr := os.Remove(name); err == nil {
-		err = rerr
-	}
 	s.f = nil
 	return err
 }

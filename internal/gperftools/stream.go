@@ -15,7 +15,8 @@ import (
 //
 // Each distinct stack's frames (location indices) are written, as they are
 // found, to a spill: in memory up to a few MiB, then in a temporary file in
-// dir (os.TempDir() when ""), removed by Close. Stacks are told apart
+// dir (os.TempDir() when "") that has no name (internal/tempfile: nothing is
+// left behind, even on a signal), freed by Close. Stacks are told apart
 // exactly: the raw PCs of the first stacks, up to KeyBudget bytes, are kept
 // to compare records with; a record whose hash matches a later stack is
 // compared with that stack's frames read back from the spill.
@@ -104,7 +105,7 @@ func (s *Streamed) Each(packed bool, fn func(frames []int32, packed []byte, valu
 	return nil
 }
 
-// Close removes the spill's temporary file, if any.
+// Close frees the spill's temporary file, if any.
 func (s *Streamed) Close() error { return s.spill.close() }
 
 type streamer struct {

@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	"github.com/pprofx/pprofx/internal/tempfile"
 )
 
 // Samples yields a profile's samples in order, as pprof.Samples: each
@@ -69,22 +71,21 @@ var RunBudget = 2 << 20
 // and the runs are merged. The file is removed before SortStacks returns.
 func SortStacks(samples Samples, lmap []int32, desc bool, dir string, sized func(n int), fn func(i int32, key []int32) error) (err error) {
 	var r run
-	var f *os.File
+	var f *tempfile.File
 	var bw *bufio.Writer
 	var runs []int64 // start offsets in f, then its end
 	var off int64
 	defer func() {
 		if f != nil {
-			f.Close()
-			if rerr := os.Remove(f.Name()); err == nil && rerr != nil {
-				err = rerr
+			if cerr := f.Close(); err == nil && cerr != nil {
+				err = cerr
 			}
 		}
 	}()
 	spillRun := func() error {
 		if f == nil {
 			var err error
-			if f, err = os.CreateTemp(dir, "pprofx-stacks-*.sort"); err != nil {
+			if f, err = tempfile.New(dir, "pprofx-stacks-*.sort"); err != nil {
 				return fmt.Errorf("sorting stacks: %v", err)
 			}
 			bw = bufio.NewWriterSize(f, 256<<10)
@@ -141,7 +142,7 @@ func SortStacks(samples Samples, lmap []int32, desc bool, dir string, sized func
 		return fmt.Errorf("sorting stacks: %v", err)
 	}
 	runs = append(runs, off)
-	return merge(f, runs, desc, fn)
+	return merge(f.File, runs, desc, fn)
 }
 
 // run is the keys of one run, back to back.

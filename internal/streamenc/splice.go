@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/pprofx/pprofx/internal/tempfile"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -174,14 +174,14 @@ func FirstAbove(msg []byte, num protowire.Number) (int, bool, error) {
 // Spool is a temporary file written once and then copied out as often as
 // needed; it is removed by Close.
 type Spool struct {
-	f  *os.File
+	f  *tempfile.File
 	bw *bufio.Writer
 	n  int64
 }
 
 // NewSpool creates a spool in dir (os.TempDir() when "").
 func NewSpool(dir, pattern string) (*Spool, error) {
-	f, err := os.CreateTemp(dir, pattern)
+	f, err := tempfile.New(dir, pattern)
 	if err != nil {
 		return nil, err
 	}
@@ -211,8 +211,7 @@ func (s *Spool) Close() error {
 	if s == nil || s.f == nil {
 		return nil
 	}
-	s.f.Close()
-	err := os.Remove(s.f.Name())
+	err := s.f.Close()
 	s.f = nil
 	return err
 }
