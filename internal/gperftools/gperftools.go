@@ -284,44 +284,9 @@ func (d *decoder) recordLoop() error {
 			}
 			d.prefetch()
 		}
-		at := rd.off
-		n := rd.fill(2 * s)
-		if err := rd.readErr(); err != nil {
+		at, count, raw, done, err := d.nextRecord()
+		if done || err != nil {
 			return err
-		}
-		if n == 0 {
-			d.warn("no trailer after %d records (byte %d): the profile was flushed but not stopped, or its writer died; it has no mappings", d.info.Records, at)
-			return nil
-		}
-		if n < 2*s {
-			return d.recErr(at, "cut after %d of its first %d bytes", n, 2*s)
-		}
-		hd := rd.peek(2 * s)
-		count, npcs := lay.slot(hd), lay.slot(hd[s:])
-		if npcs == 0 {
-			return d.recErr(at, "num_pcs is 0")
-		}
-		if npcs > maxPCs {
-			return d.recErr(at, "num_pcs %d is larger than the limit %d", npcs, maxPCs)
-		}
-		need := int(npcs) * s
-		if rem, ok := rd.remaining(); ok && int64(need) > rem-int64(2*s) {
-			return d.recErr(at, "num_pcs %d needs %d bytes, only %d remain", npcs, need, rem-int64(2*s))
-		}
-		rd.skip(2 * s)
-		raw, got := rd.read(need)
-		if err := rd.readErr(); err != nil {
-			return err
-		}
-		if got < need {
-			return d.recErr(at, "num_pcs %d needs %d bytes, only %d remain", npcs, need, got)
-		}
-		if count == 0 {
-			if npcs == 1 && lay.slot(raw) == 0 {
-				d.info.Trailer = true
-				return nil
-			}
-			return d.recErr(at, "sample count is 0")
 		}
 		// Check the count before a new stack is interned, so that a
 		// salvaged file never holds a stack without its record.
@@ -356,12 +321,65 @@ func (d *decoder) recordLoop() error {
 			}
 		}
 		d.counts[idx] += count
-		d.info.Records++
-		if d.info.TotalCount += count; d.info.TotalCount < count {
-			d.info.TotalCount = math.MaxUint64 // saturate; only Info shows it
-		}
-		d.info.MaxDepth = max(d.info.MaxDepth, int(npcs))
+		d.counted(count, len(raw)/s)
 	}
+}
+
+// nextRecord reads the next record: its offset, count and PCs (raw, valid
+// until the next read). done is set at the trailer, or at an end of the
+// input with no trailer (warned: a profile flushed but not stopped).
+func (d *decoder) nextRecord() (at int64, count uint64, raw []byte, done bool, err error) {
+	rd, lay := d.rd, d.lay
+	s := lay.SlotSize
+	at = rd.off
+	n := rd.fill(2 * s)
+	if err := rd.readErr(); err != nil {
+		return at, 0, nil, false, err
+	}
+	if n == 0 {
+		d.warn("no trailer after %d records (byte %d): the profile was flushed but not stopped, or its writer died; it has no mappings", d.info.Records, at)
+		return at, 0, nil, true, nil
+	}
+	if n < 2*s {
+		return at, 0, nil, false, d.recErr(at, "cut after %d of its first %d bytes", n, 2*s)
+	}
+	hd := rd.peek(2 * s)
+	count, npcs := lay.slot(hd), lay.slot(hd[s:])
+	if npcs == 0 {
+		return at, 0, nil, false, d.recErr(at, "num_pcs is 0")
+	}
+	if npcs > maxPCs {
+		return at, 0, nil, false, d.recErr(at, "num_pcs %d is larger than the limit %d", npcs, maxPCs)
+	}
+	need := int(npcs) * s
+	if rem, ok := rd.remaining(); ok && int64(need) > rem-int64(2*s) {
+		return at, 0, nil, false, d.recErr(at, "num_pcs %d needs %d bytes, only %d remain", npcs, need, rem-int64(2*s))
+	}
+	rd.skip(2 * s)
+	raw, got := rd.read(need)
+	if err := rd.readErr(); err != nil {
+		return at, 0, nil, false, err
+	}
+	if got < need {
+		return at, 0, nil, false, d.recErr(at, "num_pcs %d needs %d bytes, only %d remain", npcs, need, got)
+	}
+	if count == 0 {
+		if npcs == 1 && lay.slot(raw) == 0 {
+			d.info.Trailer = true
+			return at, 0, nil, true, nil
+		}
+		return at, 0, nil, false, d.recErr(at, "sample count is 0")
+	}
+	return at, count, raw, false, nil
+}
+
+// counted adds a record of this count and depth to Info.
+func (d *decoder) counted(count uint64, depth int) {
+	d.info.Records++
+	if d.info.TotalCount += count; d.info.TotalCount < count {
+		d.info.TotalCount = math.MaxUint64 // saturate; only Info shows it
+	}
+	d.info.MaxDepth = max(d.info.MaxDepth, depth)
 }
 
 func (d *decoder) recErr(at int64, format string, args ...any) error {

@@ -185,52 +185,17 @@ func (s *streamer) records() error {
 
 func (s *streamer) recordLoop() error {
 	d := s.d
-	rd, lay := d.rd, d.lay
-	sz := lay.SlotSize
+	sz := d.lay.SlotSize
 	maxCount := uint64(math.MaxInt64 / d.periodN)
 	for {
 		if s.pre.i == s.pre.n {
 			s.prefetch()
 		}
-		at := rd.off
-		n := rd.fill(2 * sz)
-		if err := rd.readErr(); err != nil {
+		at, count, raw, done, err := d.nextRecord()
+		if done || err != nil {
 			return err
 		}
-		if n == 0 {
-			d.warn("no trailer after %d records (byte %d): the profile was flushed but not stopped, or its writer died; it has no mappings", d.info.Records, at)
-			return nil
-		}
-		if n < 2*sz {
-			return d.recErr(at, "cut after %d of its first %d bytes", n, 2*sz)
-		}
-		hd := rd.peek(2 * sz)
-		count, npcs := lay.slot(hd), lay.slot(hd[sz:])
-		if npcs == 0 {
-			return d.recErr(at, "num_pcs is 0")
-		}
-		if npcs > maxPCs {
-			return d.recErr(at, "num_pcs %d is larger than the limit %d", npcs, maxPCs)
-		}
-		need := int(npcs) * sz
-		if rem, ok := rd.remaining(); ok && int64(need) > rem-int64(2*sz) {
-			return d.recErr(at, "num_pcs %d needs %d bytes, only %d remain", npcs, need, rem-int64(2*sz))
-		}
-		rd.skip(2 * sz)
-		raw, got := rd.read(need)
-		if err := rd.readErr(); err != nil {
-			return err
-		}
-		if got < need {
-			return d.recErr(at, "num_pcs %d needs %d bytes, only %d remain", npcs, need, got)
-		}
-		if count == 0 {
-			if npcs == 1 && lay.slot(raw) == 0 {
-				d.info.Trailer = true
-				return nil
-			}
-			return d.recErr(at, "sample count is 0")
-		}
+		npcs := len(raw) / sz
 		var h uint64
 		if s.pre.i < s.pre.n {
 			h = s.pre.hash[s.pre.i]
@@ -259,11 +224,7 @@ func (s *streamer) recordLoop() error {
 			idx = int32(s.counts.len() - 1)
 		}
 		s.counts.add(int(idx), count)
-		d.info.Records++
-		if d.info.TotalCount += count; d.info.TotalCount < count {
-			d.info.TotalCount = math.MaxUint64 // saturate; only Info shows it
-		}
-		d.info.MaxDepth = max(d.info.MaxDepth, int(npcs))
+		d.counted(count, npcs)
 	}
 }
 
