@@ -54,7 +54,7 @@ func FuzzDecode(f *testing.F) {
 			want := outcome(t, bytes.NewReader(data), opts)
 			var got string
 			withResolveAfter(1, func() {
-				withStreamLimits(64, 4<<20, func() { got, _ = streamOutcome(t, bytes.NewReader(data), opts) })
+				withStreamLimits(64, 4<<20, func() { got, _ = streamOutcome(t, bytes.NewReader(data), opts, false) })
 			})
 			if got != want {
 				t.Fatalf("salvage %v: Stream:\n%s\nDecode:\n%s", salvage, got, want)
