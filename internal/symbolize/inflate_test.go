@@ -80,7 +80,7 @@ func FuzzInflate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, z []byte, size uint32) {
 		n := int(size % (1 << 20))
 		want := make([]byte, n)
-		_, werr := io.ReadFull(flate.NewReader(bytes.NewReader(z)), want)
+		k, werr := io.ReadFull(flate.NewReader(bytes.NewReader(z)), want)
 		got := make([]byte, n)
 		in := &inflater{in: z, out: got}
 		gerr := in.decode(n)
@@ -94,6 +94,12 @@ func FuzzInflate(f *testing.F) {
 		switch {
 		case werr == nil && gerr != nil && !longer():
 			t.Fatalf("compress/flate gives %d bytes; the inflater: %v at %d", n, gerr, in.op)
+		case werr == io.ErrUnexpectedEOF && gerr == nil && bytes.Equal(got[:k], want[:k]):
+			// The stream ends right after the last symbol the inflater
+			// needed: compress/flate asks for a byte more before it gives
+			// that symbol's output, zlib does not (for the kept seed
+			// 0d3c25264974cd58 zlib gives the same 3 bytes). The bytes
+			// both give are the same.
 		case werr != nil && gerr == nil:
 			t.Fatalf("compress/flate: %v; the inflater gave %d bytes", werr, n)
 		case werr == nil && gerr == nil && !bytes.Equal(got, want):
