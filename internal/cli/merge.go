@@ -79,22 +79,9 @@ existing output untouched.`,
 
 func mergeRun(o *MergeOptions) error {
 	ios := o.IO
-	names := append([]string(nil), o.Inputs...)
-	if o.FilesFrom != "" {
-		more, err := readNames(ios, o.FilesFrom)
-		if err != nil {
-			return &FileError{o.FilesFrom, err}
-		}
-		names = append(names, more...)
-	}
-	if len(names) == 0 {
-		return &UsageError{"merge needs at least one input (FILE... or --files-from)"}
-	}
-	stdin := 0
-	for _, n := range names {
-		if n == "-" {
-			stdin++
-		}
+	names, stdin, err := inputNames(ios, "merge", o.Inputs, o.FilesFrom)
+	if err != nil {
+		return err
 	}
 	if stdin > 1 || (stdin == 1 && o.FilesFrom == "-") {
 		return &UsageError{"standard input can be read only once"}
@@ -262,4 +249,26 @@ func openBundleFile(name string) (*os.File, int64, bool) {
 		return nil, 0, false
 	}
 	return f, st.Size(), true
+}
+
+// inputNames is the inputs of merge or push: those named, then those of
+// --files-from, and how many of them are "-" (standard input).
+func inputNames(ios *IOStreams, cmd string, inputs []string, filesFrom string) (names []string, stdin int, err error) {
+	names = append([]string(nil), inputs...)
+	if filesFrom != "" {
+		more, err := readNames(ios, filesFrom)
+		if err != nil {
+			return nil, 0, &FileError{filesFrom, err}
+		}
+		names = append(names, more...)
+	}
+	if len(names) == 0 {
+		return nil, 0, &UsageError{cmd + " needs at least one input (FILE... or --files-from)"}
+	}
+	for _, n := range names {
+		if n == "-" {
+			stdin++
+		}
+	}
+	return names, stdin, nil
 }

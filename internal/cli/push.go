@@ -194,22 +194,9 @@ func setHeader(hs []push.Header, h push.Header) []push.Header {
 
 func pushRun(o *PushOptions) error {
 	ios := o.IO
-	names := append([]string(nil), o.Inputs...)
-	if o.FilesFrom != "" {
-		more, err := readNames(ios, o.FilesFrom)
-		if err != nil {
-			return &FileError{o.FilesFrom, err}
-		}
-		names = append(names, more...)
-	}
-	if len(names) == 0 {
-		return &UsageError{"push needs at least one input (FILE... or --files-from)"}
-	}
-	stdin := 0
-	for _, n := range names {
-		if n == "-" {
-			stdin++
-		}
+	names, stdin, err := inputNames(ios, "push", o.Inputs, o.FilesFrom)
+	if err != nil {
+		return err
 	}
 	if stdin > 1 || (stdin == 1 && o.FilesFrom == "-") || (stdin == 1 && o.DryRun == "-") {
 		return &UsageError{"standard input can be read only once, and not while --dry-run writes to standard output"}
