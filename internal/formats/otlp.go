@@ -58,24 +58,7 @@ func init() {
 		}
 		in.Layout = "pprofextended, v1experimental"
 		in.Facts = append(in.Facts, [2]string{"profile containers", fmt.Sprint(len(ps))})
-		for _, f := range []struct {
-			name string
-			of   func(p *model.Profile) string
-		}{
-			{"resource", func(p *model.Profile) string { return attrText(p.Resource.Attributes) }},
-			{"scope", func(p *model.Profile) string { return strings.TrimSpace(p.Scope.Name + " " + p.Scope.Version) }},
-		} {
-			v := f.of(ps[0])
-			for _, p := range ps[1:] {
-				if f.of(p) != v {
-					v = "(differs between profiles)"
-					break
-				}
-			}
-			if v != "" {
-				in.Facts = append(in.Facts, [2]string{f.name, v})
-			}
-		}
+		in.Facts = append(in.Facts, resourceScopeFacts(ps)...)
 		for _, p := range ps {
 			in.Items = append(in.Items, Item{Name: otlpItemName(p.ProfileID, p.Resource.Attributes), Profile: p})
 		}
@@ -127,4 +110,29 @@ func attrText(as []model.Attribute) string {
 		parts = append(parts, a.Key+"="+otlp.ValueText(a.Value))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// resourceScopeFacts is the resource and scope lines of inspect for OTLP
+// profiles: the one value they share, or that it differs between them.
+func resourceScopeFacts(ps []*model.Profile) [][2]string {
+	var facts [][2]string
+	for _, f := range []struct {
+		name string
+		of   func(p *model.Profile) string
+	}{
+		{"resource", func(p *model.Profile) string { return attrText(p.Resource.Attributes) }},
+		{"scope", func(p *model.Profile) string { return strings.TrimSpace(p.Scope.Name + " " + p.Scope.Version) }},
+	} {
+		v := f.of(ps[0])
+		for _, p := range ps[1:] {
+			if f.of(p) != v {
+				v = "(differs between profiles)"
+				break
+			}
+		}
+		if v != "" {
+			facts = append(facts, [2]string{f.name, v})
+		}
+	}
+	return facts
 }

@@ -136,24 +136,7 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 	// A scope's Profiles (one per sample type) that line up are one
 	// profile with several sample types.
 	in.Facts = append(in.Facts, [2]string{"OTLP profiles", fmt.Sprintf("%d, read as %d with their sample types joined", nprof, len(ps))})
-	for _, f := range []struct {
-		name string
-		of   func(p *model.Profile) string
-	}{
-		{"resource", func(p *model.Profile) string { return attrText(p.Resource.Attributes) }},
-		{"scope", func(p *model.Profile) string { return strings.TrimSpace(p.Scope.Name + " " + p.Scope.Version) }},
-	} {
-		v := f.of(ps[0])
-		for _, p := range ps[1:] {
-			if f.of(p) != v {
-				v = "(differs between profiles)"
-				break
-			}
-		}
-		if v != "" {
-			in.Facts = append(in.Facts, [2]string{f.name, v})
-		}
-	}
+	in.Facts = append(in.Facts, resourceScopeFacts(ps)...)
 	for i, p := range ps {
 		in.Items = append(in.Items, Item{Name: otlpDevItemName(i, p), Profile: p})
 	}
