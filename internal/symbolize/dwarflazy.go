@@ -65,7 +65,7 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, erro
 		if err := take(s.Size); err != nil {
 			return nil, err
 		}
-		return &lazySection{data: make([]byte, s.Size), pend: make([]byte, 0, 32),
+		return &lazySection{data: bigBuffer(int(s.Size)), pend: make([]byte, 0, 32),
 			rd: io.NewSectionReader(b.r, int64(s.Offset), int64(s.Size))}, nil
 	}
 	typ, size, skip, err := b.compression(s, compressed)
@@ -73,11 +73,10 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, erro
 		return nil, err
 	}
 	clen := s.FileSize - skip
-	src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
 	if err := take(size); err != nil {
 		return nil, err
 	}
-	l := &lazySection{data: make([]byte, size), pend: make([]byte, 0, 32)}
+	l := &lazySection{data: bigBuffer(int(size)), pend: make([]byte, 0, 32)}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
 		// RFC 1950's two-byte header, then a deflate stream, read whole
@@ -85,7 +84,7 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, erro
 		if err := take(clen); err != nil {
 			return nil, err
 		}
-		in := make([]byte, clen)
+		in := bigBuffer(int(clen))
 		if _, err := b.r.ReadAt(in, int64(s.Offset+skip)); err != nil {
 			return nil, err
 		}
@@ -95,6 +94,7 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, erro
 		l.inf = &inflater{in: in[2:], out: l.data}
 		return l, nil
 	case elf.COMPRESS_ZSTD:
+		src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
 		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, err

@@ -26,6 +26,7 @@ type inflater struct {
 	err   error
 	lit   huffTable
 	dist  huffTable
+	clt   huffTable // a dynamic block's code length code
 }
 
 const (
@@ -254,14 +255,14 @@ func (f *inflater) dynamic() error {
 	for i := range ncl {
 		cl[clOrder[i]] = uint8(f.get(3))
 	}
-	var clt huffTable
+	clt := &f.clt
 	if err := clt.build(cl[:]); err != nil {
 		return err
 	}
 	var lens [286 + 30]uint8
 	for i := 0; i < nlit+ndist; {
 		f.refill()
-		s, ok := f.sym(&clt)
+		s, ok := f.sym(clt)
 		if !ok {
 			return errInflate
 		}

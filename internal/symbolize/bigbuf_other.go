@@ -1,0 +1,5 @@
+//go:build !linux
+
+package symbolize
+
+func hugeBuffer(n int) []byte { return make([]byte, n) }
