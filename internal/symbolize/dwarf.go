@@ -223,12 +223,20 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 		}
 	}
 
-	lines, files, err := t.lineTable(cu)
+	// The addresses wanted, sorted and distinct (ranges may be unsorted
+	// or overlap).
+	slices.Sort(want)
+	want = slices.Compact(want)
+	wantAddrs := make([]uint64, len(want))
+	for k, i := range want {
+		wantAddrs[k] = addrs[i]
+	}
+	rows, files, err := t.lineTable(cu, wantAddrs)
 	if err != nil {
 		t.lineErr = err
 	}
 	sort.Slice(roots, func(i, j int) bool { return nodes[roots[i]].ranges[0][0] < nodes[roots[j]].ranges[0][0] })
-	for _, i := range want {
+	for k, i := range want {
 		a := addrs[i]
 		var chain []int32
 		for _, ri := range roots {
@@ -256,7 +264,10 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 		}
 		// chain runs outermost to innermost; frames innermost first.
 		fr := make([]frame, len(chain))
-		row := lines.find(a)
+		var row *lineRow
+		if rows != nil {
+			row = rows[k]
+		}
 		for k := len(chain) - 1; k >= 0; k-- {
 			n := &nodes[chain[k]]
 			fn := t.funcName(n.die)
@@ -392,21 +403,14 @@ type lineRow struct {
 	line, col int64
 }
 
-type lineRows []lineRow
-
-// find returns the row covering a, or nil.
-func (ls lineRows) find(a uint64) *lineRow {
-	i := sort.Search(len(ls), func(i int) bool { return ls[i].addr > a }) - 1
-	if i >= 0 && a < ls[i].end {
-		return &ls[i]
-	}
-	return nil
-}
-
-// lineTable reads a compilation unit's line table into address ranges.
+// lineTable reads a compilation unit's line table and returns the row
+// covering each of the sorted, distinct addresses want (nil where none
+// does). The answer is that of the whole table sorted by address (stably):
+// the last row that starts at or below the address, if it reaches past it.
 // Where several rows share an address, the last one holds the range, as
-// binutils reads them.
-func (t *dwarfTable) lineTable(cu *dwarf.Entry) (lineRows, []*dwarf.LineFile, error) {
+// binutils reads them. Only the rows that cover a wanted address are kept
+// whole; of the others only their ranges, which the answer depends on.
+func (t *dwarfTable) lineTable(cu *dwarf.Entry, want []uint64) ([]*lineRow, []*dwarf.LineFile, error) {
 	if t.line != nil {
 		if err := t.readLines(cu); err != nil {
 			t.bail = errFull
@@ -420,7 +424,9 @@ func (t *dwarfTable) lineTable(cu *dwarf.Entry) (lineRows, []*dwarf.LineFile, er
 	if lr == nil {
 		return nil, nil, nil
 	}
-	var rows lineRows
+	var keys [][2]uint64 // every row's [addr, end), in the table's order
+	var kept []lineRow   // the rows covering a wanted address, in that order
+	var keptAt []int     // their indexes in keys
 	var seq []dwarf.LineEntry
 	var le dwarf.LineEntry
 	flush := func() {
@@ -429,11 +435,15 @@ func (t *dwarfTable) lineTable(cu *dwarf.Entry) (lineRows, []*dwarf.LineFile, er
 			if b.Address <= a.Address {
 				continue // the next row at the same address wins
 			}
-			r := lineRow{addr: a.Address, end: b.Address, line: int64(a.Line), col: int64(a.Column)}
-			if a.File != nil {
-				r.file = a.File.Name
+			if j := sort.Search(len(want), func(j int) bool { return want[j] >= a.Address }); j < len(want) && want[j] < b.Address {
+				r := lineRow{addr: a.Address, end: b.Address, line: int64(a.Line), col: int64(a.Column)}
+				if a.File != nil {
+					r.file = a.File.Name
+				}
+				kept = append(kept, r)
+				keptAt = append(keptAt, len(keys))
 			}
-			rows = append(rows, r)
+			keys = append(keys, [2]uint64{a.Address, b.Address})
 		}
 		seq = seq[:0]
 	}
@@ -455,6 +465,36 @@ func (t *dwarfTable) lineTable(cu *dwarf.Entry) (lineRows, []*dwarf.LineFile, er
 		}
 	}
 	flush()
-	slices.SortStableFunc(rows, func(x, y lineRow) int { return cmp.Compare(x.addr, y.addr) })
+	// The rows' indexes by address, stably (the table's order where it is
+	// sorted already, as it usually is).
+	var order []int32
+	if !slices.IsSortedFunc(keys, func(x, y [2]uint64) int { return cmp.Compare(x[0], y[0]) }) {
+		order = make([]int32, len(keys))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortStableFunc(order, func(x, y int32) int { return cmp.Compare(keys[x][0], keys[y][0]) })
+	}
+	rows := make([]*lineRow, len(want))
+	for k, a := range want {
+		p := sort.Search(len(keys), func(p int) bool {
+			if order != nil {
+				p = int(order[p])
+			}
+			return keys[p][0] > a
+		}) - 1
+		if p < 0 {
+			continue
+		}
+		if order != nil {
+			p = int(order[p])
+		}
+		if a >= keys[p][1] {
+			continue
+		}
+		if q, ok := slices.BinarySearch(keptAt, p); ok {
+			rows[k] = &kept[q]
+		}
+	}
 	return rows, lr.Files(), err
 }
