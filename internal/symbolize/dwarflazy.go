@@ -10,6 +10,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -501,6 +502,53 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// While this goroutine inflates .debug_info up to the units wanted,
+	// another reads the sections needed whole and inflates .debug_abbrev
+	// and .debug_line ahead, as far into each as the last unit wanted lies
+	// into .debug_info (their tables come in the units' order, as the
+	// linker joins the objects' sections). What the units need beyond that
+	// is read afterwards, here; an error ahead stays in its section, where
+	// a read that needs those bytes finds it.
+	var abbrev, line *lazySection
+	smallSecs := make([]*lazySection, len(dwarfSections))
+	small := make([][]byte, len(dwarfSections))
+	var smallErr error
+	var ahead sync.WaitGroup
+	defer ahead.Wait()
+	if len(wanted) > 0 {
+		if abbrev, err = open("abbrev"); err != nil {
+			return nil, err
+		}
+		for i, name := range dwarfSections {
+			if name != "info" && name != "line" && name != "abbrev" {
+				if smallSecs[i], err = open(name); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if line, err = open("line"); err != nil {
+			return nil, err
+		}
+		frac := 1.0
+		if !uncovered && len(info.data) > 0 {
+			frac = float64(last) / float64(len(info.data))
+		}
+		ahead.Add(1)
+		go func() {
+			defer ahead.Done()
+			defer catch(&smallErr)
+			for i, l := range smallSecs {
+				if l != nil && smallErr == nil {
+					small[i], smallErr = l.all()
+				}
+			}
+			for _, l := range []*lazySection{abbrev, line} {
+				if l != nil {
+					_ = l.store(uint64(frac*float64(len(l.data))), 0)
+				}
+			}
+		}()
+	}
 	// The units to read: those named for an address, and those the table
 	// does not list (whose ranges only the unit itself can tell). The
 	// units are walked from the start, up to the last one named; to the
@@ -553,12 +601,27 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	if len(units) == 0 {
 		return t, nil
 	}
+	ahead.Wait()
+	if abbrev == nil {
+		// Units the table does not list, and none it does.
+		if abbrev, err = open("abbrev"); err != nil {
+			return nil, err
+		}
+		for i, name := range dwarfSections {
+			if name != "info" && name != "line" && name != "abbrev" {
+				if small[i], err = all(name); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if line, err = open("line"); err != nil {
+			return nil, err
+		}
+	} else if smallErr != nil {
+		return nil, smallErr
+	}
 
 	// The abbreviations of the units read.
-	abbrev, err := open("abbrev")
-	if err != nil {
-		return nil, err
-	}
 	for _, u := range units {
 		if _, err := abbrevEnd(abbrev, u.abbrevOff); err != nil {
 			return nil, err
@@ -586,18 +649,6 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 		return nil, errors.New("64-bit abbreviation offset")
 	}
 
-	small := make([][]byte, len(dwarfSections))
-	for i, name := range dwarfSections {
-		if name != "info" && name != "line" && name != "abbrev" {
-			if small[i], err = all(name); err != nil {
-				return nil, err
-			}
-		}
-	}
-	line, err := open("line")
-	if err != nil {
-		return nil, err
-	}
 	var lineData []byte
 	if line != nil {
 		lineData = line.data
