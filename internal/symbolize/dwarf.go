@@ -427,44 +427,42 @@ func (t *dwarfTable) lineTable(cu *dwarf.Entry, want []uint64) ([]*lineRow, []*d
 	var keys [][2]uint64 // every row's [addr, end), in the table's order
 	var kept []lineRow   // the rows covering a wanted address, in that order
 	var keptAt []int     // their indexes in keys
-	var seq []dwarf.LineEntry
+	// Each entry but a sequence's last starts a row that ends at the next
+	// entry's address; where the next entry has the same address (or a
+	// lower one), the next one wins. The rows of the sequence read so far
+	// start at keys[seqKeys], kept[seqKept].
+	var prev dwarf.LineEntry
+	inSeq := false
+	seqKeys, seqKept := 0, 0
 	var le dwarf.LineEntry
-	flush := func() {
-		for i := 0; i+1 < len(seq); i++ {
-			a, b := seq[i], seq[i+1]
-			if b.Address <= a.Address {
-				continue // the next row at the same address wins
-			}
-			if j := sort.Search(len(want), func(j int) bool { return want[j] >= a.Address }); j < len(want) && want[j] < b.Address {
-				r := lineRow{addr: a.Address, end: b.Address, line: int64(a.Line), col: int64(a.Column)}
-				if a.File != nil {
-					r.file = a.File.Name
-				}
-				kept = append(kept, r)
-				keptAt = append(keptAt, len(keys))
-			}
-			keys = append(keys, [2]uint64{a.Address, b.Address})
-		}
-		seq = seq[:0]
-	}
 	for {
 		if err = lr.Next(&le); err != nil {
 			if err == io.EOF {
 				err = nil
 			} else {
 				// Rows after a bad one are not trusted; those before are
-				// whole sequences only (flush below is not reached for
-				// an unfinished one).
-				seq = seq[:0]
+				// whole sequences only.
+				keys, kept, keptAt = keys[:seqKeys], kept[:seqKept], keptAt[:seqKept]
 			}
 			break
 		}
-		seq = append(seq, le)
+		if inSeq && le.Address > prev.Address {
+			a, end := prev.Address, le.Address
+			if j := sort.Search(len(want), func(j int) bool { return want[j] >= a }); j < len(want) && want[j] < end {
+				r := lineRow{addr: a, end: end, line: int64(prev.Line), col: int64(prev.Column)}
+				if prev.File != nil {
+					r.file = prev.File.Name
+				}
+				kept = append(kept, r)
+				keptAt = append(keptAt, len(keys))
+			}
+			keys = append(keys, [2]uint64{a, end})
+		}
+		prev, inSeq = le, !le.EndSequence
 		if le.EndSequence {
-			flush()
+			seqKeys, seqKept = len(keys), len(kept)
 		}
 	}
-	flush()
 	// The rows' indexes by address, stably (the table's order where it is
 	// sorted already, as it usually is).
 	var order []int32
