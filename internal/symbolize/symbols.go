@@ -27,9 +27,12 @@ type tables struct {
 	// syms is the binary's own .symtab, which binutils (and so pprof)
 	// consult beside DWARF; names is what names functions where nothing
 	// else does: .symtab, else .dynsym, else the debug file's .symtab.
-	syms  symtab
-	names symtab
-	gosym *gosym.Table
+	// names is read on the first address nothing else answers.
+	syms       symtab
+	names      symtab
+	namesRead  bool
+	debugNames *binary
+	gosym      *gosym.Table
 
 	bin *binary
 	// dwFiles have DWARF: the debug file first, then the binary. Their
@@ -48,13 +51,7 @@ func (b *binary) loadTables(debug *binary) *tables {
 	t := &tables{bin: b}
 	b.tables = t
 	t.syms, _ = readSymtab(b.ef, false)
-	t.names = t.syms
-	if len(t.names) == 0 {
-		t.names, _ = readSymtab(b.ef, true)
-	}
-	if len(t.names) == 0 && debug != nil {
-		t.names, _ = readSymtab(debug.ef, false)
-	}
+	t.debugNames = debug
 	for _, f := range []*binary{debug, b} {
 		if f != nil && hasDWARF(f.ef) {
 			t.dwFiles = append(t.dwFiles, f)
@@ -171,7 +168,7 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 		if out[i] != nil {
 			continue
 		}
-		if s, ok := t.names.funcAt(a); ok {
+		if s, ok := t.symbolNames().funcAt(a); ok {
 			out[i] = []frame{{name: s.name}}
 			if src == srcNone {
 				src = srcSymtab
@@ -179,6 +176,24 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 		}
 	}
 	return out, src, err
+}
+
+// symbolNames returns the symbols that name functions where nothing else
+// does: the binary's .symtab, else its .dynsym, else its debug file's
+// .symtab (read on the first call: a binary whose addresses DWARF answers
+// all does not need them).
+func (t *tables) symbolNames() symtab {
+	if !t.namesRead {
+		t.namesRead = true
+		t.names = t.syms
+		if len(t.names) == 0 {
+			t.names, _ = readSymtab(t.bin.ef, true)
+		}
+		if len(t.names) == 0 && t.debugNames != nil {
+			t.names, _ = readSymtab(t.debugNames.ef, false)
+		}
+	}
+	return t.names
 }
 
 func goFrames(t *gosym.Table, a uint64) (fr []frame) {
