@@ -1,0 +1,34 @@
+package symbolize
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+func TestBigBuffer(t *testing.T) {
+	_, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled")
+	thp := runtime.GOOS == "linux" && err == nil
+	for _, n := range []int{0, 1, bigMin - 1, bigMin, hugePage - 1, hugePage, hugePage + 1, 5<<20 + 3} {
+		b := bigBuffer(n)
+		if len(b) != n || cap(b) != n {
+			t.Fatalf("bigBuffer(%d): len %d cap %d", n, len(b), cap(b))
+		}
+		for i, c := range b {
+			if c != 0 {
+				t.Fatalf("bigBuffer(%d)[%d] = %d, not zero", n, i, c)
+			}
+		}
+		for i := range b {
+			b[i] = byte(i)
+		}
+		// On Linux with transparent huge pages a big buffer starts on a
+		// huge page boundary (a kernel without them refuses the advice).
+		if thp && n >= bigMin {
+			if p := uintptr(unsafe.Pointer(&b[0])); p%hugePage != 0 {
+				t.Errorf("bigBuffer(%d) at %#x, not on a %d-byte boundary", n, p, hugePage)
+			}
+		}
+	}
+}
