@@ -331,10 +331,14 @@ func (f *inflater) stored(to int) error {
 
 func (f *inflater) huff(to int) error {
 	// The bit buffer is kept in locals here, refilled inline while eight
-	// input bytes remain (by refill beyond that).
+	// input bytes remain (by refill beyond that). A refill leaves at least
+	// 56 bits; literals are decoded one after another without one while 15
+	// bits (the longest code) remain.
 	out, in := f.out, f.in
 	op, ip, bb, nb := f.op, f.ip, f.bits, f.nb
 	lit, dist := f.lit.t, f.dist.t
+	// build makes at least 1<<primaryBits entries of each
+	litP, distP := (*[1 << primaryBits]uint32)(lit), (*[1 << primaryBits]uint32)(dist)
 	var err error
 	for op < to {
 		if ip+8 <= len(in) {
@@ -346,26 +350,50 @@ func (f *inflater) huff(to int) error {
 			f.refill()
 			ip, bb, nb = f.ip, f.bits, f.nb
 		}
-		e := lit[bb&(1<<primaryBits-1)]
+		e := litP[bb&(1<<primaryBits-1)]
 		if e&flagSub != 0 {
 			e = lit[int(e>>16)+int(bb>>primaryBits&(1<<(e&15)-1))]
 		}
 		n := uint(e & 15)
 		s := int(e >> 16)
+		for s < 256 && n != 0 {
+			bb >>= n & 63
+			nb -= n
+			out[op] = byte(s)
+			op++
+			if nb < 15 || op >= to {
+				break
+			}
+			e = litP[bb&(1<<primaryBits-1)]
+			if e&flagSub != 0 {
+				e = lit[int(e>>16)+int(bb>>primaryBits&(1<<(e&15)-1))]
+			}
+			n = uint(e & 15)
+			s = int(e >> 16)
+		}
+		if s < 256 && n != 0 {
+			continue // out of bits, or at to
+		}
 		if n == 0 {
 			err = errInflate
 			break
 		}
 		bb >>= n & 63
 		nb -= n
-		if s < 256 {
-			out[op] = byte(s)
-			op++
-			continue
-		}
 		if s == 256 {
 			f.state = infHeader
 			break
+		}
+		if nb < 33 { // a length's extra bits, a distance code and its extra bits
+			if ip+8 <= len(in) {
+				bb |= ebin.LittleEndian.Uint64(in[ip:]) << (nb & 63)
+				ip += int(63-nb) >> 3
+				nb |= 56
+			} else {
+				f.ip, f.bits, f.nb = ip, bb, nb
+				f.refill()
+				ip, bb, nb = f.ip, f.bits, f.nb
+			}
 		}
 		s -= 257
 		if s >= 29 {
@@ -376,7 +404,7 @@ func (f *inflater) huff(to int) error {
 		length := int(lenBase[s]) + int(bb&(1<<(x&63)-1))
 		bb >>= x & 63
 		nb -= uint(x)
-		e = dist[bb&(1<<primaryBits-1)]
+		e = distP[bb&(1<<primaryBits-1)]
 		if e&flagSub != 0 {
 			e = dist[int(e>>16)+int(bb>>primaryBits&(1<<(e&15)-1))]
 		}

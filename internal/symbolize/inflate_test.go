@@ -107,3 +107,23 @@ func FuzzInflate(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkInflate decodes a fixture binary deflated at the default level.
+func BenchmarkInflate(b *testing.B) {
+	want, err := os.ReadFile("../../testdata/symbolize/bin/cxxprog")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+	w.Write(want)
+	w.Close()
+	out := make([]byte, len(want))
+	b.SetBytes(int64(len(want)))
+	for b.Loop() {
+		f := &inflater{in: buf.Bytes(), out: out}
+		if err := f.decode(len(out)); err != nil || !bytes.Equal(out, want) {
+			b.Fatal("inflate failed", err)
+		}
+	}
+}
