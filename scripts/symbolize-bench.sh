@@ -6,7 +6,7 @@
 # Each round runs both commands on each profile, alternating which goes
 # first, and records wall-clock seconds, CPU seconds (user+sys of the
 # process and its children: pprof's addr2line, nm and objdump count) and
-# peak RSS. Profiles: the fixtures cprog.prof and cxxprog.prof (a few dozen
+# peak RSS and minor page faults (pprof: with its children). Profiles: the fixtures cprog.prof and cxxprog.prof (a few dozen
 # addresses each, in the fixtures and in this machine's libc and
 # libstdc++), and "many", 3,520 distinct addresses (every other byte of
 # cxxprog's functions). It prints one table: per profile, the medians and
@@ -91,12 +91,12 @@ if [ $mode = instructions ]; then
 	exit 0
 fi
 
-# measure NAME CMD...: appends "NAME wall cpu maxrss_kb" to $tmp/runs.
+# measure NAME CMD...: appends "NAME wall cpu maxrss_kb minor_faults" to $tmp/runs.
 measure() {
 	name=$1
 	shift
-	/usr/bin/time -f "%e %U %S %M" -o "$tmp/t" "$@" >/dev/null 2>&1
-	awk -v n="$name" '{ printf "%s %s %.3f %s\n", n, $1, $2 + $3, $4 }' "$tmp/t" >>"$tmp/runs"
+	/usr/bin/time -f "%e %U %S %M %R" -o "$tmp/t" "$@" >/dev/null 2>&1
+	awk -v n="$name" '{ printf "%s %s %.3f %s %s\n", n, $1, $2 + $3, $4, $5 }' "$tmp/t" >>"$tmp/runs"
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -121,14 +121,15 @@ echo "symbolize, whole process: pprofx symbolize vs google/pprof -proto (binutil
 echo "load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs): wall figures mean little above 1"
 awk 'function median(arr, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (arr[j] < arr[i]) { t = arr[i]; arr[i] = arr[j]; arr[j] = t }
 		return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2 }
-	{ key = $1 " " $2; r = $3; w[key, r] = $4; c[key, r] = $5; if ($6 > m[key]) m[key] = $6; profs[$1] = 1; rounds[r] = 1 }
+	{ key = $1 " " $2; r = $3; w[key, r] = $4; c[key, r] = $5; f[key, r] = $7; if ($6 > m[key]) m[key] = $6; profs[$1] = 1; rounds[r] = 1 }
 	END {
-		printf "  %-8s | %-27s | %-27s | %-13s | %s\n", "profile", "wall pprofx / pprof", "CPU pprofx / pprof", "CPU ratio", "peak RSS pprofx / pprof"
-		n = 0; for (r in rounds) { n++; fw[n] = w["floor pprofx", r]; fc[n] = c["floor pprofx", r] }
+		printf "  %-8s | %-27s | %-27s | %-13s | %-23s | %s\n", "profile", "wall pprofx / pprof", "CPU pprofx / pprof", "CPU ratio", "peak RSS pprofx / pprof", "page faults pprofx / pprof"
+		n = 0; for (r in rounds) { n++; fw[n] = w["floor pprofx", r]; fc[n] = c["floor pprofx", r]; ff[n] = f["floor pprofx", r] }
 		for (p in profs) { if (p == "floor") continue; n = 0; for (r in rounds) { n++
 			pw[n] = w[p " pprofx", r]; rw[n] = w[p " pprof", r]; pc[n] = c[p " pprofx", r]; rc[n] = c[p " pprof", r]
-			wr[n] = rw[n] / (pw[n] > 0 ? pw[n] : 0.001); cr[n] = rc[n] / (pc[n] > 0 ? pc[n] : 0.001) }
-		printf "  %-8s | %6.3f s / %6.3f s (%4.1fx) | %6.3f s / %6.3f s        | %5.1fx        | %6.1f MB / %6.1f MB\n",
-			p, median(pw, n), median(rw, n), median(wr, n), median(pc, n), median(rc, n), median(cr, n), m[p " pprofx"] / 1024, m[p " pprof"] / 1024 }
-		printf "  floor: pprofx symbolize --symbolize=off cprog.prof: %.3f s wall, %.3f s CPU, %.1f MB\n", median(fw, n), median(fc, n), m["floor pprofx"] / 1024
+			wr[n] = rw[n] / (pw[n] > 0 ? pw[n] : 0.001); cr[n] = rc[n] / (pc[n] > 0 ? pc[n] : 0.001)
+			pf[n] = f[p " pprofx", r]; rf[n] = f[p " pprof", r] }
+		printf "  %-8s | %6.3f s / %6.3f s (%4.1fx) | %6.3f s / %6.3f s        | %5.1fx        | %6.1f MB / %6.1f MB    | %6d / %6d\n",
+			p, median(pw, n), median(rw, n), median(wr, n), median(pc, n), median(rc, n), median(cr, n), m[p " pprofx"] / 1024, m[p " pprof"] / 1024, median(pf, n), median(rf, n) }
+		printf "  floor: pprofx symbolize --symbolize=off cprog.prof: %.3f s wall, %.3f s CPU, %.1f MB, %d page faults\n", median(fw, n), median(fc, n), m["floor pprofx"] / 1024, median(ff, n)
 	}' "$tmp/runs"
