@@ -5,9 +5,10 @@
 #
 # Each round runs both commands on each profile, alternating which goes
 # first, and records wall-clock seconds, CPU seconds (user+sys of the
-# process and its children: pprof's addr2line, nm and objdump count) and
-# peak RSS and minor page faults (pprof: with its children). Profiles: the fixtures cprog.prof and cxxprog.prof (a few dozen
-# addresses each, in the fixtures and in this machine's libc and
+# process and its children: pprof's addr2line, nm and objdump count), peak
+# RSS and minor page faults (pprof's with its children's). Profiles: the
+# fixtures cprog.prof and cxxprog.prof (a few dozen addresses each, in the
+# fixtures and in this machine's libc and
 # libstdc++), and "many", 3,520 distinct addresses (every other byte of
 # cxxprog's functions). It prints one table: per profile, the medians and
 # the median of the per-round ratios. CPU time and peak RSS are the figures
