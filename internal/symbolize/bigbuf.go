@@ -23,3 +23,28 @@ func bigBuffer(n int) []byte {
 	}
 	return hugeBuffer(n)
 }
+
+// arena hands out zeroed buffers from one bigBuffer, so that the sections
+// of one binary share its huge pages and its slack (up to two huge pages,
+// for the alignment and the last page, once for all of them rather than
+// once per buffer). A buffer that does not fit is a plain slice.
+type arena struct {
+	buf []byte
+}
+
+// newArena reserves n bytes; below bigMin it reserves nothing.
+func newArena(n uint64) *arena {
+	if n < bigMin || n > maxSectionSize {
+		return &arena{}
+	}
+	return &arena{buf: bigBuffer(int(n))}
+}
+
+func (a *arena) take(n int) []byte {
+	if n > len(a.buf) {
+		return make([]byte, n)
+	}
+	b := a.buf[:n:n]
+	a.buf = a.buf[n:]
+	return b
+}

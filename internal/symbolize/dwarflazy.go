@@ -46,7 +46,9 @@ var errBeyond = errors.New("offset beyond the end of the section")
 // decompressed sizes, and the compressed bytes read whole): a header that
 // claims more is left to the whole read (which reads it as before), so that
 // a damaged file does not make both readings allocate what it claims.
-func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, error) {
+//
+// Its buffers come from ar.
+func (b *binary) lazySection(s *elf.Section, budget *uint64, ar *arena) (*lazySection, error) {
 	take := func(n uint64) error {
 		if n > *budget {
 			return errors.New("sections larger than the lazy reading takes on")
@@ -66,7 +68,7 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, erro
 		if err := take(s.Size); err != nil {
 			return nil, err
 		}
-		return &lazySection{data: bigBuffer(int(s.Size)), pend: make([]byte, 0, 32),
+		return &lazySection{data: ar.take(int(s.Size)), pend: make([]byte, 0, 32),
 			rd: io.NewSectionReader(b.r, int64(s.Offset), int64(s.Size))}, nil
 	}
 	typ, size, skip, err := b.compression(s, compressed)
@@ -77,7 +79,7 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, erro
 	if err := take(size); err != nil {
 		return nil, err
 	}
-	l := &lazySection{data: bigBuffer(int(size)), pend: make([]byte, 0, 32)}
+	l := &lazySection{data: ar.take(int(size)), pend: make([]byte, 0, 32)}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
 		// RFC 1950's two-byte header, then a deflate stream, read whole
@@ -85,7 +87,7 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, erro
 		if err := take(clen); err != nil {
 			return nil, err
 		}
-		in := bigBuffer(int(clen))
+		in := ar.take(int(clen))
 		if _, err := b.r.ReadAt(in, int64(s.Offset+skip)); err != nil {
 			return nil, err
 		}
@@ -105,6 +107,23 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64) (*lazySection, erro
 		return nil, fmt.Errorf("unknown compression %d", typ)
 	}
 	return l, nil
+}
+
+// bufferClaim is what lazySection allocates for s, as its headers claim
+// (a damaged header's claim is refused there, and counts here as nothing).
+func (b *binary) bufferClaim(s *elf.Section) uint64 {
+	compressed := s.Flags&elf.SHF_COMPRESSED != 0
+	if !compressed && !strings.HasPrefix(s.Name, ".zdebug_") {
+		return min(s.Size, maxSectionSize)
+	}
+	typ, size, skip, err := b.compression(s, compressed)
+	if err != nil || s.FileSize < skip {
+		return 0
+	}
+	if elf.CompressionType(typ) == elf.COMPRESS_ZLIB {
+		return size + min(s.FileSize-skip, maxSectionSize)
+	}
+	return size
 }
 
 // ensure makes data[:end] readable (end must not be below a part
@@ -455,12 +474,22 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	// What the sections may take: real debug sections inflate to a few
 	// times the file at most (libc's debug file: about 2.5 times).
 	budget := uint64(lazyBudget) * uint64(b.size)
+	// One arena for the sections' buffers, as large as they claim
+	// (decompressed, and zlib's compressed bytes, which are read whole),
+	// up to the budget.
+	need := uint64(0)
+	for _, name := range append([]string{"aranges"}, dwarfSections...) {
+		if s := secs[name]; s != nil {
+			need += b.bufferClaim(s)
+		}
+	}
+	ar := newArena(min(need, budget))
 	open := func(name string) (*lazySection, error) {
 		s := secs[name]
 		if s == nil {
 			return nil, nil
 		}
-		return b.lazySection(s, &budget)
+		return b.lazySection(s, &budget, ar)
 	}
 	all := func(name string) ([]byte, error) {
 		l, err := open(name)

@@ -109,7 +109,7 @@ func (b *binary) sectionData(s *elf.Section) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("unknown compression %d", typ)
 	}
-	out := bigBuffer(int(size))
+	out := make([]byte, size)
 	if _, err := io.ReadFull(rd, out); err != nil {
 		return nil, fmt.Errorf("decompressing: %v", err)
 	}
