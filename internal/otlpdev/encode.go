@@ -1280,10 +1280,12 @@ func (e *encoder) scopeProfiles(b []byte, pi int) []byte {
 	b, sp := begin(b, 2)
 	b, sc := begin(b, 1)
 	name, version := p.Scope.Name, p.Scope.Version
-	if name == "" {
+	if name == "" && version == "" && e.opts.NameScope {
 		name, version = ScopeName, e.opts.ScopeVersion
 	}
-	b = protowire.AppendString(appendTag(b, 1, protowire.BytesType), e.validUTF8(name))
+	if name != "" {
+		b = protowire.AppendString(appendTag(b, 1, protowire.BytesType), e.validUTF8(name))
+	}
 	if version != "" {
 		b = protowire.AppendString(appendTag(b, 2, protowire.BytesType), e.validUTF8(version))
 	}
@@ -1312,7 +1314,14 @@ func (e *encoder) scopeProfiles(b []byte, pi int) []byte {
 		b = e.appendKeyValue(b, 3, model.Attribute{Key: AttrSampleTypeOrder, Value: v})
 	}
 	b = appendVarintField(b, 4, uint64(p.Scope.DroppedAttributesCount))
-	b = end(b, sc)
+	if len(b) == sc {
+		// An empty scope (a pprof input names none) is left out: the
+		// field is optional, and its 2 bytes (10 with pprofx's name) are
+		// a good part of a small profile.
+		b = b[:sc-2]
+	} else {
+		b = end(b, sc)
+	}
 	if len(p.SampleTypes) == 0 && len(p.Samples) > 0 {
 		e.warn("otlp: a profile with samples but no sample type was written without its samples")
 	}

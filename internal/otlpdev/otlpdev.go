@@ -65,7 +65,7 @@ const (
 )
 
 // ScopeName is the instrumentation scope the writer puts on profiles that
-// have none of their own.
+// have none of their own when EncodeOptions.NameScope is set.
 const ScopeName = "pprofx"
 
 // EncodeOptions says how Encode writes.
@@ -81,6 +81,12 @@ type EncodeOptions struct {
 	// KeepOriginal writes each profile's OriginalPayload (and its format)
 	// into the first Profile written for it.
 	KeepOriginal bool
+	// NameScope writes the instrumentation scope "pprofx" (version
+	// ScopeVersion) on profiles that name no scope of their own (push
+	// does: a collector shows who sent the profiles). Without it such
+	// profiles get no scope (files: a pprof input names none, and the
+	// scope costs up to 20 bytes of a profile that may gzip to 250).
+	NameScope    bool
 	ScopeVersion string       // version of the "pprofx" scope
 	Warn         func(string) // told once about each thing the writer changes; may be nil
 }

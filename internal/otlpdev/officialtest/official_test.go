@@ -230,7 +230,7 @@ func TestPdata(t *testing.T) {
 }
 
 // normalize undoes what pdata changes without changing the meaning: an
-// empty Resource where none was written, an empty AnyValue in
+// empty Resource or scope where none was written, an empty AnyValue in
 // attribute_table[0], and resource and scope attributes turned into
 // references to the string table (key_strindex, string_value_strindex,
 // proto v1.10), whose strings it appends to the table.
@@ -268,6 +268,9 @@ func normalize(pd *dev.ProfilesData) *dev.ProfilesData {
 		}
 		resolve(rp.GetResource().GetAttributes())
 		for _, sp := range rp.ScopeProfiles {
+			if sp.Scope != nil && proto.Size(sp.Scope) == 0 {
+				sp.Scope = nil
+			}
 			resolve(sp.GetScope().GetAttributes())
 		}
 	}
