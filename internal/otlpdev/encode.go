@@ -459,8 +459,6 @@ func (e *encoder) layoutStrings() {
 			m := &p.Mappings[i]
 			need[kBuildIDGNU] = need[kBuildIDGNU] || (m.BuildID != 0 && m.BuildIDKind != 1)
 			need[kBuildIDHTL] = need[kBuildIDHTL] || (m.BuildID != 0 && m.BuildIDKind == 1)
-			need[kHasFilenames] = need[kHasFilenames] || m.HasFilenames
-			need[kHasLineNumbers] = need[kHasLineNumbers] || m.HasLineNumbers
 			need[kHasInlineFrames] = need[kHasInlineFrames] || m.HasInlineFrames
 		}
 		if !need[kIsFolded] {
@@ -472,7 +470,10 @@ func (e *encoder) layoutStrings() {
 			}
 		}
 	}
-	need[kHasFunctions] = e.needHasFunctions()
+	flags := e.needFlags()
+	need[kHasFunctions] = flags&flagFunctions != 0
+	need[kHasFilenames] = flags&flagFilenames != 0
+	need[kHasLineNumbers] = flags&flagLineNumbers != 0
 	for k, on := range need {
 		if on {
 			cs = append(cs, cand{fixedKeys[k], -1, int32(k)})
@@ -551,27 +552,27 @@ func (e *encoder) layoutStrings() {
 	}
 }
 
-// needHasFunctions computes each input mapping's inferFunctions state and
-// reports whether some dictionary mapping's has_functions differs from its
-// inference (so that the key is written). With several inputs, a
-// dictionary mapping is one per distinct content (see layoutMappings), and
-// its state merges those of the inputs' mappings with that content.
-func (e *encoder) needHasFunctions() bool {
+// needFlags computes each input mapping's inferFunctions state and
+// reports which of the inferable flags (flagFunctions, ...) some
+// dictionary mapping has different from its inference (so that their keys
+// are written). With several inputs, a dictionary mapping is one per
+// distinct content (see layoutMappings), and its state merges those of the
+// inputs' mappings with that content.
+func (e *encoder) needFlags() uint8 {
 	e.fnState = grow(e.fnState, len(e.ps))
 	for pi, p := range e.ps {
 		e.fnState[pi] = inferFunctions(p, e.fnState[pi])
 	}
+	var need uint8
 	if len(e.ps) == 1 {
 		p := e.ps[0]
 		for i := range p.Mappings {
-			if p.Mappings[i].HasFunctions != (e.fnState[0][i] == fnNamed) {
-				return true
-			}
+			need |= differs(&p.Mappings[i], e.fnState[0][i])
 		}
-		return false
+		return need
 	}
 	type agg struct {
-		on bool
+		m  *model.Mapping
 		st uint8
 	}
 	byContent := map[string]agg{}
@@ -580,15 +581,13 @@ func (e *encoder) needHasFunctions() bool {
 			m := &p.Mappings[i]
 			k := string(mappingContent(e.keybuf[:0], p, m))
 			a := byContent[k]
-			byContent[k] = agg{m.HasFunctions, mergeFn(a.st, e.fnState[pi][i])}
+			byContent[k] = agg{m, mergeFn(a.st, e.fnState[pi][i])}
 		}
 	}
 	for _, a := range byContent {
-		if a.on != (a.st == fnNamed) {
-			return true
-		}
+		need |= differs(a.m, a.st)
 	}
-	return false
+	return need
 }
 
 // mappingContent is what identifies a mapping across inputs, by its
@@ -951,17 +950,19 @@ func (e *encoder) layoutAttributes() {
 			}
 			as = append(as, e.attrString(key, p.Strings[m.BuildID]))
 		}
-		if m.HasFunctions != (e.dfnState[k] == fnNamed) {
+		// The flags a reader infers are left out (infer.go).
+		d := differs(m, e.dfnState[k])
+		if d&flagFunctions != 0 {
 			as = append(as, e.attrBool(AttrHasFunctions, m.HasFunctions))
 		}
-		for _, f := range []struct {
-			on  bool
-			key string
-		}{{m.HasFilenames, AttrHasFilenames},
-			{m.HasLineNumbers, AttrHasLineNumbers}, {m.HasInlineFrames, AttrHasInlineFrames}} {
-			if f.on {
-				as = append(as, e.attrTrue(f.key))
-			}
+		if d&flagFilenames != 0 {
+			as = append(as, e.attrBool(AttrHasFilenames, m.HasFilenames))
+		}
+		if d&flagLineNumbers != 0 {
+			as = append(as, e.attrBool(AttrHasLineNumbers, m.HasLineNumbers))
+		}
+		if m.HasInlineFrames {
+			as = append(as, e.attrTrue(AttrHasInlineFrames))
 		}
 		e.mapAttrs[k] = as
 	}

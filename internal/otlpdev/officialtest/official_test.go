@@ -462,7 +462,7 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		a := d.AttributeTable[i]
 		return str(a.KeyStrindex), a.Value, str(a.UnitStrindex)
 	}
-	fnGiven := map[*profile.Mapping]bool{}
+	fnGiven, flGiven, lnGiven := map[*profile.Mapping]bool{}, map[*profile.Mapping]bool{}, map[*profile.Mapping]bool{}
 	for i, m := range d.MappingTable[1:] {
 		pm := &profile.Mapping{ID: uint64(i + 1), Start: m.MemoryStart, Limit: m.MemoryLimit, Offset: m.FileOffset, File: str(m.FilenameStrindex)}
 		for _, a := range m.AttributeIndices {
@@ -475,8 +475,10 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 				fnGiven[pm] = true
 			case "pprof.mapping.has_filenames":
 				pm.HasFilenames = v.GetBoolValue()
+				flGiven[pm] = true
 			case "pprof.mapping.has_line_numbers":
 				pm.HasLineNumbers = v.GetBoolValue()
+				lnGiven[pm] = true
 			case "pprof.mapping.has_inline_frames":
 				pm.HasInlineFrames = v.GetBoolValue()
 			default:
@@ -513,7 +515,10 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 	// pprofx's convention (README, "has_functions"): a mapping without
 	// pprof.mapping.has_functions has it true when it has locations and
 	// each of them has lines that all name a function.
-	named := map[*profile.Mapping]bool{}
+	// And (README, "has_filenames, has_line_numbers"): a mapping with
+	// has_inline_frames and without these has them true when some line
+	// of its locations has a function with a file name / a line number.
+	named, file, line := map[*profile.Mapping]bool{}, map[*profile.Mapping]bool{}, map[*profile.Mapping]bool{}
 	for _, pl := range p.Location {
 		if pl.Mapping == nil {
 			continue
@@ -521,6 +526,12 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		ok := len(pl.Line) > 0
 		for _, ln := range pl.Line {
 			ok = ok && ln.Function != nil && (ln.Function.Name != "" || ln.Function.SystemName != "")
+			if ln.Function != nil && ln.Function.Filename != "" {
+				file[pl.Mapping] = true
+			}
+			if ln.Line != 0 {
+				line[pl.Mapping] = true
+			}
 		}
 		if v, seen := named[pl.Mapping]; !seen || v {
 			named[pl.Mapping] = ok
@@ -529,6 +540,12 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 	for _, pm := range p.Mapping {
 		if !fnGiven[pm] {
 			pm.HasFunctions = named[pm]
+		}
+		if !flGiven[pm] {
+			pm.HasFilenames = pm.HasInlineFrames && file[pm]
+		}
+		if !lnGiven[pm] {
+			pm.HasLineNumbers = pm.HasInlineFrames && line[pm]
 		}
 	}
 	first := sp.Profiles[0]
