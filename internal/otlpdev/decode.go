@@ -263,6 +263,9 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	for i := 1; i < len(ft); i++ {
 		f := ft[i]
 		p.Functions[i-1] = model.Function{Name: f.NameStrindex, SystemName: f.SystemNameStrindex, Filename: f.FilenameStrindex, StartLine: f.StartLine}
+		if f.SystemNameStrindex == 0 {
+			p.Functions[i-1].SystemName = f.NameStrindex // pprofx's convention (infer.go)
+		}
 		if f.NameStrindex == 0 && f.SystemNameStrindex == 0 && f.FilenameStrindex == 0 {
 			d.warn("otlp: functions that name nothing (which the spec forbids) were read as functions with empty names")
 		}

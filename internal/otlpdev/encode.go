@@ -515,8 +515,12 @@ func (e *encoder) layoutStrings() {
 	for pi, p := range e.ps {
 		sm := e.smap[pi]
 		for i := range p.Functions {
-			if f := &p.Functions[i]; sm[f.Name] == 0 && sm[f.SystemName] == 0 && sm[f.Filename] == 0 {
+			f := &p.Functions[i]
+			if sm[f.Name] == 0 && sm[f.SystemName] == 0 && sm[f.Filename] == 0 {
 				e.emptyName = -1
+			}
+			if sm[f.Name] != 0 && sm[f.SystemName] == 0 {
+				e.emptyName = -1 // an empty system name is written as the extra ""
 			}
 		}
 	}
@@ -524,7 +528,9 @@ func (e *encoder) layoutStrings() {
 		// A function whose every name is empty (google/pprof makes one
 		// for a frame the symbolizer could not name) must still name
 		// something in OTLP: its name_strindex points at an empty string
-		// after the zero entry, the table's last.
+		// after the zero entry, the table's last. So does the
+		// system_name_strindex of a function with a name and an empty
+		// system name (0 there means "the same as the name").
 		if e.emptyName == -1 {
 			e.emptyName = int32(len(e.strs))
 			e.strs = append(e.strs, "")
@@ -1204,7 +1210,14 @@ func (e *encoder) dictionary(b []byte) []byte {
 			name = e.emptyName
 		}
 		b = appendVarintField(b, 1, uint64(name))
-		b = appendVarintField(b, 2, uint64(sm[f.SystemName]))
+		// pprofx's convention (infer.go): no system name when it is the
+		// name, as in every function of a Go profile.
+		if sys := sm[f.SystemName]; sys != sm[f.Name] {
+			if sys == 0 {
+				sys = e.emptyName
+			}
+			b = appendVarintField(b, 2, uint64(sys))
+		}
 		b = appendVarintField(b, 4, uint64(f.StartLine))
 		b = end(b, fb)
 	}

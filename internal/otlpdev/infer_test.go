@@ -233,3 +233,73 @@ func TestSymbolizerFlagsConvention(t *testing.T) {
 		}
 	}
 }
+
+// TestSystemNameConvention: a Go profile's functions (system name = name)
+// are written without system names, and every combination of an empty,
+// equal and different name and system name, with and without a file,
+// round trips, in one profile and in a message of two.
+func TestSystemNameConvention(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "goroutine.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := pprof.Decode(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := Messages(buf.Bytes(), DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range msgs[0].Dictionary.FunctionTable {
+		if f.SystemNameStrindex != 0 {
+			t.Errorf("function_table[%d]: system name written, the same as the name", i)
+		}
+	}
+
+	var fns []*gp.Function
+	var locs []*gp.Location
+	var samples []*gp.Sample
+	for _, name := range []string{"", "f"} {
+		for _, sys := range []string{"", "f", "_Z1fv"} {
+			for _, file := range []string{"", "f.c"} {
+				id := uint64(len(fns) + 1)
+				fn := &gp.Function{ID: id, Name: name, SystemName: sys, Filename: file}
+				l := &gp.Location{ID: id, Address: 0x1000 * id, Line: []gp.Line{{Function: fn, Line: 1}}}
+				fns, locs = append(fns, fn), append(locs, l)
+				samples = append(samples, &gp.Sample{Location: []*gp.Location{l}, Value: []int64{int64(id)}})
+			}
+		}
+	}
+	want := &gp.Profile{SampleType: []*gp.ValueType{{Type: "samples", Unit: "count"}}, Sample: samples, Location: locs, Function: fns}
+	var in bytes.Buffer
+	if err := want.Write(&in); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 2; n++ {
+		ms := make([]*model.Profile, n)
+		for i := range ms {
+			if ms[i], err = pprof.Decode(in.Bytes()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out bytes.Buffer
+		if err := Encode(&out, ms, EncodeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := Decode(out.Bytes(), DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := gp.ParseData(in.Bytes())
+		for _, p := range ps {
+			if d := pprofcmp.Diff(got, toPprof(t, p)); d != "" {
+				t.Errorf("%d profiles: %s", n, d)
+			}
+		}
+	}
+}

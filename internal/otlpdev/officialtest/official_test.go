@@ -491,6 +491,10 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 	for i, f := range d.FunctionTable[1:] {
 		funcs[i+1] = &profile.Function{ID: uint64(i + 1), Name: str(f.NameStrindex), SystemName: str(f.SystemNameStrindex),
 			Filename: str(f.FilenameStrindex), StartLine: f.StartLine}
+		if f.SystemNameStrindex == 0 {
+			// pprofx's convention (README): no system name means the name.
+			funcs[i+1].SystemName = funcs[i+1].Name
+		}
 		p.Function = append(p.Function, funcs[i+1])
 	}
 	locs := make([]*profile.Location, len(d.LocationTable))
