@@ -31,9 +31,13 @@
 //     with N sample types when their samples line up: matched by (stack,
 //     attributes, link, timestamps), never by position. Profiles that do not
 //     line up stay separate profiles.
-//   - pprofx's own convention (see infer.go): pprof.mapping.has_functions
-//     is written only when it differs from what the reader infers from the
-//     location table, and inferred when absent.
+//   - pprofx's own conventions (see infer.go): pprof.mapping.has_functions,
+//     has_filenames and has_line_numbers, and a function's system name, are
+//     written only when they differ from what the reader infers (from the
+//     location table, has_inline_frames, the function's name), and
+//     inferred when absent.
+//   - A profile that names no instrumentation scope gets none, unless
+//     EncodeOptions.NameScope asks for pprofx's.
 package otlpdev
 
 import (
