@@ -15,7 +15,11 @@ func init() {
 	registerReader(detect.Gperftools, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
 		if opts.Stream {
 			streamMemoryLimit()
-			s, err := gperftools.Stream(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn}, "")
+			read := gperftools.Stream
+			if opts.Summary {
+				read = gperftools.Tally
+			}
+			s, err := read(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn, Input: opts.input}, "")
 			if err != nil {
 				return err
 			}

@@ -103,7 +103,7 @@ func equalCompact(c, raw []byte) bool {
 		l := binary.LittleEndian.Uint64(lo[i/2:])
 		a := binary.LittleEndian.Uint64(raw[i:])
 		b := binary.LittleEndian.Uint64(raw[i+8:])
-		diff |= a ^ (hi | l&0xffffffff) | b ^ (hi | l>>32)
+		diff |= (a ^ (hi | l&0xffffffff)) | (b ^ (hi | l>>32))
 	}
 	if i < len(raw) {
 		diff |= binary.LittleEndian.Uint64(raw[i:]) ^ (hi | uint64(binary.LittleEndian.Uint32(lo[i/2:])))
