@@ -318,8 +318,15 @@ func canonicalize(lay Layout, raw []byte) {
 func (s *streamer) canonical(raw []byte) []byte {
 	lay := s.d.lay
 	sz := lay.SlotSize
+	i := sz
+	if s.keys.le64 {
+		// The common layout: find the first non-leaf 1 without a call per PC.
+		for i < len(raw) && binary.LittleEndian.Uint64(raw[i:]) != 1 {
+			i += 8
+		}
+	}
 	var c []byte
-	for i := sz; i < len(raw); i += sz {
+	for ; i < len(raw); i += sz {
 		if lay.slot(raw[i:]) != 1 {
 			continue
 		}

@@ -222,17 +222,9 @@ func newAddrTable() *addrTable {
 	return &addrTable{slots: make([]uint32, 1024), shift: 64 - 10, seed: seed}
 }
 
-// pos is the home slot of a: a seeded murmur3 finalizer, so that every bit
-// of the address reaches the top bits used (a bare multiply would leave
-// addresses that differ only in their high bits all in one slot).
+// pos is the home slot of a, as addrSet.pos places it.
 func (t *addrTable) pos(a uint64) uint64 {
-	a ^= t.seed
-	a ^= a >> 33
-	a *= 0xff51afd7ed558ccd
-	a ^= a >> 33
-	a *= 0xc4ceb9fe1a85ec53
-	a ^= a >> 33
-	return a >> t.shift
+	return (a ^ t.seed) * 0x9e3779b97f4a7c15 >> t.shift
 }
 
 // touch loads the slots of these addresses, so that their cache misses
