@@ -28,8 +28,11 @@ func newAddrSet() *addrSet {
 // the top bits; addresses a fixed step apart (code of regular layout) land
 // evenly spread, one slot each, so their lookups rarely probe past it.
 func (t *addrSet) pos(a uint64) uint64 {
-	return (a ^ t.seed) * 0x9e3779b97f4a7c15 >> t.shift
+	return (a ^ t.seed) * fibonacci >> t.shift
 }
+
+// fibonacci is 2^64/φ, odd.
+const fibonacci = 0x9e3779b97f4a7c15
 
 // add puts a in the set.
 func (t *addrSet) add(a uint64) {

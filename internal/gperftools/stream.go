@@ -321,7 +321,7 @@ func (s *streamer) canonical(raw []byte) []byte {
 	i := sz
 	if s.keys.le64 {
 		// The common layout: find the first non-leaf 1 without a call per PC.
-		for i < len(raw) && binary.LittleEndian.Uint64(raw[i:]) != 1 {
+		for k := raw[min(8, len(raw)):]; len(k) >= 8 && binary.LittleEndian.Uint64(k) != 1; k = k[8:] {
 			i += 8
 		}
 	}
@@ -463,13 +463,21 @@ func (s *streamer) resolve(key []byte, spillFrom int) error {
 func (s *streamer) tallyKey(key []byte) {
 	lay := s.d.lay
 	set := s.set
-	if lay == (Layout{8, false}) {
-		for i := 0; i+8 <= len(key); i += 8 {
-			pc := binary.LittleEndian.Uint64(key[i:])
-			if i > 0 && pc > 0 {
+	if lay == (Layout{8, false}) && len(key) >= 8 {
+		set.add(binary.LittleEndian.Uint64(key))
+		// The callers: an address found in its home slot is done here,
+		// without a call; the rest is add's.
+		slots, shift, seed := set.slots, set.shift&63, set.seed
+		for k := key[8:]; len(k) >= 8; k = k[8:] {
+			pc := binary.LittleEndian.Uint64(k)
+			if pc > 0 {
 				pc--
+				if slots[(pc^seed)*fibonacci>>shift] == pc {
+					continue
+				}
 			}
 			set.add(pc)
+			slots, shift = set.slots, set.shift&63
 		}
 		return
 	}

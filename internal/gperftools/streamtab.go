@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"slices"
 )
 
 // stackTable maps the hash of a stack's canonical key to the stack: open
@@ -128,9 +129,14 @@ func (a *keyArena) add(id int, key []byte) {
 // little-endian PCs share their high 32 bits (compactable): those bits
 // once, then the low 32 bits of each PC.
 func appendCompact(dst, key []byte) []byte {
-	dst = append(dst, key[4:8]...)
-	for i := 0; i < len(key); i += 8 {
-		dst = append(dst, key[i:i+4]...)
+	n := len(dst)
+	dst = slices.Grow(dst, 4+len(key)/2)[:n+4+len(key)/2]
+	out := dst[n:]
+	copy(out, key[4:8])
+	out = out[4:]
+	for len(key) >= 8 && len(out) >= 4 {
+		binary.LittleEndian.PutUint32(out, binary.LittleEndian.Uint32(key))
+		key, out = key[8:], out[4:]
 	}
 	return dst
 }

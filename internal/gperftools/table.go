@@ -80,9 +80,9 @@ func compactable(key []byte) bool {
 	if len(key) < 8 || len(key)%8 != 0 {
 		return false
 	}
-	hi := binary.LittleEndian.Uint32(key[4:])
-	for i := 12; i < len(key); i += 8 {
-		if binary.LittleEndian.Uint32(key[i:]) != hi {
+	hi := binary.LittleEndian.Uint64(key) >> 32
+	for key = key[8:]; len(key) >= 8; key = key[8:] {
+		if binary.LittleEndian.Uint64(key)>>32 != hi {
 			return false
 		}
 	}
@@ -224,7 +224,7 @@ func newAddrTable() *addrTable {
 
 // pos is the home slot of a, as addrSet.pos places it.
 func (t *addrTable) pos(a uint64) uint64 {
-	return (a ^ t.seed) * 0x9e3779b97f4a7c15 >> t.shift
+	return (a ^ t.seed) * fibonacci >> t.shift
 }
 
 // touch loads the slots of these addresses, so that their cache misses
