@@ -243,7 +243,7 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 		ios.clearProgress()
 		fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(current), oneLine(msg))
 	}
-	eo := otlpdev.EncodeOptions{Resource: res, ScopeVersion: version(), Warn: warn}
+	eo := otlpdev.EncodeOptions{Resource: res, NameScope: true, ScopeVersion: version(), Warn: warn}
 	var (
 		mu      sync.Mutex
 		partial bool

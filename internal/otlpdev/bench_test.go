@@ -184,11 +184,14 @@ func BenchmarkParseData(b *testing.B) {
 		b.Run(in.name, func(b *testing.B) {
 			data := in.load()
 			b.ReportAllocs()
+			b.ResetTimer()
+			start := cpuTime()
 			for i := 0; i < b.N; i++ {
 				if _, err := gp.ParseData(data); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -201,6 +204,8 @@ func BenchmarkConvert(b *testing.B) {
 			data := in.load()
 			b.ReportAllocs()
 			var buf bytes.Buffer
+			b.ResetTimer()
+			start := cpuTime()
 			for i := 0; i < b.N; i++ {
 				m, err := pprof.Decode(data)
 				if err != nil {
@@ -211,6 +216,7 @@ func BenchmarkConvert(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -231,8 +237,9 @@ func BenchmarkBack(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			b.ResetTimer()
 			var buf bytes.Buffer
+			b.ResetTimer()
+			start := cpuTime()
 			for i := 0; i < b.N; i++ {
 				ps, err := Decode(src.Bytes(), DecodeOptions{})
 				if err != nil {
@@ -243,6 +250,7 @@ func BenchmarkBack(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }

@@ -150,3 +150,156 @@ func TestZeroSamplesLeftOut(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// TestSymbolizerFlagsConvention: has_filenames and has_line_numbers are
+// left out of a profile google/pprof symbolized (has_inline_frames set on
+// the mappings it symbolized, the other flags as some frame got them), and
+// every combination of the four flags round trips, on a mapping whose
+// lines have files and line numbers and on one whose lines have neither,
+// in one profile and in a message of two.
+func TestSymbolizerFlagsConvention(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pprof", "gperftools-symbolized.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := pprof.Decode(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{AttrHasFunctions, AttrHasFilenames, AttrHasLineNumbers} {
+		if bytes.Contains(buf.Bytes(), []byte(k)) {
+			t.Errorf("%s written for a profile pprof symbolized, whose flags are all inferred", k)
+		}
+	}
+	if !bytes.Contains(buf.Bytes(), []byte(AttrHasInlineFrames)) {
+		t.Errorf("%s not written (it is never inferred)", AttrHasInlineFrames)
+	}
+
+	fn := &gp.Function{ID: 1, Name: "f", SystemName: "f", Filename: "f.c"}
+	bare := &gp.Function{ID: 2, Name: "g"}
+	full := &gp.Mapping{ID: 1, Start: 0x1000, Limit: 0x2000, File: "a"}
+	none := &gp.Mapping{ID: 2, Start: 0x2000, Limit: 0x3000, File: "b"}
+	locs := []*gp.Location{
+		{ID: 1, Mapping: full, Address: 0x1010, Line: []gp.Line{{Function: fn, Line: 3}}},
+		{ID: 2, Mapping: full, Address: 0x1020, Line: []gp.Line{{Function: bare}}}, // some line has no file: "some" is enough
+		{ID: 3, Mapping: none, Address: 0x2010, Line: []gp.Line{{Function: bare}}},
+	}
+	for bits := 0; bits < 16; bits++ {
+		want := &gp.Profile{
+			SampleType: []*gp.ValueType{{Type: "samples", Unit: "count"}},
+			Sample:     []*gp.Sample{{Location: locs[:2], Value: []int64{1}}, {Location: locs[2:], Value: []int64{2}}},
+			Mapping:    []*gp.Mapping{full, none}, Location: locs, Function: []*gp.Function{fn, bare},
+		}
+		for _, mp := range want.Mapping {
+			mp.HasFunctions, mp.HasFilenames = bits&1 != 0, bits&2 != 0
+			mp.HasLineNumbers, mp.HasInlineFrames = bits&4 != 0, bits&8 != 0
+		}
+		var in bytes.Buffer
+		if err := want.Write(&in); err != nil {
+			t.Fatal(err)
+		}
+		for n := 1; n <= 2; n++ {
+			ms := make([]*model.Profile, n)
+			for i := range ms {
+				if ms[i], err = pprof.Decode(in.Bytes()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out bytes.Buffer
+			if err := Encode(&out, ms, EncodeOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			// Inferred has_filenames: the mapping with a file, its
+			// has_inline_frames; the other, false. The key is written
+			// when a flag differs from that.
+			fl, inl := bits&2 != 0, bits&8 != 0
+			if wrote, w := bytes.Contains(out.Bytes(), []byte(AttrHasFilenames)), fl != inl || fl; wrote != w {
+				t.Errorf("flags %04b: has_filenames written %v, want %v", bits, wrote, w)
+			}
+			ps, err := Decode(out.Bytes(), DecodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := gp.ParseData(in.Bytes())
+			for _, p := range ps {
+				if d := pprofcmp.Diff(got, toPprof(t, p)); d != "" {
+					t.Errorf("flags %04b, %d profiles: %s", bits, n, d)
+				}
+			}
+		}
+	}
+}
+
+// TestSystemNameConvention: a Go profile's functions (system name = name)
+// are written without system names, and every combination of an empty,
+// equal and different name and system name, with and without a file,
+// round trips, in one profile and in a message of two.
+func TestSystemNameConvention(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "goroutine.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := pprof.Decode(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := Messages(buf.Bytes(), DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range msgs[0].Dictionary.FunctionTable {
+		if f.SystemNameStrindex != 0 {
+			t.Errorf("function_table[%d]: system name written, the same as the name", i)
+		}
+	}
+
+	var fns []*gp.Function
+	var locs []*gp.Location
+	var samples []*gp.Sample
+	for _, name := range []string{"", "f"} {
+		for _, sys := range []string{"", "f", "_Z1fv"} {
+			for _, file := range []string{"", "f.c"} {
+				id := uint64(len(fns) + 1)
+				fn := &gp.Function{ID: id, Name: name, SystemName: sys, Filename: file}
+				l := &gp.Location{ID: id, Address: 0x1000 * id, Line: []gp.Line{{Function: fn, Line: 1}}}
+				fns, locs = append(fns, fn), append(locs, l)
+				samples = append(samples, &gp.Sample{Location: []*gp.Location{l}, Value: []int64{int64(id)}})
+			}
+		}
+	}
+	want := &gp.Profile{SampleType: []*gp.ValueType{{Type: "samples", Unit: "count"}}, Sample: samples, Location: locs, Function: fns}
+	var in bytes.Buffer
+	if err := want.Write(&in); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 2; n++ {
+		ms := make([]*model.Profile, n)
+		for i := range ms {
+			if ms[i], err = pprof.Decode(in.Bytes()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out bytes.Buffer
+		if err := Encode(&out, ms, EncodeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := Decode(out.Bytes(), DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := gp.ParseData(in.Bytes())
+		for _, p := range ps {
+			if d := pprofcmp.Diff(got, toPprof(t, p)); d != "" {
+				t.Errorf("%d profiles: %s", n, d)
+			}
+		}
+	}
+}

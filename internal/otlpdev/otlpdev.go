@@ -31,9 +31,13 @@
 //     with N sample types when their samples line up: matched by (stack,
 //     attributes, link, timestamps), never by position. Profiles that do not
 //     line up stay separate profiles.
-//   - pprofx's own convention (see infer.go): pprof.mapping.has_functions
-//     is written only when it differs from what the reader infers from the
-//     location table, and inferred when absent.
+//   - pprofx's own conventions (see infer.go): pprof.mapping.has_functions,
+//     has_filenames and has_line_numbers, and a function's system name, are
+//     written only when they differ from what the reader infers (from the
+//     location table, has_inline_frames, the function's name), and
+//     inferred when absent.
+//   - A profile that names no instrumentation scope gets none, unless
+//     EncodeOptions.NameScope asks for pprofx's.
 package otlpdev
 
 import (
@@ -65,7 +69,7 @@ const (
 )
 
 // ScopeName is the instrumentation scope the writer puts on profiles that
-// have none of their own.
+// have none of their own when EncodeOptions.NameScope is set.
 const ScopeName = "pprofx"
 
 // EncodeOptions says how Encode writes.
@@ -81,6 +85,12 @@ type EncodeOptions struct {
 	// KeepOriginal writes each profile's OriginalPayload (and its format)
 	// into the first Profile written for it.
 	KeepOriginal bool
+	// NameScope writes the instrumentation scope "pprofx" (version
+	// ScopeVersion) on profiles that name no scope of their own (push
+	// does: a collector shows who sent the profiles). Without it such
+	// profiles get no scope (files: a pprof input names none, and the
+	// scope costs up to 20 bytes of a profile that may gzip to 250).
+	NameScope    bool
 	ScopeVersion string       // version of the "pprofx" scope
 	Warn         func(string) // told once about each thing the writer changes; may be nil
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/model"
@@ -173,7 +172,7 @@ func encodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 	if !opts.Gzip {
 		return streamenc.WriteSegs(w, segs)
 	}
-	zw := gzip.NewWriter(w)
+	zw := newGzip(w, streamenc.Len(segs))
 	if err := streamenc.WriteSegs(zw, segs); err != nil {
 		return err
 	}

@@ -111,7 +111,11 @@ func TestValidateFindings(t *testing.T) {
 			}
 		}, "warning: " + sample + ".timestamps_unix_nano[0]: 1 outside the profile's time range", true},
 		{"scope strindex", func(pd *pb.ProfilesData) {
-			sc := pd.ResourceProfiles[0].ScopeProfiles[0].Scope
+			sp := pd.ResourceProfiles[0].ScopeProfiles[0]
+			if sp.Scope == nil { // pprofx writes none for a pprof input
+				sp.Scope = &commonpb.InstrumentationScope{}
+			}
+			sc := sp.Scope
 			sc.Attributes = append(sc.Attributes, &commonpb.KeyValue{KeyStrindex: 1 << 20})
 		}, "error: resource_profiles[0].scope_profiles[0].scope.attributes[0].key_strindex: 1048576 beyond string_table (", false},
 		{"no dictionary", func(pd *pb.ProfilesData) { pd.Dictionary = nil },

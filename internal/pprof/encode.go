@@ -114,10 +114,24 @@ func hasLineWithoutFunction(p *model.Profile) bool {
 }
 
 func estimateSize(p *model.Profile) int {
-	n := 64 + len(p.Stacks.Frames)*2 + len(p.Samples)*(8+4*len(p.SampleTypes)) +
+	n := 64 + len(p.Samples)*(8+4*len(p.SampleTypes)) +
 		len(p.Locations)*16 + len(p.Functions)*12 + len(p.Mappings)*40
 	for _, s := range p.Strings {
 		n += len(s) + 2
+	}
+	// Each sample writes its stack's location ids (about 2 bytes each)
+	// and its labels: an estimate short of them made the buffer grow, a
+	// second allocation as large as the output.
+	if off := p.Stacks.Offsets; len(off) > 0 {
+		for i := range p.Samples {
+			s := &p.Samples[i]
+			if int(s.Stack)+1 < len(off) && s.Stack >= 0 {
+				n += 2 * int(off[s.Stack+1]-off[s.Stack])
+			}
+			if int(s.LabelSet) < len(p.LabelSets) && s.LabelSet >= 0 {
+				n += 8 * len(p.LabelSets[s.LabelSet].Labels)
+			}
+		}
 	}
 	return n
 }
@@ -172,7 +186,7 @@ func AppendRaw(b []byte, p *model.Profile) []byte {
 	// Each distinct stack's packed location ids are encoded once.
 	nStacks := p.Stacks.Len()
 	stackOff := make([]int32, nStacks+1)
-	var stackBytes []byte
+	stackBytes := make([]byte, 0, 2*len(p.Stacks.Frames))
 	for i := 0; i < nStacks; i++ {
 		stackBytes = appendPackedIDs(stackBytes, p.Stacks.Get(i))
 		stackOff[i+1] = int32(len(stackBytes))
