@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,6 +130,54 @@ func TestConvertGperftoolsStreamed(t *testing.T) {
 				}
 			}
 		}
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left in TMPDIR: %v", ents)
+	}
+}
+
+// inspect reads a gperftools profile with gperftools.Tally, which keeps
+// only what it shows: its output, plain and JSON, from a file (whose
+// records Tally reads back at their offsets) and from stdin (whose keys it
+// spills), is the one of reading the profile with Stream, whether the
+// stacks' raw PCs are kept or none is (every repeated record compared then
+// with one read back). Nothing is left in TMPDIR.
+func TestInspectGperftoolsTally(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	names, _ := filepath.Glob(gperfDir + "*.prof")
+	// 20,000 distinct stacks of depth 32, then the same records again.
+	raw := distinctStacks(20000, 32)
+	body := raw[40 : len(raw)-len("00400000-00500000 r-xp 00000000 08:01 1234       /usr/bin/x\n")-24]
+	twice := append(append(append([]byte(nil), raw[:40]...), body...), raw[40:]...)
+	big := filepath.Join(t.TempDir(), "twice.prof")
+	if err := os.WriteFile(big, twice, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names = append(names, big)
+	inspect := func(raw []byte, args ...string) string {
+		s := newStreams(raw)
+		code := Main(append([]string{"inspect"}, args...), s.ios)
+		return fmt.Sprintf("exit %d\n%s\n%s", code, s.out, s.err)
+	}
+	for _, budget := range []int{gperftools.KeyBudget, 0} {
+		old := gperftools.KeyBudget
+		gperftools.KeyBudget = budget
+		for _, name := range names {
+			raw := mustRead(t, name)
+			for _, args := range [][]string{{name}, {"--json", name}, {"-"}, {"--salvage", name}} {
+				inspectSummary = false
+				want := inspect(raw, args...)
+				inspectSummary = true
+				if got := inspect(raw, args...); got != want {
+					t.Errorf("inspect %v, key budget %d:\n got %s\nwant %s", args, budget, got, want)
+				}
+			}
+		}
+		gperftools.KeyBudget = old
+	}
+	if s := inspect(twice, big); !strings.Contains(s, "samples:             20000\n") || !strings.Contains(s, "records:             40000 ") {
+		t.Errorf("inspect of 20,000 stacks twice:\n%s", s)
 	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("left in TMPDIR: %v", ents)

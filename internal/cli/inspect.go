@@ -43,9 +43,11 @@ A file that cannot be read is reported on stderr; the others are still shown,
 and the exit status is 1.
 
 A gperftools CPU profile is read once, also from a pipe ("-"), and its
-distinct stacks are not held in memory: beyond a few MiB, their frames go to
-a temporary file in $TMPDIR (removed at the end), and a stack seen again is
-checked against it. Memory stays bounded whatever the shape of the stacks.`,
+distinct stacks are not held in memory: beyond 16 MiB of them, a record
+whose stack may have been seen is checked against that stack's first
+record, read again from the file, or, from a pipe or a compressed file,
+from a copy of the stacks in a temporary file in $TMPDIR (removed at the
+end). Memory stays bounded whatever the shape of the stacks.`,
 		Example: `  pprofx inspect cpu.pb.gz
   cat testdata/gperftools/le64-100hz.prof | pprofx inspect -
   pprofx inspect --json *.pb.gz | jq '.profiles[0].samples'`,
@@ -106,13 +108,17 @@ func inspectRun(o *InspectOptions) error {
 	return nil
 }
 
+// inspectSummary lets a format read only what inspect shows, when that is
+// cheaper (gperftools.Tally); the tests turn it off to compare.
+var inspectSummary = true
+
 func inspectFile(o *InspectOptions, name string) (*InspectResult, error) {
 	in, err := openInput(o.IO, name)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name), OTLPProto: o.OTLPProto, Stream: true})
+	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name), OTLPProto: o.OTLPProto, Stream: true, Summary: inspectSummary})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -64,6 +65,14 @@ type ReadOptions struct {
 	// whose memory then does not grow with the distinct stacks' frames.
 	// The caller closes the stream.
 	Stream bool
+	// Summary, with Stream, says the caller only summarizes the profile
+	// (inspect): a format may then give a Stream whose Samples fail and
+	// whose Tables' locations are in another order, if that is cheaper
+	// (gperftools.Tally).
+	Summary bool
+	// input is the input as it is, from its first byte, when it can be
+	// read at any offset (a regular file, not compressed), for Summary.
+	input io.ReaderAt
 }
 
 // limit is the --max-input-size in force.
@@ -251,6 +260,9 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	if !ok {
 		return nil, fmt.Errorf("detected %s, not supported yet", titled(res))
 	}
+	if opts.Summary && in.Compression == detect.None && !opts.KeepOriginal {
+		opts.input = readerAt(r, cr.n)
+	}
 	if err := read(inner, in, opts); err != nil {
 		return nil, readErr(err)
 	}
@@ -292,6 +304,24 @@ func registerReader(f detect.Format, r reader) { readers[f] = r }
 // 1032:1 at most can reach it from the file's size), or 0. It is never
 // more than the limit, and it only sizes the first buffer. declared is
 // gzip's trailer, whatever it says.
+// readerAt returns r as an io.ReaderAt from the first byte read from it,
+// consumed bytes ago, when it is a regular file, or nil.
+func readerAt(r io.Reader, consumed int64) io.ReaderAt {
+	f, ok := r.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || pos < consumed {
+		return nil
+	}
+	return io.NewSectionReader(f, pos-consumed, math.MaxInt64-(pos-consumed))
+}
+
 func sizeHint(r io.Reader, c detect.Compression, limit int64) (hint, declared int64) {
 	f, ok := r.(interface {
 		io.ReaderAt

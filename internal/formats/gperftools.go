@@ -14,8 +14,16 @@ import (
 func init() {
 	registerReader(detect.Gperftools, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
 		if opts.Stream {
-			streamMemoryLimit()
-			s, err := gperftools.Stream(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn}, "")
+			if opts.Summary {
+				streamMemoryLimit(tallyLimit)
+			} else {
+				streamMemoryLimit(streamLimit)
+			}
+			read := gperftools.Stream
+			if opts.Summary {
+				read = gperftools.Tally
+			}
+			s, err := read(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn, Input: opts.input}, "")
 			if err != nil {
 				return err
 			}
@@ -41,9 +49,17 @@ func init() {
 // default pacing would let the heap reach twice that before collecting.
 const streamLimit = 96 << 20
 
-func streamMemoryLimit() {
-	if os.Getenv("GOMEMLIMIT") == "" && debug.SetMemoryLimit(-1) > streamLimit {
-		debug.SetMemoryLimit(streamLimit)
+// tallyLimit is the limit when only a summary is read (inspect,
+// gperftools.Tally): that makes less garbage than Stream between the
+// stack table's growths, so the collector runs less often and what the
+// table frees stays resident longer; at streamLimit, peak RSS on 3.4M
+// distinct stacks of depth 8 was 136 MB (Stream's: 120), at this limit
+// 120 MB, for the same CPU time.
+const tallyLimit = 80 << 20
+
+func streamMemoryLimit(limit int64) {
+	if os.Getenv("GOMEMLIMIT") == "" && debug.SetMemoryLimit(-1) > limit {
+		debug.SetMemoryLimit(limit)
 	}
 }
 

@@ -2,6 +2,7 @@ package gperftools
 
 import (
 	"bytes"
+	"io"
 	"runtime"
 	"testing"
 
@@ -58,6 +59,22 @@ func FuzzDecode(f *testing.F) {
 			})
 			if got != want {
 				t.Fatalf("salvage %v: Stream:\n%s\nDecode:\n%s", salvage, got, want)
+			}
+		}
+		// Tally (what inspect reads), with few keys kept and matches read
+		// back from the input or its spill, gives what Stream gives for
+		// inspect.
+		for _, salvage := range []bool{false, true} {
+			opts := Options{Salvage: salvage}
+			want := streamSummary(t, bytes.NewReader(data), opts)
+			for _, at := range []io.ReaderAt{nil, bytes.NewReader(data)} {
+				var got string
+				withResolveAfter(1, func() {
+					withStreamLimits(64, 4<<20, func() { got = tallyOutcome(t, bytes.NewReader(data), at, opts) })
+				})
+				if got != want {
+					t.Fatalf("salvage %v, input at offsets %v: Tally:\n%s\nStream:\n%s", salvage, at != nil, got, want)
+				}
 			}
 		}
 		// Read in parallel from the first record, in small batches, the

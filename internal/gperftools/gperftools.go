@@ -92,6 +92,11 @@ type Options struct {
 	// Warn is told about what Decode recovers from (no trailer, a salvaged
 	// record, a deleted file in the maps). It may be nil.
 	Warn func(msg string)
+	// Input, when set, is the input itself, from its first byte, readable
+	// at any offset (a regular file, not compressed). Tally then reads a
+	// record it must compare with a stack whose raw PCs were not kept
+	// back from it, and spills nothing. Decode and Stream do not use it.
+	Input io.ReaderAt
 }
 
 // Info describes the file Decode read, for `pprofx inspect`.

@@ -36,6 +36,33 @@ func (s *spill) add(frames []int32) error {
 	if s.err != nil {
 		return s.err
 	}
+	b := s.scratch[:0]
+	for _, l := range frames {
+		b = binary.AppendUvarint(b, uint64(l)+1)
+	}
+	s.scratch = b
+	return s.record(b)
+}
+
+// addKey adds a canonical key (Tally's spill holds keys, not frames): a
+// byte 1 and the key's compact form when le64 and compactable, else a
+// byte 0 and the key.
+func (s *spill) addKey(key []byte, le64 bool) error {
+	if s.err != nil {
+		return s.err
+	}
+	b := s.scratch[:0]
+	if le64 && compactable(key) {
+		b = appendCompact(append(b, 1), key)
+	} else {
+		b = append(append(b, 0), key...)
+	}
+	s.scratch = b
+	return s.record(b)
+}
+
+// record adds b as the next record, after the uvarint of its length.
+func (s *spill) record(b []byte) error {
 	if s.n%spillEvery == 0 {
 		s.index = append(grow(s.index, 1), s.flushed+int64(len(s.buf)))
 	}
@@ -43,11 +70,6 @@ func (s *spill) add(frames []int32) error {
 	if s.buf == nil {
 		s.buf = make([]byte, 0, min(spillBuf, 64<<10))
 	}
-	b := s.scratch[:0]
-	for _, l := range frames {
-		b = binary.AppendUvarint(b, uint64(l)+1)
-	}
-	s.scratch = b
 	s.buf = binary.AppendUvarint(s.buf, uint64(len(b)))
 	s.buf = append(s.buf, b...)
 	if len(s.buf) >= spillBuf {
@@ -196,17 +218,33 @@ func (r *spillReader) packed(buf []byte) ([]byte, error) {
 
 // stackAt returns the frames of stack id, appended to fr.
 func (r *spillReader) stackAt(id int32, fr []int32) ([]int32, error) {
-	r.seek(r.s.index[int(id)/spillEvery])
-	for k := int(id) % spillEvery; k > 0; k-- {
-		n, err := binary.ReadUvarint(r.br)
-		if err != nil {
-			return fr, noEOF(err)
-		}
-		if _, err := r.br.Discard(int(n)); err != nil {
-			return fr, noEOF(err)
-		}
+	if err := r.seekRecord(int(id)); err != nil {
+		return fr, err
 	}
 	return r.stack(fr)
+}
+
+// keyAt returns record k of a spill of keys (spill.addKey), in buf.
+func (r *spillReader) keyAt(k int, buf []byte) ([]byte, error) {
+	if err := r.seekRecord(k); err != nil {
+		return buf, err
+	}
+	return r.packed(buf)
+}
+
+// seekRecord moves the reader to the start of record k.
+func (r *spillReader) seekRecord(k int) error {
+	r.seek(r.s.index[k/spillEvery])
+	for k %= spillEvery; k > 0; k-- {
+		n, err := binary.ReadUvarint(r.br)
+		if err != nil {
+			return noEOF(err)
+		}
+		if _, err := r.br.Discard(int(n)); err != nil {
+			return noEOF(err)
+		}
+	}
+	return nil
 }
 
 func noEOF(err error) error {

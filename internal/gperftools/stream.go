@@ -1,10 +1,13 @@
 package gperftools
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -25,8 +28,27 @@ import (
 // Info are exactly those Decode gives for the same input, and so are its
 // errors and warnings.
 func Stream(r io.Reader, opts Options, dir string) (*Streamed, error) {
+	return stream(r, opts, dir, false)
+}
+
+// Tally reads a gperftools CPU profile as Stream does, for what inspect
+// shows of it, and no more: the Streamed has Stream's Info, Len and
+// Totals, and its Profile Stream's tables, but for two things. Its
+// locations are in ascending address order (Stream numbers them in order
+// of first use), and its samples are not kept: Each returns an error.
+// The locations are only told apart, not numbered, and the stacks' frames
+// are not made; the spill holds the keys of the stacks whose raw PCs are
+// past KeyBudget, to compare records with.
+func Tally(r io.Reader, opts Options, dir string) (*Streamed, error) {
+	return stream(r, opts, dir, true)
+}
+
+func stream(r io.Reader, opts Options, dir string, tally bool) (*Streamed, error) {
 	d := &decoder{rd: newReader(r), opts: opts, info: &Info{}}
-	s := &streamer{d: d, spill: &spill{dir: dir}}
+	s := &streamer{d: d, spill: &spill{dir: dir}, tally: tally, spillFrom: math.MaxInt}
+	if tally {
+		s.input = opts.Input
+	}
 	st, err := s.run()
 	if err != nil {
 		s.spill.close()
@@ -48,6 +70,7 @@ type Streamed struct {
 	periodN int64
 	counts  *countList
 	spill   *spill
+	tally   bool // made by Tally: Each has no samples to give
 }
 
 // Len returns the number of samples (one per distinct stack).
@@ -77,6 +100,9 @@ func satAdd(a, b int64) int64 {
 // indices + 1 (as profile.proto packs location ids), and its values. The
 // slices are reused by the next call.
 func (s *Streamed) Each(packed bool, fn func(frames []int32, packed []byte, values []int64) error) error {
+	if s.tally {
+		return errors.New("internal error: the samples of a gperftools profile read by Tally were not kept")
+	}
 	sr := s.spill.reader(0, 256<<10)
 	var frames []int32
 	var pk []byte
@@ -127,6 +153,19 @@ type streamer struct {
 	pre  prefetched
 	rpcs []uint64 // the resolver's scratch
 	rfr  []int32
+
+	// Tally's: the locations as a set, not numbered; the input, when it
+	// can be read at any offset, and the offsets (in slots) of the
+	// records of the stacks whose keys were not kept; else the first such
+	// stack, from which on the spill holds the keys (math.MaxInt until
+	// then); the stacks resolved (the resolver's).
+	tally     bool
+	set       *addrSet
+	input     io.ReaderAt
+	offs      offsetList
+	spillFrom int
+	resolved  int
+	kbuf      []byte
 }
 
 func (s *streamer) run() (*Streamed, error) {
@@ -137,7 +176,11 @@ func (s *streamer) run() (*Streamed, error) {
 	s.tab.init()
 	s.keys.budget = KeyBudget
 	s.keys.le64 = d.lay == Layout{8, false}
-	s.locs = newAddrTable()
+	if s.tally {
+		s.set = newAddrSet()
+	} else {
+		s.locs = newAddrTable()
+	}
 	defer s.res.stop()
 	if err := s.records(); err != nil {
 		return nil, err
@@ -155,12 +198,22 @@ func (s *streamer) run() (*Streamed, error) {
 			return nil, err
 		}
 	}
-	p := buildTables(d.info, maps, s.locs.addrs, d.periodN)
+	var addrs []uint64
+	if s.tally {
+		addrs = s.set.sorted()
+		s.set = nil
+		// The spilled keys are not read again.
+		s.spill.close()
+		s.spill = &spill{}
+	} else {
+		addrs = s.locs.addrs
+	}
+	p := buildTables(d.info, maps, addrs, d.periodN)
 	d.info.Stacks = s.counts.len()
 	if err := s.spill.flushIfFile(); err != nil {
 		return nil, err
 	}
-	return &Streamed{Info: d.info, Profile: p, periodN: d.periodN, counts: &s.counts, spill: s.spill}, nil
+	return &Streamed{Info: d.info, Profile: p, periodN: d.periodN, counts: &s.counts, spill: s.spill, tally: s.tally}, nil
 }
 
 // records is recordLoop's twin for Stream, with the same checks and errors.
@@ -218,7 +271,7 @@ func (s *streamer) recordLoop() error {
 			if d.nframes+int(npcs) > math.MaxInt32 {
 				return d.recErr(at, "more than %d frames in all", math.MaxInt32)
 			}
-			if err := s.add(); err != nil {
+			if err := s.add(at); err != nil {
 				return err
 			}
 			idx = int32(s.counts.len() - 1)
@@ -250,13 +303,30 @@ func (s *streamer) lookup(raw []byte, h uint64) (int32, error) {
 	return -1, nil
 }
 
+// canonicalize makes every non-leaf PC 1 of raw 0, in place.
+func canonicalize(lay Layout, raw []byte) {
+	sz := lay.SlotSize
+	for i := sz; i < len(raw); i += sz {
+		if lay.slot(raw[i:]) == 1 {
+			clear(raw[i : i+sz])
+		}
+	}
+}
+
 // canonical returns raw with every non-leaf PC 1 made 0, in a scratch
 // buffer, or nil when raw has none.
 func (s *streamer) canonical(raw []byte) []byte {
 	lay := s.d.lay
 	sz := lay.SlotSize
+	i := sz
+	if s.keys.le64 {
+		// The common layout: find the first non-leaf 1 without a call per PC.
+		for k := raw[min(8, len(raw)):]; len(k) >= 8 && binary.LittleEndian.Uint64(k) != 1; k = k[8:] {
+			i += 8
+		}
+	}
 	var c []byte
-	for i := sz; i < len(raw); i += sz {
+	for ; i < len(raw); i += sz {
 		if lay.slot(raw[i:]) != 1 {
 			continue
 		}
@@ -281,7 +351,7 @@ func (s *streamer) find(h uint64, key []byte) (int32, error) {
 		}
 		if sl>>idBits == tag {
 			id := int32(sl&idMask) - 1
-			eq, err := s.equal(id, key)
+			eq, err := s.equal(id, key, tag)
 			if err != nil || eq {
 				return id, err
 			}
@@ -293,13 +363,19 @@ func (s *streamer) find(h uint64, key []byte) (int32, error) {
 }
 
 // equal reports whether stack id is the one of the canonical key.
-func (s *streamer) equal(id int32, key []byte) (bool, error) {
+func (s *streamer) equal(id int32, key []byte, tag uint64) (bool, error) {
 	if int(id) < len(s.keys.refs) {
 		return s.keys.equal(int(id), key), nil
+	}
+	if s.input != nil {
+		return s.equalInput(int(id)-len(s.keys.refs), key, tag)
 	}
 	// The spill and the locations are the resolver's until it is idle.
 	if err := s.res.sync(s); err != nil {
 		return false, err
+	}
+	if s.tally {
+		return s.equalSpilledKey(int(id)-s.spillFrom, key)
 	}
 	// Compare the key's adjusted PCs, as locations, with the spilled frames.
 	s.pcs = adjusted(s.pcs[:0], s.d.lay, key)
@@ -340,13 +416,20 @@ func adjusted(buf []uint64, lay Layout, raw []byte) []uint64 {
 // add makes the key lookup left pending the next stack: keeps its key
 // while the budget lasts, and has the resolver number its locations and
 // spill its frames.
-func (s *streamer) add() error {
+func (s *streamer) add(at int64) error {
 	id := s.counts.len()
 	if id >= maxStacks {
 		return fmt.Errorf("more than %d distinct stacks", maxStacks)
 	}
 	key := s.pendKey
 	s.keys.add(id, key)
+	if s.tally && id >= len(s.keys.refs) {
+		if s.input != nil {
+			s.offs.add(at / int64(s.d.lay.SlotSize))
+		} else if s.spillFrom == math.MaxInt {
+			s.spillFrom = id
+		}
+	}
 	s.tab.insert(s.pendHash, uint32(id))
 	s.counts.push()
 	s.d.nframes += len(key) / s.d.lay.SlotSize
@@ -354,8 +437,18 @@ func (s *streamer) add() error {
 }
 
 // resolve numbers the locations of a canonical key's adjusted PCs and
-// spills its frames.
-func (s *streamer) resolve(key []byte) error {
+// spills its frames; for Tally, it adds them to the set of locations and
+// spills the key when the stack is spillFrom or later.
+func (s *streamer) resolve(key []byte, spillFrom int) error {
+	if s.tally {
+		id := s.resolved
+		s.resolved++
+		s.tallyKey(key)
+		if id >= spillFrom {
+			return s.spill.addKey(key, s.keys.le64)
+		}
+		return nil
+	}
 	s.rpcs = adjusted(s.rpcs[:0], s.d.lay, key)
 	fr := s.rfr[:0]
 	for _, pc := range s.rpcs {
@@ -363,6 +456,92 @@ func (s *streamer) resolve(key []byte) error {
 	}
 	s.rfr = fr
 	return s.spill.add(fr)
+}
+
+// tallyKey adds the adjusted PCs of a canonical key to the set of
+// locations.
+func (s *streamer) tallyKey(key []byte) {
+	lay := s.d.lay
+	set := s.set
+	if lay == (Layout{8, false}) && len(key) >= 8 {
+		set.add(binary.LittleEndian.Uint64(key))
+		// The callers: an address found in its home slot is done here,
+		// without a call; the rest is add's.
+		slots, shift, seed := set.slots, set.shift&63, set.seed
+		for k := key[8:]; len(k) >= 8; k = k[8:] {
+			pc := binary.LittleEndian.Uint64(k)
+			if pc > 0 {
+				pc--
+				if slots[(pc^seed)*fibonacci>>shift] == pc {
+					continue
+				}
+			}
+			set.add(pc)
+			slots, shift = set.slots, set.shift&63
+		}
+		return
+	}
+	sz := lay.SlotSize
+	for i := 0; i+sz <= len(key); i += sz {
+		pc := lay.slot(key[i:])
+		if i > 0 && pc > 0 {
+			pc--
+		}
+		set.add(pc)
+	}
+}
+
+// equalInput reports whether the record of the k-th stack whose key was
+// not kept, read back from the input, has the canonical key key. Its own
+// canonical key must have the tag that led here, or the input changed
+// under the reader.
+func (s *streamer) equalInput(k int, key []byte, tag uint64) (bool, error) {
+	lay := s.d.lay
+	sz := lay.SlotSize
+	at := s.offs.get(k) * int64(sz)
+	changed := fmt.Errorf("the record at byte %d changed while the input was read", at)
+	// The record's header, then its PCs (as many as the key's, or it
+	// differs).
+	b := slices.Grow(s.kbuf[:0], 2*sz+len(key))[:2*sz+len(key)]
+	s.kbuf = b
+	if _, err := s.input.ReadAt(b[:2*sz], at); err != nil {
+		return false, fmt.Errorf("reading back the record at byte %d: %v", at, err)
+	}
+	npcs := lay.slot(b[sz:])
+	if npcs == 0 || npcs > maxPCs {
+		return false, changed
+	}
+	if npcs != uint64(len(key)/sz) {
+		return false, nil
+	}
+	pcs := b[2*sz:]
+	if _, err := s.input.ReadAt(pcs, at+int64(2*sz)); err != nil {
+		return false, fmt.Errorf("reading back the record at byte %d: %v", at, err)
+	}
+	canonicalize(lay, pcs)
+	if s.tab.hash(pcs)>>idBits != tag {
+		return false, changed
+	}
+	return bytes.Equal(pcs, key), nil
+}
+
+// equalSpilledKey reports whether the k-th key in Tally's spill is key.
+func (s *streamer) equalSpilledKey(k int, key []byte) (bool, error) {
+	if s.sr == nil {
+		s.sr = s.spill.reader(0, 4<<10)
+	}
+	b, err := s.sr.keyAt(k, s.kbuf[:0])
+	s.kbuf = b
+	if err != nil {
+		return false, fmt.Errorf("reading back the spilled stacks: %v", err)
+	}
+	if len(b) == 0 {
+		return false, errors.New("reading back the spilled stacks: corrupt spill")
+	}
+	if b[0] == 1 {
+		return equalCompact(b[1:], key), nil
+	}
+	return bytes.Equal(b[1:], key), nil
 }
 
 // buildTables makes the profile's tables and fields but its samples and
@@ -422,7 +601,7 @@ func (s *streamer) prefetch() {
 	a := &s.keys
 	for _, h := range pre.hash[:pre.n] {
 		sl := t.slots[t.pos(h>>idBits)]
-		if id := int(sl&idMask) - 1; sl>>idBits == h>>idBits && id < len(a.refs) {
+		if id := int(sl&idMask) - 1; sl != 0 && sl>>idBits == h>>idBits && id < len(a.refs) {
 			ref := a.refs[id]
 			c := a.chunks[ref&^compactRef>>chunkBits]
 			off := int(ref & (maxChunk - 1))

@@ -19,9 +19,10 @@ type resolverQueue struct {
 
 // keyBatch is canonical keys back to back.
 type keyBatch struct {
-	keys []byte
-	ends []int
-	err  error
+	keys      []byte
+	ends      []int
+	spillFrom int // streamer.spillFrom when the batch was sent
+	err       error
 }
 
 // resolveAfter is how many stacks are resolved inline before the goroutine
@@ -45,7 +46,7 @@ func (q *resolverQueue) add(s *streamer, key []byte) error {
 		return q.err
 	}
 	if q.in == nil && (q.inline || q.stacks <= resolveAfter) {
-		q.err = s.resolve(key)
+		q.err = s.resolve(key, s.spillFrom)
 		return q.err
 	}
 	if q.in == nil {
@@ -55,7 +56,7 @@ func (q *resolverQueue) add(s *streamer, key []byte) error {
 	b.keys = append(b.keys, key...)
 	b.ends = append(b.ends, len(b.keys))
 	if len(b.ends) >= keyBatchKeys || len(b.keys) >= keyBatchBytes {
-		return q.send()
+		return q.send(s)
 	}
 	return nil
 }
@@ -71,7 +72,7 @@ func (q *resolverQueue) start(s *streamer) {
 			if b.err == nil {
 				start := 0
 				for _, end := range b.ends {
-					if b.err = s.resolve(b.keys[start:end]); b.err != nil {
+					if b.err = s.resolve(b.keys[start:end], b.spillFrom); b.err != nil {
 						break
 					}
 					start = end
@@ -83,7 +84,8 @@ func (q *resolverQueue) start(s *streamer) {
 }
 
 // send queues the current batch and takes a free one.
-func (q *resolverQueue) send() error {
+func (q *resolverQueue) send(s *streamer) error {
+	q.cur.spillFrom = s.spillFrom
 	q.in <- q.cur
 	q.outstanding++
 	var next *keyBatch
@@ -125,6 +127,7 @@ func (q *resolverQueue) sync(s *streamer) error {
 		return q.err
 	}
 	if len(q.cur.ends) > 0 {
+		q.cur.spillFrom = s.spillFrom
 		q.in <- q.cur
 		q.outstanding++
 		q.cur = &keyBatch{}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"slices"
 )
 
 // stackTable maps the hash of a stack's canonical key to the stack: open
@@ -30,7 +31,12 @@ func (t *stackTable) init() {
 	t.slots = make([]uint64, 1024)
 }
 
-func (t *stackTable) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) }
+// hashMask is ANDed to every stack's hash: the tests keep only a few bits,
+// so that distinct stacks share tags and must be told apart by comparing
+// them.
+var hashMask = ^uint64(0)
+
+func (t *stackTable) hash(key []byte) uint64 { return maphash.Bytes(t.seed, key) & hashMask }
 
 // pos is the home slot of a tag: tags are uniform, so a multiply-shift
 // spreads them over a table of any size (below 2^28 slots).
@@ -110,16 +116,29 @@ func (a *keyArena) add(id int, key []byte) {
 	c = binary.LittleEndian.AppendUint32(c, uint32(size))
 	if compact {
 		ref |= compactRef
-		c = append(c, key[4:8]...)
-		for i := 0; i < len(key); i += 8 {
-			c = append(c, key[i:i+4]...)
-		}
+		c = appendCompact(c, key)
 	} else {
 		c = append(c, key...)
 	}
 	a.chunks[last] = c
 	a.used += need
 	a.refs = append(grow(a.refs, 1), ref)
+}
+
+// appendCompact appends the compact form of a key whose 64-bit
+// little-endian PCs share their high 32 bits (compactable): those bits
+// once, then the low 32 bits of each PC.
+func appendCompact(dst, key []byte) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 4+len(key)/2)[:n+4+len(key)/2]
+	out := dst[n:]
+	copy(out, key[4:8])
+	out = out[4:]
+	for len(key) >= 8 && len(out) >= 4 {
+		binary.LittleEndian.PutUint32(out, binary.LittleEndian.Uint32(key))
+		key, out = key[8:], out[4:]
+	}
+	return dst
 }
 
 func (a *keyArena) equal(id int, key []byte) bool {

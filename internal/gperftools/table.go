@@ -80,9 +80,9 @@ func compactable(key []byte) bool {
 	if len(key) < 8 || len(key)%8 != 0 {
 		return false
 	}
-	hi := binary.LittleEndian.Uint32(key[4:])
-	for i := 12; i < len(key); i += 8 {
-		if binary.LittleEndian.Uint32(key[i:]) != hi {
+	hi := binary.LittleEndian.Uint64(key) >> 32
+	for key = key[8:]; len(key) >= 8; key = key[8:] {
+		if binary.LittleEndian.Uint64(key)>>32 != hi {
 			return false
 		}
 	}
@@ -103,7 +103,7 @@ func equalCompact(c, raw []byte) bool {
 		l := binary.LittleEndian.Uint64(lo[i/2:])
 		a := binary.LittleEndian.Uint64(raw[i:])
 		b := binary.LittleEndian.Uint64(raw[i+8:])
-		diff |= a ^ (hi | l&0xffffffff) | b ^ (hi | l>>32)
+		diff |= (a ^ (hi | l&0xffffffff)) | (b ^ (hi | l>>32))
 	}
 	if i < len(raw) {
 		diff |= binary.LittleEndian.Uint64(raw[i:]) ^ (hi | uint64(binary.LittleEndian.Uint32(lo[i/2:])))
@@ -222,17 +222,9 @@ func newAddrTable() *addrTable {
 	return &addrTable{slots: make([]uint32, 1024), shift: 64 - 10, seed: seed}
 }
 
-// pos is the home slot of a: a seeded murmur3 finalizer, so that every bit
-// of the address reaches the top bits used (a bare multiply would leave
-// addresses that differ only in their high bits all in one slot).
+// pos is the home slot of a, as addrSet.pos places it.
 func (t *addrTable) pos(a uint64) uint64 {
-	a ^= t.seed
-	a ^= a >> 33
-	a *= 0xff51afd7ed558ccd
-	a ^= a >> 33
-	a *= 0xc4ceb9fe1a85ec53
-	a ^= a >> 33
-	return a >> t.shift
+	return (a ^ t.seed) * fibonacci >> t.shift
 }
 
 // touch loads the slots of these addresses, so that their cache misses
