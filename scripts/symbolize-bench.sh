@@ -17,6 +17,12 @@
 #
 #   scripts/symbolize-bench.sh [ROUNDS]                 (default 11)
 #   scripts/symbolize-bench.sh --instructions           (one run each under valgrind)
+#   scripts/symbolize-bench.sh --hyperfine [RUNS]       (wall clock by hyperfine, default 30)
+#
+# --hyperfine times wall clock to the microsecond (/usr/bin/time's %e has
+# 10 ms steps, and pprofx's runs now take 60-80 ms): hyperfine runs the two
+# commands of a profile in one invocation, 3 warm-up runs each, then RUNS
+# runs each, and the table gives the medians and their ratio.
 #
 # --instructions counts instructions instead (valgrind's cachegrind, all
 # processes: pprof and every child it starts), which machine load does
@@ -38,6 +44,10 @@ mode=time
 rounds=11
 case ${1:-} in
 --instructions) mode=instructions ;;
+--hyperfine)
+	mode=hyperfine
+	rounds=${2:-30}
+	;;
 '') ;;
 *) rounds=$1 ;;
 esac
@@ -89,6 +99,36 @@ if [ $mode = instructions ]; then
 		END { for (p in v) if (p ~ / pprofx$/) { q = p; sub(/ pprofx$/, "", q)
 			if (q == "floor") { printf "  pprofx symbolize --symbolize=off cprog.prof (start-up, read, write): %.1f M\n", v[p]; continue }
 			printf "  %-8s pprofx %7.1f M | pprof %7.1f M in %d processes | ratio %.2fx\n", q, v[p], v[q " pprof"], n[q " pprof"], v[q " pprof"] / v[p] } }' "$tmp/ir" | sort
+	exit 0
+fi
+
+if [ $mode = hyperfine ]; then
+	command -v hyperfine >/dev/null || { echo "hyperfine not installed" >&2; exit 1; }
+	echo "symbolize, whole process, wall clock by hyperfine (median of $rounds runs each, 3 warm-up)"
+	echo "load average before $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs)"
+	printf '  %-8s | %-10s | %-10s | %s\n' profile pprofx pprof ratio
+	for prof in cprog cxxprog many floor; do
+		if [ $prof = floor ]; then
+			p=$(prof_path cprog)
+			hyperfine -N -w 3 -r "$rounds" --export-json "$tmp/h.json" \
+				"$tmp/pprofx symbolize $p --symbolize=off -o $tmp/x.pb.gz" >/dev/null 2>&1
+		else
+			p=$(prof_path $prof)
+			hyperfine -N -w 3 -r "$rounds" --export-json "$tmp/h.json" \
+				"$tmp/pprofx symbolize $p --symbols-dir $bin -o $tmp/x.pb.gz" \
+				"env PATH=$tmp/tools PPROF_BINARY_PATH=$bin HOME=$tmp $ref -proto $p" >/dev/null 2>&1
+		fi
+		python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+m = [x["median"] for x in r]
+if len(m) == 1:
+    print("  %-8s | %7.1f ms | %10s |" % ("floor", m[0] * 1e3, "-"))
+else:
+    print("  %-8s | %7.1f ms | %7.1f ms | %5.1fx" % (sys.argv[2], m[0] * 1e3, m[1] * 1e3, m[1] / m[0]))
+' "$tmp/h.json" $prof
+	done
+	echo "load average after $(cut -d' ' -f1-3 /proc/loadavg)"
 	exit 0
 fi
 
