@@ -23,7 +23,7 @@ func init() {
 			if opts.Summary {
 				read = gperftools.Tally
 			}
-			s, err := read(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn, Input: opts.input}, "")
+			s, err := read(r, gperftools.Options{Salvage: opts.Salvage, Warn: opts.Warn, Input: opts.input, SizeHint: opts.sizeHint}, "")
 			if err != nil {
 				return err
 			}

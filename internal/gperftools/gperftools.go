@@ -97,6 +97,10 @@ type Options struct {
 	// record it must compare with a stack whose raw PCs were not kept
 	// back from it, and spills nothing. Decode and Stream do not use it.
 	Input io.ReaderAt
+	// SizeHint, when not 0, is the input's expected size in bytes. Stream
+	// and Tally size their stack table's growth by it; a wrong hint costs
+	// memory or time, never correctness.
+	SizeHint int64
 }
 
 // Info describes the file Decode read, for `pprofx inspect`.

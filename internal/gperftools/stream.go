@@ -430,10 +430,40 @@ func (s *streamer) add(at int64) error {
 			s.spillFrom = id
 		}
 	}
+	if s.tab.full() {
+		s.growTable(id + 1)
+	}
 	s.tab.insert(s.pendHash, uint32(id))
 	s.counts.push()
 	s.d.nframes += len(key) / s.d.lay.SlotSize
 	return s.res.add(s, key)
+}
+
+// growTable grows the stack table, which holds n-1 stacks and is full,
+// when the input's size is known (Options.SizeHint, or the reader's): to
+// hold at once the stacks the whole input is expected to hold, as if the
+// rest of it held new stacks at the rate of what was read so far, rather
+// than by half again and again (each growth rehashes every entry into
+// fresh pages; both tables are live meanwhile). Until a sixteenth of the
+// input was read, that rate is a guess (the first records of any profile
+// are new stacks), and the table grows by at most 4× a step.
+func (s *streamer) growTable(n int) {
+	rd, t := s.d.rd, &s.tab
+	size := s.d.opts.SizeHint
+	if rd.size >= 0 {
+		size = rd.size
+	}
+	if size <= 0 || rd.off <= 0 || rd.off >= size {
+		return // insert grows it by half
+	}
+	want := int(min(float64(n)*float64(size)/float64(rd.off), maxStacks))
+	// Room for a tenth more than expected at 3/4 full, at least an eighth
+	// more than now.
+	slots := max(want/3*4+want/3*4/10, len(t.slots)+len(t.slots)/8)
+	if rd.off < size/16 {
+		slots = min(slots, 4*len(t.slots))
+	}
+	t.grow(slots)
 }
 
 // resolve numbers the locations of a canonical key's adjusted PCs and

@@ -44,17 +44,27 @@ func (t *stackTable) pos(tag uint64) uint64 {
 	return tag * uint64(len(t.slots)) >> (64 - idBits)
 }
 
+// full reports whether one more entry would make the table more than 3/4
+// full.
+func (t *stackTable) full() bool { return 4*(t.n+1) > 3*len(t.slots) }
+
+// grow moves the entries to a table of size slots (at most 1<<idBits).
+func (t *stackTable) grow(size int) {
+	old := t.slots
+	t.slots = make([]uint64, min(size, 1<<idBits))
+	for _, sl := range old {
+		if sl != 0 {
+			t.put(sl)
+		}
+	}
+}
+
 func (t *stackTable) insert(h uint64, id uint32) {
 	// At most 3/4 full; growing by half keeps the step to the next size
-	// (both tables are live while it is filled) small.
-	if 4*(t.n+1) > 3*len(t.slots) {
-		old := t.slots
-		t.slots = make([]uint64, len(old)+len(old)/2)
-		for _, sl := range old {
-			if sl != 0 {
-				t.put(sl)
-			}
-		}
+	// (both tables are live while it is filled) small. streamer.add
+	// grows it first when it can tell how large it will be.
+	if t.full() {
+		t.grow(len(t.slots) + len(t.slots)/2)
 	}
 	t.put(h>>idBits<<idBits | uint64(id+1))
 	t.n++
