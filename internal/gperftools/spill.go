@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
+	"slices"
 
 	"github.com/pprofx/pprofx/internal/tempfile"
 )
@@ -36,12 +38,29 @@ func (s *spill) add(frames []int32) error {
 	if s.err != nil {
 		return s.err
 	}
-	b := s.scratch[:0]
+	// As record does, but the uvarints go straight into buf, after
+	// their length: no copy through scratch.
+	n := 0
+	for _, l := range frames {
+		n += (bits.Len64(uint64(l)+1|1) + 6) / 7
+	}
+	if s.n%spillEvery == 0 {
+		s.index = append(grow(s.index, 1), s.flushed+int64(len(s.buf)))
+	}
+	s.n++
+	if s.buf == nil {
+		s.buf = make([]byte, 0, min(spillBuf, 64<<10))
+	}
+	b := slices.Grow(s.buf, binary.MaxVarintLen64+n)
+	b = binary.AppendUvarint(b, uint64(n))
 	for _, l := range frames {
 		b = binary.AppendUvarint(b, uint64(l)+1)
 	}
-	s.scratch = b
-	return s.record(b)
+	s.buf = b
+	if len(s.buf) >= spillBuf {
+		return s.flush()
+	}
+	return nil
 }
 
 // addKey adds a canonical key (Tally's spill holds keys, not frames): a
