@@ -2,6 +2,7 @@ package otlpdev
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,22 +20,14 @@ import (
 // combination of flag and inference round trips, in one profile and in a
 // message of two profiles sharing mappings.
 func TestHasFunctionsConvention(t *testing.T) {
+	if bytes.Contains(encodeFixture(t, "go", "goroutine.pb.gz"), []byte(AttrHasFunctions)) {
+		t.Errorf("%s written for a Go runtime profile, whose flags are all inferred", AttrHasFunctions)
+	}
+
 	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "goroutine.pb.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := pprof.Decode(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := Encode(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(buf.Bytes(), []byte(AttrHasFunctions)) {
-		t.Errorf("%s written for a Go runtime profile, whose flags are all inferred", AttrHasFunctions)
-	}
-
 	want, err := gp.ParseData(src)
 	if err != nil {
 		t.Fatal(err)
@@ -54,12 +47,18 @@ func TestHasFunctionsConvention(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range []int{1, 2} {
-			roundTrip(t, want, in.Bytes(), n, flip)
+			out := encodePprof(t, in.Bytes(), n)
+			if got, w := strings.Count(string(out), AttrHasFunctions), map[bool]int{true: 1}[flip]; got != w {
+				t.Errorf("%d profiles, flipped %v: key written %d times, want %d", n, flip, got, w)
+			}
+			sameAsPprof(t, out, in.Bytes(), n, fmt.Sprintf("%d profiles, flipped %v", n, flip))
 		}
 	}
 }
 
-func roundTrip(t *testing.T, want *gp.Profile, in []byte, n int, flip bool) {
+// encodePprof decodes pprof bytes n times and writes the n profiles as one
+// v1development message.
+func encodePprof(t *testing.T, in []byte, n int) []byte {
 	t.Helper()
 	ms := make([]*model.Profile, n)
 	for i := range ms {
@@ -72,19 +71,38 @@ func roundTrip(t *testing.T, want *gp.Profile, in []byte, n int, flip bool) {
 	if err := Encode(&buf, ms, EncodeOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, w := strings.Count(buf.String(), AttrHasFunctions), map[bool]int{true: 1}[flip]; got != w {
-		t.Errorf("%d profiles, flipped %v: key written %d times, want %d", n, flip, got, w)
+	return buf.Bytes()
+}
+
+// encodeFixture writes a fixture under testdata (a pprof file) as
+// v1development.
+func encodeFixture(t *testing.T, elem ...string) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(append([]string{"..", "..", "testdata"}, elem...)...))
+	if err != nil {
+		t.Fatal(err)
 	}
-	ps, err := Decode(buf.Bytes(), DecodeOptions{})
+	return encodePprof(t, src, 1)
+}
+
+// sameAsPprof reads out back and requires n profiles, each the pprof bytes
+// in under google/pprof's reading.
+func sameAsPprof(t *testing.T, out, in []byte, n int, what string) {
+	t.Helper()
+	ps, err := Decode(out, DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ps) != n {
-		t.Fatalf("%d profiles read back, want %d", len(ps), n)
+		t.Fatalf("%s: %d profiles read back, want %d", what, len(ps), n)
+	}
+	want, err := gp.ParseData(in)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, p := range ps {
 		if d := pprofcmp.Diff(want, toPprof(t, p)); d != "" {
-			t.Errorf("%d profiles, flipped %v: %s", n, flip, d)
+			t.Errorf("%s: %s", what, d)
 		}
 	}
 }
@@ -158,24 +176,13 @@ func TestZeroSamplesLeftOut(t *testing.T) {
 // lines have files and line numbers and on one whose lines have neither,
 // in one profile and in a message of two.
 func TestSymbolizerFlagsConvention(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pprof", "gperftools-symbolized.pb.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := pprof.Decode(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := Encode(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	sym := encodeFixture(t, "pprof", "gperftools-symbolized.pb.gz")
 	for _, k := range []string{AttrHasFunctions, AttrHasFilenames, AttrHasLineNumbers} {
-		if bytes.Contains(buf.Bytes(), []byte(k)) {
+		if bytes.Contains(sym, []byte(k)) {
 			t.Errorf("%s written for a profile pprof symbolized, whose flags are all inferred", k)
 		}
 	}
-	if !bytes.Contains(buf.Bytes(), []byte(AttrHasInlineFrames)) {
+	if !bytes.Contains(sym, []byte(AttrHasInlineFrames)) {
 		t.Errorf("%s not written (it is never inferred)", AttrHasInlineFrames)
 	}
 
@@ -203,33 +210,15 @@ func TestSymbolizerFlagsConvention(t *testing.T) {
 			t.Fatal(err)
 		}
 		for n := 1; n <= 2; n++ {
-			ms := make([]*model.Profile, n)
-			for i := range ms {
-				if ms[i], err = pprof.Decode(in.Bytes()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var out bytes.Buffer
-			if err := Encode(&out, ms, EncodeOptions{}); err != nil {
-				t.Fatal(err)
-			}
+			out := encodePprof(t, in.Bytes(), n)
 			// Inferred has_filenames: the mapping with a file, its
 			// has_inline_frames; the other, false. The key is written
 			// when a flag differs from that.
 			fl, inl := bits&2 != 0, bits&8 != 0
-			if wrote, w := bytes.Contains(out.Bytes(), []byte(AttrHasFilenames)), fl != inl || fl; wrote != w {
+			if wrote, w := bytes.Contains(out, []byte(AttrHasFilenames)), fl != inl || fl; wrote != w {
 				t.Errorf("flags %04b: has_filenames written %v, want %v", bits, wrote, w)
 			}
-			ps, err := Decode(out.Bytes(), DecodeOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := gp.ParseData(in.Bytes())
-			for _, p := range ps {
-				if d := pprofcmp.Diff(got, toPprof(t, p)); d != "" {
-					t.Errorf("flags %04b, %d profiles: %s", bits, n, d)
-				}
-			}
+			sameAsPprof(t, out, in.Bytes(), n, fmt.Sprintf("flags %04b, %d profiles", bits, n))
 		}
 	}
 }
@@ -239,19 +228,7 @@ func TestSymbolizerFlagsConvention(t *testing.T) {
 // equal and different name and system name, with and without a file,
 // round trips, in one profile and in a message of two.
 func TestSystemNameConvention(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "goroutine.pb.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := pprof.Decode(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := Encode(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := Messages(buf.Bytes(), DecodeOptions{})
+	msgs, err := Messages(encodeFixture(t, "go", "goroutine.pb.gz"), DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,25 +258,6 @@ func TestSystemNameConvention(t *testing.T) {
 		t.Fatal(err)
 	}
 	for n := 1; n <= 2; n++ {
-		ms := make([]*model.Profile, n)
-		for i := range ms {
-			if ms[i], err = pprof.Decode(in.Bytes()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var out bytes.Buffer
-		if err := Encode(&out, ms, EncodeOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		ps, err := Decode(out.Bytes(), DecodeOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := gp.ParseData(in.Bytes())
-		for _, p := range ps {
-			if d := pprofcmp.Diff(got, toPprof(t, p)); d != "" {
-				t.Errorf("%d profiles: %s", n, d)
-			}
-		}
+		sameAsPprof(t, encodePprof(t, in.Bytes(), n), in.Bytes(), n, fmt.Sprintf("%d profiles", n))
 	}
 }
