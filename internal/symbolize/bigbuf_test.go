@@ -1,15 +1,12 @@
 package symbolize
 
 import (
-	"os"
-	"runtime"
 	"testing"
 	"unsafe"
 )
 
 func TestBigBuffer(t *testing.T) {
-	_, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled")
-	thp := runtime.GOOS == "linux" && err == nil
+	thp := hugeAdviceTaken()
 	for _, n := range []int{0, 1, bigMin - 1, bigMin, hugePage - 1, hugePage, hugePage + 1, 5<<20 + 3} {
 		b := bigBuffer(n)
 		if len(b) != n || cap(b) != n {
@@ -23,8 +20,8 @@ func TestBigBuffer(t *testing.T) {
 		for i := range b {
 			b[i] = byte(i)
 		}
-		// On Linux with transparent huge pages a big buffer starts on a
-		// huge page boundary (a kernel without them refuses the advice).
+		// Where the kernel takes the huge-page advice, a big buffer starts
+		// on a huge page boundary.
 		if thp && n >= bigMin {
 			if p := uintptr(unsafe.Pointer(&b[0])); p%hugePage != 0 {
 				t.Errorf("bigBuffer(%d) at %#x, not on a %d-byte boundary", n, p, hugePage)
