@@ -623,6 +623,12 @@ func mappingContent(k []byte, p *model.Profile, m *model.Mapping) []byte {
 	k = binary.AppendUvarint(k, m.Offset)
 	k = binary.AppendUvarint(k, uint64(len(p.String(m.File))))
 	k = append(k, p.String(m.File)...)
+	return appendMappingRest(k, p, m)
+}
+
+// appendMappingRest appends what identifies a mapping after its addresses
+// and file: its build id and kind, and its four has_* flags.
+func appendMappingRest(k []byte, p *model.Profile, m *model.Mapping) []byte {
 	k = append(k, p.String(m.BuildID)...)
 	k = append(k, 0, byte(m.BuildIDKind))
 	for _, f := range []bool{m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames} {
@@ -679,15 +685,7 @@ func (e *encoder) mappingKey(pi int, m *model.Mapping) []byte {
 	k = binary.AppendUvarint(k, m.Limit)
 	k = binary.AppendUvarint(k, m.Offset)
 	k = binary.AppendUvarint(k, uint64(e.smap[pi][m.File]))
-	k = append(k, p.String(m.BuildID)...)
-	k = append(k, 0, byte(m.BuildIDKind))
-	for _, f := range []bool{m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames} {
-		if f {
-			k = append(k, 1)
-		} else {
-			k = append(k, 0)
-		}
-	}
+	k = appendMappingRest(k, p, m)
 	e.keybuf = k
 	return k
 }
