@@ -136,6 +136,15 @@ func recordStart(t *testing.T, b []byte, off int) int {
 	return p
 }
 
+// inputReaders gives data to a decoder two ways: as a reader whose size is
+// known (bytes.Reader), and as one that is not and returns short reads.
+func inputReaders(data []byte) map[string]func() io.Reader {
+	return map[string]func() io.Reader{
+		"sized":   func() io.Reader { return bytes.NewReader(data) },
+		"unsized": func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
+	}
+}
+
 // TestParallelSameAsSequential checks that reading records in parallel, from
 // any offset and with any batch size, returns what the sequential loop does:
 // the same profile, Info and warnings, or the same error; and that no
@@ -143,12 +152,9 @@ func recordStart(t *testing.T, b []byte, off int) int {
 func TestParallelSameAsSequential(t *testing.T) {
 	boom := errors.New("boom")
 	for name, data := range parInputs(t) {
-		readers := map[string]func() io.Reader{
-			"sized":   func() io.Reader { return bytes.NewReader(data) },
-			"unsized": func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
-			"read error": func() io.Reader {
-				return io.MultiReader(bytes.NewReader(data[:len(data)*2/3]), iotest.ErrReader(boom))
-			},
+		readers := inputReaders(data)
+		readers["read error"] = func() io.Reader {
+			return io.MultiReader(bytes.NewReader(data[:len(data)*2/3]), iotest.ErrReader(boom))
 		}
 		for rname, r := range readers {
 			for _, salvage := range []bool{false, true} {

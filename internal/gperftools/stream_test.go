@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"testing"
-	"testing/iotest"
 
 	"github.com/pprofx/pprofx/internal/pprof"
 )
@@ -73,10 +72,7 @@ func withResolveAfter(n int, fn func()) {
 // spill) and whether its spill stays in memory or goes to a file.
 func TestStreamSameAsDecode(t *testing.T) {
 	for name, data := range parInputs(t) {
-		readers := map[string]func() io.Reader{
-			"sized":   func() io.Reader { return bytes.NewReader(data) },
-			"unsized": func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
-		}
+		readers := inputReaders(data)
 		for rname, r := range readers {
 			for _, salvage := range []bool{false, true} {
 				opts := Options{Salvage: salvage}

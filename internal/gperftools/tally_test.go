@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/pprof"
@@ -88,10 +87,7 @@ func tallyOutcome(t *testing.T, r io.Reader, at io.ReaderAt, opts Options) strin
 // stays in memory.
 func TestTallySameAsStream(t *testing.T) {
 	for name, data := range parInputs(t) {
-		readers := map[string]func() io.Reader{
-			"sized":   func() io.Reader { return bytes.NewReader(data) },
-			"unsized": func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
-		}
+		readers := inputReaders(data)
 		for rname, r := range readers {
 			for _, salvage := range []bool{false, true} {
 				opts := Options{Salvage: salvage}
