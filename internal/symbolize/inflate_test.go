@@ -3,6 +3,8 @@ package symbolize
 import (
 	"bytes"
 	"compress/flate"
+	"debug/elf"
+	ebin "encoding/binary"
 	"io"
 	"math/rand"
 	"os"
@@ -108,22 +110,80 @@ func FuzzInflate(f *testing.F) {
 	})
 }
 
-// BenchmarkInflate decodes a fixture binary deflated at the default level.
+// BenchmarkInflate decodes real DEFLATE streams: the .zdebug_info of the
+// committed fixture compressed/cxxprog (binutils' zlib, 104 KB of DWARF),
+// this machine's libc debug file's .debug_info (SHF_COMPRESSED zlib, the
+// stream pprofx symbolize spends most of its time in on cprog.prof; skipped
+// where the file is absent), and a fixture binary deflated by compress/flate
+// at the default level.
 func BenchmarkInflate(b *testing.B) {
-	want, err := os.ReadFile("../../testdata/symbolize/bin/cxxprog")
+	bench := func(b *testing.B, z, want []byte) {
+		out := make([]byte, len(want))
+		b.SetBytes(int64(len(want)))
+		for b.Loop() {
+			f := &inflater{in: z, out: out}
+			if err := f.decode(len(out)); err != nil || !bytes.Equal(out, want) {
+				b.Fatal("inflate failed", err)
+			}
+		}
+	}
+	b.Run("cxxprog.zdebug_info", func(b *testing.B) {
+		z, want := compressedSection(b, "../../testdata/symbolize/compressed/cxxprog", ".zdebug_info")
+		bench(b, z, want)
+	})
+	b.Run("libc.debug_info", func(b *testing.B) {
+		const libc = "/usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug"
+		if _, err := os.Stat(libc); err != nil {
+			b.Skip("no libc debug file here:", err)
+		}
+		z, want := compressedSection(b, libc, ".debug_info")
+		bench(b, z, want)
+	})
+	b.Run("binary", func(b *testing.B) {
+		want, err := os.ReadFile("../../testdata/symbolize/bin/cxxprog")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+		w.Write(want)
+		w.Close()
+		bench(b, buf.Bytes(), want)
+	})
+}
+
+// compressedSection gives the raw DEFLATE stream of a zlib-compressed
+// section of the ELF file at path (SHF_COMPRESSED, or a .zdebug_ section),
+// and its bytes as debug/elf decompresses them (through compress/zlib).
+func compressedSection(b *testing.B, path, name string) (z, want []byte) {
+	ef, err := elf.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var buf bytes.Buffer
-	w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
-	w.Write(want)
-	w.Close()
-	out := make([]byte, len(want))
-	b.SetBytes(int64(len(want)))
-	for b.Loop() {
-		f := &inflater{in: buf.Bytes(), out: out}
-		if err := f.decode(len(out)); err != nil || !bytes.Equal(out, want) {
-			b.Fatal("inflate failed", err)
-		}
+	defer ef.Close()
+	s := ef.Section(name)
+	if s == nil {
+		b.Fatalf("%s: no section %s", path, name)
 	}
+	if want, err = s.Data(); err != nil {
+		b.Fatal(err)
+	}
+	raw := make([]byte, s.FileSize)
+	fh, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.ReadAt(raw, int64(s.Offset)); err != nil {
+		b.Fatal(err)
+	}
+	skip := 12 // "ZLIB" and the size, big-endian
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		if ef.Class != elf.ELFCLASS64 || ebin.LittleEndian.Uint32(raw) != uint32(elf.COMPRESS_ZLIB) {
+			b.Fatalf("%s %s: not a 64-bit zlib compression header", path, name)
+		}
+		skip = 24
+	}
+	// then RFC 1950's two-byte header
+	return raw[skip+2:], want
 }
