@@ -38,24 +38,95 @@ const (
 
 var errInflate = errors.New("invalid deflate data")
 
-// huffTable decodes a canonical Huffman code: the entry at the low
-// primaryBits of the bit buffer is a symbol<<16 | its length, or, for a
-// longer code, flagSub | sub-table start<<16 | the sub-table's index bits.
+// huffTable decodes a canonical Huffman code. The entry at the low pb
+// bits of the bit buffer tells what a symbol is and how many bits it takes
+// with its extra bits, so that a literal, a length or a distance is one
+// lookup:
+//
+//	bits 0-5   the bits to consume: the code's length, plus its extra bits
+//	           for a length or distance
+//	bits 8-11  the code's length (the extra bits follow it)
+//	bits 16-31 the value: a literal byte, a length, a distance base, a
+//	           code length code's symbol
+//
+// with the flags below. In the literal/length table, a length whose code
+// and extra bits fit in pb bits has its entries filled for each value of
+// the extra bits, and holds the length itself; a longer one is
+// flagExc|flagExtra and holds the length base. A distance holds its base.
+// A code longer than pb bits has a sub-table: its primary entry is
+// flagExc|flagSub, the sub-table's start in bits 16-31 and its index bits
+// (the bits after the primary ones) in bits 0-5. A sub-table's entries hold
+// the code's whole length, so that they are used as primary entries are.
+//
+// The bits to consume are the entry's low six bits, so that the decoder
+// shifts the bit buffer by the entry (the shift takes its count mod 64)
+// and subtracts the whole entry from its bit count, whose low six bits
+// alone are kept right.
 type huffTable struct {
-	t []uint32
+	t  []uint32
+	pb uint // primary bits
 }
 
 const (
-	primaryBits = 10
-	flagSub     = 0x10
+	litBits  = 11 // primary bits of the literal/length table
+	distBits = 8  // of the distance table
+	clBits   = 7  // of the code length code's (the longest such code)
+
+	flagLit   = 1 << 6  // a literal
+	flagExc   = 1 << 7  // not a literal, nor a length or distance to use as it is
+	flagSub   = 1 << 12 // with flagExc: a sub-table
+	flagEOB   = 1 << 13 // with flagExc: end of block
+	flagExtra = 1 << 14 // with flagExc: a length base, its extra bits still to add
+	badSym    = flagExc // an unused code, or a symbol the format does not have
 )
 
-// build makes the table for code lengths lens (0: unused symbol).
-func (h *huffTable) build(lens []uint8) error {
+// What each symbol's entry holds besides the code's length: its flags and
+// value (payload) and how many extra bits follow its code.
+var (
+	litPayload, distPayload, clPayload [288]uint32
+	litExtra, distExtra, noExtra       [288]uint8
+)
+
+func init() {
+	lenBase := [29]uint16{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
+	lenExtra := [29]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
+	dstBase := [30]uint16{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
+	dstExtra := [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
+	for i := range 288 {
+		switch {
+		case i < 256:
+			litPayload[i] = flagLit | uint32(i)<<16
+		case i == 256:
+			litPayload[i] = flagExc | flagEOB
+		case i < 257+29:
+			litPayload[i] = uint32(lenBase[i-257]) << 16
+			litExtra[i] = lenExtra[i-257]
+		default:
+			litPayload[i] = badSym
+		}
+		switch {
+		case i < 30:
+			distPayload[i] = uint32(dstBase[i]) << 16
+			distExtra[i] = dstExtra[i]
+		default:
+			distPayload[i] = badSym
+		}
+		clPayload[i] = uint32(i) << 16
+	}
+}
+
+// build makes the table for code lengths lens (0: unused symbol), with pb
+// primary bits, entries payload[sym] and extra[sym] extra bits.
+//
+// With lenValues, a symbol with extra bits whose code and extra bits fit in
+// pb bits gets one entry for each value of them (lengths, in the
+// literal/length table), and one that does not fit is flagExc|flagExtra;
+// without, every symbol's entry holds its base (distances).
+func (h *huffTable) build(lens []uint8, pb uint, payload *[288]uint32, extra *[288]uint8, lenValues bool) error {
 	var count [16]int
 	maxLen := 0
 	for _, l := range lens {
-		count[l]++
+		count[l&15]++
 		maxLen = max(maxLen, int(l))
 	}
 	count[0] = 0
@@ -77,43 +148,60 @@ func (h *huffTable) build(lens []uint8) error {
 		code = (code + count[l-1]) << 1
 		next[l] = code
 	}
-	subBits := max(maxLen-primaryBits, 0)
-	size := 1 << primaryBits
-	if cap(h.t) < size {
-		h.t = make([]uint32, size, size+288<<5)
+	subBits := max(maxLen-int(pb), 0)
+	size := 1 << pb
+	if cap(h.t) < size || h.pb != pb {
+		h.t = make([]uint32, size, 2*size) // sub-tables past 2*size are rare
 	}
+	h.pb = pb
 	h.t = h.t[:size]
-	clear(h.t)
+	for i := range h.t {
+		h.t[i] = badSym
+	}
 	for sym, l := range lens {
 		if l == 0 {
 			continue
 		}
-		c := next[l]
-		next[l]++
+		c := next[l&15]
+		next[l&15]++
 		r := int(bits.Reverse16(uint16(c)) >> (16 - l))
-		if int(l) <= primaryBits {
-			e := uint32(sym)<<16 | uint32(l)
-			for i := r; i < 1<<primaryBits; i += 1 << l {
+		x := extra[sym%288]
+		e := payload[sym%288] | uint32(l)<<8 | uint32(l+x)
+		if lenValues && x > 0 {
+			if uint(l+x) > pb {
+				e |= flagExc | flagExtra
+			} else {
+				// The entry at i is for extra bits i>>l.
+				for i := r; i < size; i += 1 << l {
+					h.t[i] = e + uint32(i>>l&(1<<x-1))<<16
+				}
+				continue
+			}
+		}
+		if uint(l) <= pb {
+			for i := r; i < size; i += 1 << l {
 				h.t[i] = e
 			}
 			continue
 		}
-		p := r & (1<<primaryBits - 1)
+		p := r & (size - 1)
 		if h.t[p]&flagSub == 0 {
 			start := len(h.t)
 			h.t = append(h.t, make([]uint32, 1<<subBits)...)
-			h.t[p] = uint32(start)<<16 | flagSub | uint32(subBits)
+			for i := start; i < len(h.t); i++ {
+				h.t[i] = badSym
+			}
+			h.t[p] = uint32(start)<<16 | flagExc | flagSub | uint32(subBits)
 		}
 		base := int(h.t[p] >> 16)
-		e := uint32(sym)<<16 | uint32(l)
-		for i := r >> primaryBits; i < 1<<subBits; i += 1 << (int(l) - primaryBits) {
+		for i := r >> pb; i < 1<<subBits; i += 1 << (uint(l) - pb) {
 			h.t[base+i] = e
 		}
 	}
 	return nil
 }
 
-// refill tops the bit buffer up to at least 56 bits.
+// refill tops the bit buffer up to 56 to 63 bits.
 func (f *inflater) refill() {
 	if f.ip+8 <= len(f.in) {
 		f.bits |= ebin.LittleEndian.Uint64(f.in[f.ip:]) << f.nb
@@ -121,7 +209,7 @@ func (f *inflater) refill() {
 		f.nb |= 56
 		return
 	}
-	for f.nb <= 56 {
+	for f.nb < 56 {
 		if f.ip < len(f.in) {
 			f.bits |= uint64(f.in[f.ip]) << f.nb
 			f.ip++
@@ -145,26 +233,23 @@ func (f *inflater) get(n uint) uint32 {
 	return v
 }
 
-// sym decodes one symbol with h; the buffer must hold 15 bits.
+// sym decodes one symbol with h, a table without extra bits; the buffer
+// must hold 15 bits.
 func (f *inflater) sym(h *huffTable) (int, bool) {
-	e := h.t[f.bits&(1<<primaryBits-1)]
+	e := h.t[f.bits&(1<<h.pb-1)]
 	if e&flagSub != 0 {
-		e = h.t[int(e>>16)+int(f.bits>>primaryBits&(1<<(e&15)-1))]
+		e = h.t[int(e>>16)+int(f.bits>>h.pb&(1<<(e&63)-1))]
 	}
-	n := uint(e & 15)
-	if n == 0 {
+	if e&flagExc != 0 {
 		return 0, false
 	}
+	n := uint(e & 63)
 	f.bits >>= n
 	f.nb -= n
 	return int(e >> 16), true
 }
 
 var (
-	lenBase  = [29]uint16{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
-	lenExtra = [29]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
-	dstBase  = [30]uint16{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
-	dstExtra = [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
 	// the order code length code lengths come in
 	clOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 )
@@ -224,10 +309,10 @@ func (f *inflater) header() error {
 		for i := range 32 {
 			lens[288+i] = 5
 		}
-		if err := f.lit.build(lens[:288]); err != nil {
+		if err := f.lit.build(lens[:288], litBits, &litPayload, &litExtra, true); err != nil {
 			return err
 		}
-		if err := f.dist.build(lens[288:320]); err != nil {
+		if err := f.dist.build(lens[288:320], distBits, &distPayload, &distExtra, false); err != nil {
 			return err
 		}
 		f.state = infHuff
@@ -256,7 +341,7 @@ func (f *inflater) dynamic() error {
 		cl[clOrder[i]] = uint8(f.get(3))
 	}
 	clt := &f.clt
-	if err := clt.build(cl[:]); err != nil {
+	if err := clt.build(cl[:], clBits, &clPayload, &noExtra, false); err != nil {
 		return err
 	}
 	var lens [286 + 30]uint8
@@ -295,10 +380,10 @@ func (f *inflater) dynamic() error {
 	if lens[256] == 0 {
 		return errInflate // no end of block
 	}
-	if err := f.lit.build(lens[:nlit]); err != nil {
+	if err := f.lit.build(lens[:nlit], litBits, &litPayload, &litExtra, true); err != nil {
 		return err
 	}
-	return f.dist.build(lens[nlit : nlit+ndist])
+	return f.dist.build(lens[nlit:nlit+ndist], distBits, &distPayload, &distExtra, false)
 }
 
 func (f *inflater) stored(to int) error {
@@ -329,119 +414,271 @@ func (f *inflater) stored(to int) error {
 	return nil
 }
 
+// fastIn and fastOut are the input and output bytes the fast loop needs
+// left to run an iteration without checks: two 8-byte refills, and two
+// literals and a longest match with a copy's overshoot (up to 15 bytes)
+// after the output position it starts at.
+const (
+	fastIn  = 16
+	fastOut = 2 + 258 + 16
+)
+
+// huff decodes a Huffman-coded block until out[:to] is written, the block
+// ends or the data is wrong: by fast while fastIn input bytes and fastOut
+// output bytes are left, near the ends one symbol at a time with every
+// check.
 func (f *inflater) huff(to int) error {
-	// The bit buffer is kept in locals here, refilled inline while eight
-	// input bytes remain (by refill beyond that). A refill leaves at least
-	// 56 bits; literals are decoded one after another without one while 15
-	// bits (the longest code) remain.
-	out, in := f.out, f.in
+	// The bit buffer is kept in locals here. A refill leaves 56 to 63 bits
+	// (bits above the count are the next input bits, or zero). Only nb's
+	// low six bits are the count (see huffTable).
+	// Capacities cut to lengths: the word loads and stores below slice
+	// with a capacity (see load64), checked against it.
+	out, in := f.out[:len(f.out):len(f.out)], f.in[:len(f.in):len(f.in)]
 	op, ip, bb, nb := f.op, f.ip, f.bits, f.nb
-	lit, dist := f.lit.t, f.dist.t
-	// build makes at least 1<<primaryBits entries of each
-	litP, distP := (*[1 << primaryBits]uint32)(lit), (*[1 << primaryBits]uint32)(dist)
+	// build makes at least 1<<pb entries of each; sub-tables, rarely
+	// used, are read through f.
+	litP, distP := (*[1 << litBits]uint32)(f.lit.t), (*[1 << distBits]uint32)(f.dist.t)
+	// The fast loop runs while op < opLim and ip <= ipLim.
+	opLim, ipLim := min(to, len(out)-fastOut), len(in)-fastIn
 	var err error
 	for op < to {
+		if op < opLim && ip <= ipLim {
+			f.op, f.ip, f.bits, f.nb = op, ip, bb, nb&63
+			if err := f.fast(opLim, ipLim); err != nil || f.state != infHuff {
+				return err
+			}
+			op, ip, bb, nb = f.op, f.ip, f.bits, f.nb
+		}
+		if op >= to {
+			break
+		}
+		// One symbol, every check made.
 		if ip+8 <= len(in) {
-			bb |= ebin.LittleEndian.Uint64(in[ip:]) << (nb & 63)
-			ip += int(63-nb) >> 3
+			bb |= load64(in, ip) << (nb & 63)
+			ip += 7 - int(nb>>3&7)
 			nb |= 56
 		} else {
-			f.ip, f.bits, f.nb = ip, bb, nb
+			f.ip, f.bits, f.nb = ip, bb, nb&63
 			f.refill()
 			ip, bb, nb = f.ip, f.bits, f.nb
 		}
-		e := litP[bb&(1<<primaryBits-1)]
+		e := litP[bb&(1<<litBits-1)]
 		if e&flagSub != 0 {
-			e = lit[int(e>>16)+int(bb>>primaryBits&(1<<(e&15)-1))]
+			e = f.lit.t[int(e>>16)+int(bb>>litBits&(1<<(e&63)-1))]
 		}
-		n := uint(e & 15)
-		s := int(e >> 16)
-		for s < 256 && n != 0 {
-			bb >>= n & 63
-			nb -= n
-			out[op] = byte(s)
+		if e&flagLit != 0 {
+			bb >>= e & 63
+			nb -= uint(e)
+			out[op] = byte(e >> 16)
 			op++
-			if nb < 15 || op >= to {
-				break
-			}
-			e = litP[bb&(1<<primaryBits-1)]
-			if e&flagSub != 0 {
-				e = lit[int(e>>16)+int(bb>>primaryBits&(1<<(e&15)-1))]
-			}
-			n = uint(e & 15)
-			s = int(e >> 16)
+			continue
 		}
-		if s < 256 && n != 0 {
-			continue // out of bits, or at to
-		}
-		if n == 0 {
-			err = errInflate
-			break
-		}
-		bb >>= n & 63
-		nb -= n
-		if s == 256 {
-			f.state = infHeader
-			break
-		}
-		if nb < 33 { // a length's extra bits, a distance code and its extra bits
-			if ip+8 <= len(in) {
-				bb |= ebin.LittleEndian.Uint64(in[ip:]) << (nb & 63)
-				ip += int(63-nb) >> 3
-				nb |= 56
+		length := int(e >> 16)
+		if e&flagExtra != 0 {
+			length += int(bb & (1<<(e&63) - 1) >> (e >> 8 & 15))
+		} else if e&flagExc != 0 {
+			if e&flagEOB != 0 {
+				bb >>= e & 63
+				nb -= uint(e)
+				f.state = infHeader
 			} else {
-				f.ip, f.bits, f.nb = ip, bb, nb
-				f.refill()
-				ip, bb, nb = f.ip, f.bits, f.nb
+				err = errInflate
 			}
-		}
-		s -= 257
-		if s >= 29 {
-			err = errInflate
 			break
 		}
-		x := lenExtra[s]
-		length := int(lenBase[s]) + int(bb&(1<<(x&63)-1))
-		bb >>= x & 63
-		nb -= uint(x)
-		e = distP[bb&(1<<primaryBits-1)]
+		bb >>= e & 63
+		nb -= uint(e)
+		e = distP[bb&(1<<distBits-1)]
 		if e&flagSub != 0 {
-			e = dist[int(e>>16)+int(bb>>primaryBits&(1<<(e&15)-1))]
+			e = f.dist.t[int(e>>16)+int(bb>>distBits&(1<<(e&63)-1))]
 		}
-		n = uint(e & 15)
-		d := int(e >> 16)
-		if n == 0 || d >= 30 {
+		if e&flagExc != 0 {
 			err = errInflate
 			break
 		}
-		bb >>= n & 63
-		nb -= n
-		x = dstExtra[d]
-		d = int(dstBase[d]) + int(bb&(1<<(x&63)-1))
-		bb >>= x & 63
-		nb -= uint(x)
+		d := int(e>>16) + int(bb&(1<<(e&63)-1)>>(e>>8&15))
+		bb >>= e & 63
+		nb -= uint(e)
 		if d > op || length > len(out)-op {
 			err = errInflate
 			break
 		}
-		src := op - d
-		switch {
-		case d >= 8 && op+length+8 <= len(out):
-			// Eight bytes at a time, each from bytes already written;
-			// up to seven bytes past the end are written, to be
-			// overwritten by what follows.
-			for i := 0; i < length; i += 8 {
-				ebin.LittleEndian.PutUint64(out[op+i:], ebin.LittleEndian.Uint64(out[src+i:]))
+		if op+length+16 <= len(out) && d >= 16 {
+			src := op - d
+			for i := 0; i < length; i += 16 {
+				copy16(out, op+i, src+i)
 			}
-		case d >= length:
-			copy(out[op:op+length], out[src:])
-		default:
+		} else if op+length+16 <= len(out) {
+			copyShort(out, op, d, length)
+		} else {
+			src := op - d
 			for i := range length {
 				out[op+i] = out[src+i]
 			}
 		}
 		op += length
 	}
-	f.op, f.ip, f.bits, f.nb = op, ip, bb, nb
+	f.op, f.ip, f.bits, f.nb = op, ip, bb, nb&63
 	return err
+}
+
+// fast decodes while op < opLim and ip <= ipLim, the block goes on and the
+// data is right. It decodes a literal or a length in one table lookup, up
+// to three literals, or literals and a match, per iteration. A refill
+// leaves 56 to 63 bits: enough for three literals (15 bits each), or a
+// length (15+5 bits) and a distance (15+13). The next symbol's entry is
+// looked up before the refill that follows a symbol where the bits left
+// allow it (after three literals: 11 bits, litBits), so that the refill
+// is not in the chain of lookups.
+func (f *inflater) fast(opLim, ipLim int) error {
+	out, in := f.out[:len(f.out):len(f.out)], f.in[:len(f.in):len(f.in)]
+	op, ip, bb, nb := f.op, f.ip, f.bits, f.nb
+	litP, distP := (*[1 << litBits]uint32)(f.lit.t), (*[1 << distBits]uint32)(f.dist.t)
+	var err error
+	// ip <= ipLim here and at the top of each iteration: an iteration
+	// refills twice at most, which reads in[ip:ip+8] with ip <= ipLim+7,
+	// 16 bytes (fastIn) from the end of in at the last.
+	bb |= load64(in, ip) << (nb & 63)
+	ip += 7 - int(nb>>3&7)
+	nb |= 56
+	e := litP[bb&(1<<litBits-1)]
+	for op < opLim && ip <= ipLim {
+		// Here nb >= 56 and e is the entry for bb.
+		if e&flagLit != 0 {
+			bb >>= e & 63
+			nb -= uint(e)
+			out[op] = byte(e >> 16)
+			op++
+			e = litP[bb&(1<<litBits-1)]
+			if e&flagLit != 0 {
+				bb >>= e & 63
+				nb -= uint(e)
+				out[op] = byte(e >> 16)
+				op++
+				e = litP[bb&(1<<litBits-1)]
+				if e&flagLit != 0 {
+					bb >>= e & 63
+					nb -= uint(e)
+					out[op] = byte(e >> 16)
+					op++
+					// 11 bits at least are left: enough for a
+					// primary lookup (a sub-table's is made after
+					// the refill).
+					e = litP[bb&(1<<litBits-1)]
+					bb |= load64(in, ip) << (nb & 63)
+					ip += 7 - int(nb>>3&7)
+					nb |= 56
+					continue
+				}
+			}
+			// A match needs up to 48 bits.
+			bb |= load64(in, ip) << (nb & 63)
+			ip += 7 - int(nb>>3&7)
+			nb |= 56
+		}
+		length := int(e >> 16)
+		if e&flagExc != 0 {
+			if e&flagSub != 0 {
+				e = f.lit.t[int(e>>16)+int(bb>>litBits&(1<<(e&63)-1))]
+				if e&flagLit != 0 {
+					bb >>= e & 63
+					nb -= uint(e)
+					out[op] = byte(e >> 16)
+					op++
+					bb |= load64(in, ip) << (nb & 63)
+					ip += 7 - int(nb>>3&7)
+					nb |= 56
+					e = litP[bb&(1<<litBits-1)]
+					continue
+				}
+				length = int(e >> 16)
+			}
+			if e&flagExtra != 0 {
+				length += int(bb & (1<<(e&63) - 1) >> (e >> 8 & 15))
+			} else if e&flagExc != 0 {
+				if e&flagEOB != 0 {
+					bb >>= e & 63
+					nb -= uint(e)
+					f.state = infHeader
+				} else {
+					err = errInflate
+				}
+				break
+			}
+		}
+		bb >>= e & 63
+		nb -= uint(e)
+		e = distP[bb&(1<<distBits-1)]
+		if e&flagExc != 0 {
+			if e&flagSub != 0 {
+				e = f.dist.t[int(e>>16)+int(bb>>distBits&(1<<(e&63)-1))]
+			}
+			if e&flagExc != 0 {
+				err = errInflate
+				break
+			}
+		}
+		d := int(e>>16) + int(bb&(1<<(e&63)-1)>>(e>>8&15))
+		bb >>= e & 63
+		nb -= uint(e)
+		if d > op {
+			err = errInflate
+			break
+		}
+		bb |= load64(in, ip) << (nb & 63)
+		ip += 7 - int(nb>>3&7)
+		nb |= 56
+		e = litP[bb&(1<<litBits-1)]
+		if src := op - d; d >= 16 {
+			// Each 16 bytes are read whole before they are written:
+			// they were all written before.
+			copy16(out, op, src)
+			for i := 16; i < length; i += 16 {
+				copy16(out, op+i, src+i)
+			}
+		} else {
+			copyShort(out, op, d, length)
+		}
+		op += length
+	}
+	f.op, f.ip, f.bits, f.nb = op, ip, bb, nb&63
+	return err
+}
+
+// copyShort copies length bytes from d back (1 <= d < 16, d <= op) to
+// out[op:], by words: it may write up to 7 bytes past op+length, which
+// needs op+length+7 <= len(out); those bytes are overwritten by what
+// follows.
+func copyShort(out []byte, op, d, length int) {
+	out = out[:len(out):len(out)]
+	src := op - d
+	switch {
+	case d >= 8:
+		for i := 0; i < length; i += 8 {
+			store64(out, op+i, load64(out, src+i))
+		}
+	case d == 1:
+		v := uint64(out[src]) * 0x0101010101010101
+		for i := 0; i < length; i += 8 {
+			store64(out, op+i, v)
+		}
+	default:
+		// d bytes at a time: the first d of the 8 bytes read are
+		// right (written before), the rest are rewritten next.
+		for i := 0; i < length; i += d {
+			store64(out, op+i, load64(out, src+i))
+		}
+	}
+}
+
+// load64, store64 and copy16 read and write words at b[i:]. They slice b
+// with a capacity, b[i:i+n:i+n], which the compiler checks against
+// cap(b), without the pointer arithmetic a plain b[i:] needs: b must have
+// its capacity cut to its length.
+func load64(b []byte, i int) uint64 { return ebin.LittleEndian.Uint64(b[i : i+8 : i+8]) }
+
+func store64(b []byte, i int, v uint64) { ebin.LittleEndian.PutUint64(b[i:i+8:i+8], v) }
+
+func copy16(b []byte, dst, src int) {
+	*(*[16]byte)(b[dst : dst+16 : dst+16]) = *(*[16]byte)(b[src : src+16 : src+16])
 }
