@@ -438,13 +438,11 @@ func (f *inflater) huff(to int) error {
 	// build makes at least 1<<pb entries of each; sub-tables, rarely
 	// used, are read through f.
 	litP, distP := (*[1 << litBits]uint32)(f.lit.t), (*[1 << distBits]uint32)(f.dist.t)
-	// The fast loop runs while op < opLim and ip <= ipLim.
-	opLim, ipLim := min(to, len(out)-fastOut), len(in)-fastIn
 	var err error
 	for op < to {
-		if op < opLim && ip <= ipLim {
+		if op < min(to, len(out)-fastOut) && ip <= len(in)-fastIn {
 			f.op, f.ip, f.bits, f.nb = op, ip, bb, nb&63
-			if err := f.fast(opLim, ipLim); err != nil || f.state != infHuff {
+			if err := f.fast(to); err != nil || f.state != infHuff {
 				return err
 			}
 			op, ip, bb, nb = f.op, f.ip, f.bits, f.nb
@@ -522,27 +520,30 @@ func (f *inflater) huff(to int) error {
 	return err
 }
 
-// fast decodes while op < opLim and ip <= ipLim, the block goes on and the
-// data is right. It decodes a literal or a length in one table lookup, up
+// fast decodes while op < to and fastOut bytes of out and fastIn of in are
+// left, the block goes on and the data is right. It decodes a literal or a length in one table lookup, up
 // to three literals, or literals and a match, per iteration. A refill
 // leaves 56 to 63 bits: enough for three literals (15 bits each), or a
 // length (15+5 bits) and a distance (15+13). The next symbol's entry is
 // looked up before the refill that follows a symbol where the bits left
 // allow it (after three literals: 11 bits, litBits), so that the refill
 // is not in the chain of lookups.
-func (f *inflater) fast(opLim, ipLim int) error {
-	out, in := f.out[:len(f.out):len(f.out)], f.in[:len(f.in):len(f.in)]
+func (f *inflater) fast(to int) error {
+	// out is cut at to+fastOut, so that the loop's bounds are the slices'
+	// lengths.
+	end := min(to+fastOut, len(f.out))
+	out, in := f.out[:end:end], f.in[:len(f.in):len(f.in)]
 	op, ip, bb, nb := f.op, f.ip, f.bits, f.nb
 	litP, distP := (*[1 << litBits]uint32)(f.lit.t), (*[1 << distBits]uint32)(f.dist.t)
 	var err error
-	// ip <= ipLim here and at the top of each iteration: an iteration
-	// refills twice at most, which reads in[ip:ip+8] with ip <= ipLim+7,
-	// 16 bytes (fastIn) from the end of in at the last.
+	// ip <= len(in)-fastIn here and at the top of each iteration: an
+	// iteration refills twice at most, which reads in[ip:ip+8] with ip at
+	// most 9 bytes from the end of in.
 	bb |= load64(in, ip) << (nb & 63)
 	ip += 7 - int(nb>>3&7)
 	nb |= 56
 	e := litP[bb&(1<<litBits-1)]
-	for op < opLim && ip <= ipLim {
+	for op < len(out)-fastOut && ip <= len(in)-fastIn {
 		// Here nb >= 56 and e is the entry for bb.
 		if e&flagLit != 0 {
 			bb >>= e & 63
