@@ -71,7 +71,13 @@ func TestInflate(t *testing.T) {
 // compress/flate takes, as zlib does; the lazy DWARF read then falls back
 // to the whole read.
 func FuzzInflate(f *testing.F) {
-	for _, s := range []string{"", "a", "abcabcabcabcabcabc", "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"} {
+	// A seed long enough for the fast loop (fastIn bytes in, fastOut
+	// out), so that mutations reach it: the start of a fixture binary.
+	bin, err := os.ReadFile("../../testdata/symbolize/bin/cprog")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{"", "a", "abcabcabcabcabcabc", "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02", string(bin[:3000])} {
 		for _, level := range []int{flate.NoCompression, flate.BestSpeed, flate.BestCompression, flate.HuffmanOnly} {
 			var buf bytes.Buffer
 			w, _ := flate.NewWriter(&buf, level)
@@ -191,4 +197,96 @@ func compressedSection(b *testing.B, path, name string) (z, want []byte) {
 	}
 	// then RFC 1950's two-byte header
 	return raw[skip+2:], want
+}
+
+// bitWriter writes a DEFLATE bit stream: Huffman codes from their first
+// bit, other fields from their lowest.
+type bitWriter struct {
+	b  []byte
+	nb uint
+}
+
+func (w *bitWriter) bits(v uint32, n uint) {
+	for i := range n {
+		if w.nb%8 == 0 {
+			w.b = append(w.b, 0)
+		}
+		w.b[len(w.b)-1] |= byte(v>>i&1) << (w.nb % 8)
+		w.nb++
+	}
+}
+
+func (w *bitWriter) code(c uint32, n uint) {
+	for i := n; i > 0; i-- {
+		w.bits(c>>(i-1)&1, 1)
+	}
+}
+
+// fixedLit writes literal/length symbol s in the fixed code.
+func (w *bitWriter) fixedLit(s int) {
+	switch {
+	case s < 144:
+		w.code(uint32(0x30+s), 8)
+	case s < 256:
+		w.code(uint32(0x190+s-144), 9)
+	case s < 280:
+		w.code(uint32(s-256), 7)
+	default:
+		w.code(uint32(0xc0+s-280), 8)
+	}
+}
+
+// TestInflateEdges decodes hand-built fixed-code blocks with what the
+// tables treat apart: a length whose code and extra bits do not fit in
+// the primary table (symbol 284 with 5 extra bits: 13 bits), a literal
+// and a distance symbol the format does not have (286, 30), a distance
+// before the start; each where the fast loop decodes it (out has room)
+// and where the careful path does (near the end of out). The bytes must
+// be compress/flate's, and an error where it gives one.
+func TestInflateEdges(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mid  func(w *bitWriter)
+		bad  bool
+	}{
+		{"length 284+extra", func(w *bitWriter) { w.fixedLit(284); w.bits(29, 5); w.code(4, 5); w.bits(1, 1) }, false},
+		{"length 258 distance 1", func(w *bitWriter) { w.fixedLit(285); w.code(0, 5) }, false},
+		{"literal 286", func(w *bitWriter) { w.fixedLit(286) }, true},
+		{"distance 30", func(w *bitWriter) { w.fixedLit(257); w.code(30, 5) }, true},
+		{"distance too far", func(w *bitWriter) { w.fixedLit(285); w.code(29, 5); w.bits(8000, 13) }, true},
+		{"distance to the start", func(w *bitWriter) { w.fixedLit(285); w.code(17, 5); w.bits(400-385, 7) }, false},
+		{"distance one too far", func(w *bitWriter) { w.fixedLit(285); w.code(17, 5); w.bits(401-385, 7) }, true},
+	} {
+		for _, tail := range []int{0, 400} { // careful path, fast loop
+			w := &bitWriter{}
+			w.bits(1, 1) // final
+			w.bits(1, 2) // fixed codes
+			for i := range 400 {
+				w.fixedLit('a' + i%7)
+			}
+			c.mid(w)
+			for i := range tail {
+				w.fixedLit('b' + i%5)
+			}
+			w.fixedLit(256)
+			want, werr := io.ReadAll(flate.NewReader(bytes.NewReader(w.b)))
+			if (werr != nil) != c.bad {
+				t.Fatalf("%s: compress/flate: %v", c.name, werr)
+			}
+			n := len(want)
+			if c.bad {
+				n = 2000
+			}
+			f := &inflater{in: w.b, out: make([]byte, n)}
+			err := f.decode(n)
+			switch {
+			case c.bad && err == nil:
+				t.Errorf("%s, %d literals after: no error", c.name, tail)
+			case !c.bad && err != nil:
+				t.Errorf("%s, %d literals after: %v", c.name, tail, err)
+			case !c.bad && !bytes.Equal(f.out, want):
+				t.Errorf("%s, %d literals after: bytes differ from compress/flate's", c.name, tail)
+			}
+		}
+	}
 }
