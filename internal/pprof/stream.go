@@ -43,7 +43,10 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 	if !opts.Raw {
 		flushAt = ParallelGzipFrom
 	}
-	buf := appendHead(make([]byte, 0, flushAt+flushAt/4), p)
+	// The buffer starts small and grows by append up to flushAt: a profile
+	// of a few kilobytes does not take megabytes it never writes (whose
+	// allocation alone would start a garbage collection).
+	buf := appendHead(make([]byte, 0, min(flushAt+flushAt/4, 64<<10)), p)
 	flush := func() error {
 		if out == nil {
 			var err error
