@@ -50,7 +50,7 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 	flush := func() error {
 		if out == nil {
 			var err error
-			if zw, err = newGzip(w, len(buf) >= ParallelGzipFrom); err != nil {
+			if zw, err = newGzip(w, len(buf)); err != nil {
 				return err
 			}
 			out, flushAt = zw, chunk
