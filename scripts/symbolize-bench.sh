@@ -61,8 +61,16 @@ if [ $mode = instructions ]; then
 	ref=$tmp/pprof-ref
 	CGO_ENABLED=0 go build -o "$tmp/pprofx" ./cmd/pprofx
 else
+	# Both commands are built as README installs pprofx: CGO_ENABLED=0, a
+	# static binary (no dynamic loader at start-up). pprof is built the same
+	# way from its module when there is one, else PPROF_REF is used as it is.
+	mod=${PPROF_REF_MOD:-/tmp/pprofref-mod}
+	if [ -f "$mod/go.mod" ]; then
+		(cd "$mod" && CGO_ENABLED=0 go build -o "$tmp/pprof-ref" github.com/google/pprof)
+		ref=$tmp/pprof-ref
+	fi
 	[ -x "$ref" ] || { echo "no google/pprof command at $ref (see testdata/symbolize/ref/README)" >&2; exit 1; }
-	go build -o "$tmp/pprofx" ./cmd/pprofx
+	CGO_ENABLED=0 go build -o "$tmp/pprofx" ./cmd/pprofx
 fi
 # binutils only: with llvm-symbolizer on PATH pprof would use that instead.
 mkdir "$tmp/tools"

@@ -184,6 +184,7 @@ func isCobraUsage(err error) bool {
 func Execute() int {
 	// A temporary output file is removed on SIGINT, SIGTERM and SIGHUP.
 	output.HandleSignals()
+	startGC()
 	return Main(os.Args[1:], System())
 }
 

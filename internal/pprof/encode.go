@@ -37,7 +37,7 @@ func Encode(w io.Writer, p *model.Profile, opts EncodeOptions) error {
 		_, err := w.Write(buf)
 		return err
 	}
-	zw, err := newGzip(w, len(buf) >= ParallelGzipFrom)
+	zw, err := newGzip(w, len(buf))
 	if err != nil {
 		return err
 	}

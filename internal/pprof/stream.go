@@ -43,11 +43,14 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 	if !opts.Raw {
 		flushAt = ParallelGzipFrom
 	}
-	buf := appendHead(make([]byte, 0, flushAt+flushAt/4), p)
+	// The buffer starts small and grows by append up to flushAt: a profile
+	// of a few kilobytes does not take megabytes it never writes (whose
+	// allocation alone would start a garbage collection).
+	buf := appendHead(make([]byte, 0, min(flushAt+flushAt/4, 64<<10)), p)
 	flush := func() error {
 		if out == nil {
 			var err error
-			if zw, err = newGzip(w, len(buf) >= ParallelGzipFrom); err != nil {
+			if zw, err = newGzip(w, len(buf)); err != nil {
 				return err
 			}
 			out, flushAt = zw, chunk
