@@ -415,9 +415,10 @@ func (f *inflater) stored(to int) error {
 }
 
 // fastIn and fastOut are the input and output bytes the fast loop needs
-// left to run an iteration without checks: two 8-byte refills, and two
-// literals and a longest match with a copy's overshoot (up to 15 bytes)
-// after the output position it starts at.
+// left to run an iteration without running out: two 8-byte refills, and
+// two literals and a longest match with a copy's overshoot (up to 15
+// bytes) after the output position it starts at. (Every access is still
+// bounds-checked; within these margins no check fails.)
 const (
 	fastIn  = 16
 	fastOut = 2 + 258 + 16
@@ -521,8 +522,9 @@ func (f *inflater) huff(to int) error {
 }
 
 // fast decodes while op < to and fastOut bytes of out and fastIn of in are
-// left, the block goes on and the data is right. It decodes a literal or a length in one table lookup, up
-// to three literals, or literals and a match, per iteration. A refill
+// left, the block goes on and the data is right. It decodes a literal or a
+// length in one table lookup, up to three literals, or literals and a
+// match, per iteration. A refill
 // leaves 56 to 63 bits: enough for three literals (15 bits each), or a
 // length (15+5 bits) and a distance (15+13). The next symbol's entry is
 // looked up before the refill that follows a symbol where the bits left
@@ -537,8 +539,8 @@ func (f *inflater) fast(to int) error {
 	litP, distP := (*[1 << litBits]uint32)(f.lit.t), (*[1 << distBits]uint32)(f.dist.t)
 	var err error
 	// ip <= len(in)-fastIn here and at the top of each iteration: an
-	// iteration refills twice at most, which reads in[ip:ip+8] with ip at
-	// most 9 bytes from the end of in.
+	// iteration refills twice at most, the second reading in[ip:ip+8]
+	// with ip at least 9 bytes before the end of in.
 	bb |= load64(in, ip) << (nb & 63)
 	ip += 7 - int(nb>>3&7)
 	nb |= 56
