@@ -46,6 +46,11 @@ type dwarfTable struct {
 	// rest checks, when an address is left unanswered, that no unit
 	// beyond those read could answer it (nil: every unit was read).
 	rest func() error
+	// info and abbrev are .debug_info (as far as the units read) and
+	// .debug_abbrev, for scanning the units' entries (scanTree); er
+	// decodes the entries it needs whole.
+	info, abbrev []byte
+	er           *dwarf.Reader
 }
 
 type funcName struct {
@@ -165,63 +170,18 @@ func (t *dwarfTable) visit(r *dwarf.Reader, e *dwarf.Entry, w *walk, addrs []uin
 // unit reads one compilation unit's function tree (r is just past its
 // entry) and line table, and resolves the addresses want.
 func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uint64, want []int, out [][]frame) error {
-	var nodes []node
-	var roots []int32
-	// stack of open DIEs with children: the index of the node each one is
-	// (or is inside), -1 outside any function.
-	stack := []int32{-1}
-	for len(stack) > 0 {
-		e, err := next(r, w)
-		if err != nil {
-			return err
-		}
-		if e == nil {
-			break
-		}
-		if e.Tag == 0 { // end of a list of children
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		cur := stack[len(stack)-1]
-		self := cur
-		switch e.Tag {
-		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
-			rs, _ := t.d.Ranges(e)
-			if len(rs) == 0 {
-				self = -1 // a declaration or an abstract instance: no code
-				break
-			}
-			n := node{ranges: rs, die: e.Offset}
-			if e.Tag == dwarf.TagInlinedSubroutine {
-				if cur < 0 {
-					self = -1
-					break
-				}
-				n.callFile, _ = e.Val(dwarf.AttrCallFile).(int64)
-				n.callLine, _ = e.Val(dwarf.AttrCallLine).(int64)
-				n.callCol, _ = e.Val(dwarf.AttrCallColumn).(int64)
-			}
-			self = int32(len(nodes))
-			nodes = append(nodes, n)
-			if e.Tag == dwarf.TagSubprogram {
-				roots = append(roots, self)
-			} else {
-				nodes[cur].children = append(nodes[cur].children, self)
-			}
-		case dwarf.TagLexDwarfBlock, dwarf.TagTryDwarfBlock, dwarf.TagCatchDwarfBlock:
-			// inlined subroutines inside belong to the enclosing function
-		case dwarf.TagNamespace, dwarf.TagModule:
-			// functions with code may be defined inside
-		default:
-			if e.Children {
-				r.SkipChildren()
-			}
-			continue
-		}
-		if e.Children {
-			stack = append(stack, self)
-		}
+	var tr funcTree
+	err := t.scanTree(cu, &tr)
+	if err == errScan {
+		// Entries the scanner does not take: the standard reader walks
+		// them (r is still just past the unit's entry).
+		tr = funcTree{}
+		err = t.readTree(r, w, &tr)
 	}
+	if err != nil {
+		return err
+	}
+	nodes, roots := tr.nodes, tr.roots
 
 	// The addresses wanted, sorted and distinct (ranges may be unsorted
 	// or overlap).
@@ -292,6 +252,153 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 			fr[len(chain)-1-k] = f
 		}
 		out[i] = fr
+	}
+	return nil
+}
+
+// funcTree is a unit's function bodies: the subprograms with code (roots)
+// and the inlined subroutines inside them.
+type funcTree struct {
+	nodes []node
+	roots []int32
+}
+
+// add adds the function body e is, a subprogram or an inlined subroutine,
+// found inside node cur (-1: outside any function), and returns the node
+// its children are inside.
+func (t *dwarfTable) add(tr *funcTree, e *dwarf.Entry, cur int32) int32 {
+	rs, _ := t.d.Ranges(e)
+	if len(rs) == 0 {
+		return -1 // a declaration or an abstract instance: no code
+	}
+	n := node{ranges: rs, die: e.Offset}
+	if e.Tag == dwarf.TagInlinedSubroutine {
+		if cur < 0 {
+			return -1
+		}
+		n.callFile, _ = e.Val(dwarf.AttrCallFile).(int64)
+		n.callLine, _ = e.Val(dwarf.AttrCallLine).(int64)
+		n.callCol, _ = e.Val(dwarf.AttrCallColumn).(int64)
+	}
+	self := int32(len(tr.nodes))
+	tr.nodes = append(tr.nodes, n)
+	if e.Tag == dwarf.TagSubprogram {
+		tr.roots = append(tr.roots, self)
+	} else {
+		tr.nodes[cur].children = append(tr.nodes[cur].children, self)
+	}
+	return self
+}
+
+// descends says whether a unit's function tree goes on inside entries of
+// the tag: functions (their inlined subroutines), lexical, try and catch
+// blocks (whose inlined subroutines belong to the enclosing function),
+// namespaces and modules (where functions with code may be defined).
+func descends(tag dwarf.Tag) bool {
+	switch tag {
+	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine,
+		dwarf.TagLexDwarfBlock, dwarf.TagTryDwarfBlock, dwarf.TagCatchDwarfBlock,
+		dwarf.TagNamespace, dwarf.TagModule:
+		return true
+	}
+	return false
+}
+
+// readTree reads a unit's function tree with the standard reader (r is
+// just past the unit's entry).
+func (t *dwarfTable) readTree(r *dwarf.Reader, w *walk, tr *funcTree) error {
+	// stack of open DIEs with children: the index of the node each one is
+	// (or is inside), -1 outside any function.
+	stack := []int32{-1}
+	for len(stack) > 0 {
+		e, err := next(r, w)
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == 0 { // end of a list of children
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if !descends(e.Tag) {
+			if e.Children {
+				r.SkipChildren()
+			}
+			continue
+		}
+		self := stack[len(stack)-1]
+		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
+			self = t.add(tr, e, self)
+		}
+		if e.Children {
+			stack = append(stack, self)
+		}
+	}
+	return nil
+}
+
+// scanTree reads the same tree with a dieScanner, where the table has the
+// unit's bytes (a lazy table): only functions are decoded whole (by the
+// standard reader, t.er). errScan: entries it does not take.
+func (t *dwarfTable) scanTree(cu *dwarf.Entry, tr *funcTree) error {
+	if t.info == nil {
+		return errScan
+	}
+	i := sort.Search(len(t.units), func(i int) bool { return t.units[i].die >= uint64(cu.Offset) })
+	if i == len(t.units) || t.units[i].die != uint64(cu.Offset) {
+		return errScan
+	}
+	s, err := newDieScanner(t.info, t.abbrev, t.units[i], t.order)
+	if err != nil {
+		return errScan
+	}
+	_, cuab, err := s.entry()
+	if err != nil || cuab == nil || !cuab.children || cuab.tag != cu.Tag {
+		return errScan
+	}
+	if _, err := s.skipAttrs(cuab); err != nil {
+		return errScan
+	}
+	if t.er == nil {
+		t.er = t.d.Reader()
+	}
+	stack := []int32{-1}
+	for len(stack) > 0 {
+		off, ab, err := s.entry()
+		if err != nil {
+			return errScan
+		}
+		if ab == nil {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if !descends(ab.tag) {
+			sib, err := s.skipAttrs(ab)
+			if err == nil && ab.children {
+				err = s.skipChildren(sib)
+			}
+			if err != nil {
+				return errScan
+			}
+			continue
+		}
+		self := stack[len(stack)-1]
+		if ab.tag == dwarf.TagSubprogram || ab.tag == dwarf.TagInlinedSubroutine {
+			t.er.Seek(dwarf.Offset(off))
+			e, err := t.er.Next()
+			if err != nil || e == nil || e.Offset != dwarf.Offset(off) || e.Tag != ab.tag {
+				return errScan
+			}
+			self = t.add(tr, e, self)
+		}
+		if _, err := s.skipAttrs(ab); err != nil {
+			return errScan
+		}
+		if ab.children {
+			stack = append(stack, self)
+		}
 	}
 	return nil
 }

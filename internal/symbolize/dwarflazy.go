@@ -335,6 +335,8 @@ type unitHeader struct {
 	die       uint64 // its first DIE
 	abbrevOff uint64
 	version   uint16
+	offSize   uint8 // 4, or 8 in 64-bit DWARF
+	addrSize  uint8
 }
 
 // nextUnit reads the header of the unit at off, the stream's position: peeked
@@ -362,6 +364,7 @@ func nextUnit(info *lazySection, off uint64, order ebin.ByteOrder) (u unitHeader
 	if hl == 12 {
 		osz = 8
 	}
+	u.offSize = uint8(osz)
 	if uint64(len(d))-p < 2 {
 		return u, fmt.Errorf("short unit at %#x", off)
 	}
@@ -377,7 +380,7 @@ func nextUnit(info *lazySection, off uint64, order ebin.ByteOrder) (u unitHeader
 		if uint64(len(d))-p < osz+2 {
 			return u, fmt.Errorf("short unit at %#x", off)
 		}
-		utype = d[p]
+		utype, u.addrSize = d[p], d[p+1]
 		p += 2
 	default:
 		return u, fmt.Errorf("unit at %#x: DWARF version %d", off, u.version)
@@ -389,6 +392,7 @@ func nextUnit(info *lazySection, off uint64, order ebin.ByteOrder) (u unitHeader
 	}
 	p += osz
 	if u.version < 5 {
+		u.addrSize = d[p]
 		p++
 	}
 	switch utype {
@@ -694,6 +698,7 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 		}
 	}
 	t.d, t.rd, t.line = d, d.Reader(), line
+	t.info, t.abbrev = info.data[:prev], abbrev.data
 	return t, nil
 }
 

@@ -1,0 +1,75 @@
+package symbolize
+
+import (
+	"debug/dwarf"
+	"reflect"
+	"testing"
+)
+
+// TestScanTreeMatchesReadTree: the scanner's function tree of every unit
+// read is the standard reader's, on the fixtures (plain, 32-bit,
+// big-endian, compressed) and this machine's libc debug file where there
+// is one; and the scanner takes every one of those units (no fallback).
+func TestScanTreeMatchesReadTree(t *testing.T) {
+	type bin struct {
+		name  string
+		b     *binary // the file with the DWARF
+		addrs []uint64
+	}
+	open := func(fn string) *binary {
+		b, err := openBinary(fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.close() })
+		return b
+	}
+	var bins []bin
+	for _, fn := range []string{"bin/cprog", "bin/cxxprog", "bin/libwork.so", "bin/cprog-i386", "bin/cprog-s390x",
+		"compressed/cprog", "compressed/cxxprog", "compressed/libwork.so"} {
+		b := open("../../testdata/symbolize/" + fn)
+		bins = append(bins, bin{fn, b, execAddrs(b, 1)})
+	}
+	// A separate debug file: the addresses are the stripped binary's.
+	bins = append(bins, bin{"stripped/cprog.debug", open("../../testdata/symbolize/stripped/cprog.debug"),
+		execAddrs(open("../../testdata/symbolize/stripped/cprog"), 1)})
+	if lib, err := openBinary("/lib/x86_64-linux-gnu/libc.so.6"); err == nil {
+		defer lib.close()
+		s := New(Options{})
+		defer s.Close()
+		if dbg := s.findDebug(lib); dbg != nil && hasDWARF(dbg.ef) {
+			bins = append(bins, bin{"libc debug file", dbg, execAddrs(lib, 101)})
+		}
+	}
+	for _, bn := range bins {
+		dw, err := bn.b.lazyDWARF(bn.addrs)
+		if err != nil {
+			t.Fatalf("%s: %v", bn.name, err)
+		}
+		functions := 0
+		for _, u := range dw.units {
+			r := dw.d.Reader()
+			r.Seek(dwarf.Offset(u.die))
+			var w walk
+			cu, err := next(r, &w)
+			if err != nil || cu == nil || !cu.Children {
+				continue
+			}
+			var read, scanned funcTree
+			if err := dw.readTree(r, &w, &read); err != nil {
+				t.Fatalf("%s: unit at %#x: standard reader: %v", bn.name, u.off, err)
+			}
+			if err := dw.scanTree(cu, &scanned); err != nil {
+				t.Fatalf("%s: unit at %#x: scanner: %v", bn.name, u.off, err)
+			}
+			if !reflect.DeepEqual(read, scanned) {
+				t.Fatalf("%s: unit at %#x: trees differ:\nread    %+v\nscanned %+v", bn.name, u.off, read, scanned)
+			}
+			functions += len(read.nodes)
+		}
+		t.Logf("%s: %d units, %d function bodies", bn.name, len(dw.units), functions)
+		if functions == 0 {
+			t.Errorf("%s: no function read", bn.name)
+		}
+	}
+}
