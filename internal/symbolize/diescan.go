@@ -25,6 +25,9 @@ type dieScanner struct {
 	order    ebin.ByteOrder
 	abbrevs  []dieAbbrev // by code; code 0 is no abbreviation
 	abbrevsM map[uint64]*dieAbbrev
+	// refs: some attribute may refer out of the unit (DW_FORM_ref_addr,
+	// DW_FORM_GNU_ref_alt, or a form chosen per entry, DW_FORM_indirect).
+	refs bool
 }
 
 var errScan = errors.New("entries do not scan")
@@ -178,6 +181,9 @@ func newDieScanner(info, abbrev []byte, u unitHeader, order ebin.ByteOrder) (*di
 				fixed = -1
 			default:
 				fixed += n
+			}
+			if form == formRefAddr || form == formGNURefAlt || form == formIndirect {
+				s.refs = true
 			}
 			if dwarf.Attr(attr) == dwarf.AttrSibling {
 				ab.sibling = len(ab.forms)

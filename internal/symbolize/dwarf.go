@@ -51,6 +51,10 @@ type dwarfTable struct {
 	// decodes the entries it needs whole.
 	info, abbrev []byte
 	er           *dwarf.Reader
+	// pipe holds the answers lazyDWARF's unit walker gave for the
+	// addresses it was asked (pipeFor), for the first lookup of them.
+	pipe    [][]frame
+	pipeFor []uint64
 }
 
 type funcName struct {
@@ -95,7 +99,13 @@ func (t *dwarfTable) lookup(addrs []uint64, out [][]frame) (err error) {
 		if len(t.units) > 0 {
 			r = t.d.Reader()
 		}
-		for _, u := range t.units {
+		units := t.units
+		if t.pipe != nil && slices.Equal(t.pipeFor, addrs) {
+			copy(out, t.pipe)
+			units = nil
+		}
+		t.pipe, t.pipeFor = nil, nil
+		for _, u := range units {
 			var w walk
 			r.Seek(dwarf.Offset(u.die))
 			e, err := next(r, &w)

@@ -586,7 +586,53 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	// does not list (whose ranges only the unit itself can tell). The
 	// units are walked from the start, up to the last one named; to the
 	// end if an address is in none listed.
+	// newData makes the standard reader over infoData, whole units.
+	newData := func(infoData []byte) (*dwarf.Data, error) {
+		var lineData []byte
+		if line != nil {
+			lineData = line.data
+		}
+		d, err := dwarf.New(abbrev.data, nil, nil, infoData, lineData, nil, small[4], small[2])
+		if err != nil {
+			return nil, err
+		}
+		for i := 5; i < len(dwarfSections); i++ {
+			if small[i] != nil {
+				if err := d.AddSection(".debug_"+dwarfSections[i], small[i]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return d, nil
+	}
 	var units []unitHeader
+	// While this goroutine inflates on, another walks each unit wanted as
+	// soon as its bytes are there (unitWalker), with the sections read
+	// ahead once that is done.
+	var uw *unitWalker
+	if pipelineUnits && abbrev != nil && len(wanted) > 0 {
+		uw = startWalker(addrs, len(wanted), &ahead, &smallErr, func(u unitHeader) (*dwarfTable, error) {
+			// The unit alone, at offset 0 of a reader of its own: its
+			// references are to itself (ref_addr, which could name
+			// another unit, is refused).
+			if _, err := abbrevEnd(abbrev, u.abbrevOff); err != nil {
+				return nil, err
+			}
+			ub := info.data[u.off:u.end]
+			su := unitHeader{off: 0, end: u.end - u.off, die: u.die - u.off, abbrevOff: u.abbrevOff,
+				version: u.version, offSize: u.offSize, addrSize: u.addrSize}
+			if sc, err := newDieScanner(ub, abbrev.data, su, order); err != nil || sc.refs {
+				return nil, errFull
+			}
+			d, err := newData(ub)
+			if err != nil {
+				return nil, err
+			}
+			return &dwarfTable{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader(), lazy: true,
+				units: []unitHeader{su}, line: line, order: order, info: ub, abbrev: abbrev.data}, nil
+		})
+		defer uw.stop()
+	}
 	seen := 0
 	off := uint64(0)
 	for off < uint64(len(info.data)) && (uncovered || off <= last) {
@@ -595,8 +641,16 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 			return nil, err
 		}
 		if u.die != 0 && (wanted[off] || !listed[off]) {
+			if !wanted[off] && uw != nil {
+				// A unit the table does not list: lookup walks them all.
+				uw.stop()
+				uw = nil
+			}
 			units = append(units, u)
 			err = info.store(u.end, 0)
+			if err == nil && uw != nil {
+				uw.ready <- u
+			}
 		} else {
 			err = info.skip(u.end)
 		}
@@ -634,6 +688,14 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	if len(units) == 0 {
 		return t, nil
 	}
+	if uw != nil {
+		// The walk's answers, unless it met an error or found it needs
+		// more (errFull): lookup then walks again, as without the walker.
+		uw.stop()
+		if uw.err == nil {
+			t.pipe, t.pipeFor, t.lineErr = uw.out, addrs, uw.lineErr
+		}
+	}
 	ahead.Wait()
 	if abbrev == nil {
 		// Units the table does not list, and none it does.
@@ -666,40 +728,44 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	// are parsed.
 	prev := uint64(0)
 	for _, u := range units {
-		if gap := u.off - prev; gap > 0 {
-			if gap < 11 || gap-4 >= 0xfffffff0 {
-				return nil, errors.New("odd gap between units")
-			}
-			h := info.data[prev : prev+11]
-			order.PutUint32(h, uint32(gap-4))
-			order.PutUint16(h[4:], 4)
-			order.PutUint32(h[6:], uint32(units[0].abbrevOff))
-			h[10] = 8
+		if err := patchGap(info.data, prev, u.off, units[0].abbrevOff, order); err != nil {
+			return nil, err
 		}
 		prev = u.end
 	}
 	if units[0].abbrevOff != uint64(uint32(units[0].abbrevOff)) {
 		return nil, errors.New("64-bit abbreviation offset")
 	}
-
-	var lineData []byte
-	if line != nil {
-		lineData = line.data
-	}
-	d, err := dwarf.New(abbrev.data, nil, nil, info.data[:prev], lineData, nil, small[4], small[2])
+	d, err := newData(info.data[:prev])
 	if err != nil {
 		return nil, err
-	}
-	for i := 5; i < len(dwarfSections); i++ {
-		if small[i] != nil {
-			if err := d.AddSection(".debug_"+dwarfSections[i], small[i]); err != nil {
-				return nil, err
-			}
-		}
 	}
 	t.d, t.rd, t.line = d, d.Reader(), line
 	t.info, t.abbrev = info.data[:prev], abbrev.data
 	return t, nil
+}
+
+// patchGap makes the bytes of .debug_info between two units read, from
+// prev to off, one unit of no interest to the standard reader: a header
+// (DWARF 4, 32-bit) and nothing read. Its abbreviation offset is that of
+// the first unit read.
+func patchGap(info []byte, prev, off, abbrevOff uint64, order ebin.ByteOrder) error {
+	gap := off - prev
+	if gap == 0 {
+		return nil
+	}
+	if gap < 11 || gap-4 >= 0xfffffff0 {
+		return errors.New("odd gap between units")
+	}
+	if abbrevOff != uint64(uint32(abbrevOff)) {
+		return errors.New("64-bit abbreviation offset")
+	}
+	h := info[prev : prev+11]
+	order.PutUint32(h, uint32(gap-4))
+	order.PutUint16(h[4:], 4)
+	order.PutUint32(h[6:], uint32(abbrevOff))
+	h[10] = 8
+	return nil
 }
 
 // readLines makes .debug_line readable as far as unit cu's line table.

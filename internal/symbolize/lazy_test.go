@@ -63,6 +63,9 @@ func checkLazy(t *testing.T, name string, b *binary, addrs []uint64, subsets int
 		if err != nil {
 			t.Fatalf("%s subset %d: lazy reading not used: %v", name, k, err)
 		}
+		if pipelineUnits && !unlisted && len(dw.units) > 0 && dw.pipe == nil {
+			t.Fatalf("%s subset %d: the unit walker gave no answers", name, k)
+		}
 		out := make([][]frame, len(sub))
 		if err := dw.lookup(sub, out); err == errFull && unlisted {
 			continue
@@ -97,6 +100,15 @@ func TestLazyMatchesWhole(t *testing.T) {
 		checkLazy(t, fn, b, execAddrs(b, 3), 20, false)
 		b.close()
 	}
+}
+
+// TestLazyWithoutWalker: the same answers when lookup walks the units
+// after they are all read, as it does when the walker stops.
+func TestLazyWithoutWalker(t *testing.T) {
+	pipelineUnits = false
+	defer func() { pipelineUnits = true }()
+	TestLazyMatchesWhole(t)
+	TestLazyMatchesWholeLibc(t)
 }
 
 // TestLazyMatchesWholeLibc does the same with this machine's libc's
