@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -588,22 +589,12 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	// end if an address is in none listed.
 	// newData makes the standard reader over infoData, whole units.
 	newData := func(infoData []byte) (*dwarf.Data, error) {
-		var lineData []byte
+		secs := slices.Clone(small) // the small sections, at their places
+		secs[0], secs[1] = abbrev.data, infoData
 		if line != nil {
-			lineData = line.data
+			secs[3] = line.data
 		}
-		d, err := dwarf.New(abbrev.data, nil, nil, infoData, lineData, nil, small[4], small[2])
-		if err != nil {
-			return nil, err
-		}
-		for i := 5; i < len(dwarfSections); i++ {
-			if small[i] != nil {
-				if err := d.AddSection(".debug_"+dwarfSections[i], small[i]); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return d, nil
+		return newDWARF(secs)
 	}
 	var units []unitHeader
 	// While this goroutine inflates on, another walks each unit wanted as

@@ -51,7 +51,13 @@ func (b *binary) readDWARF() (d *dwarf.Data, err error) {
 			return nil, fmt.Errorf("section .debug_%s: %v", dwarfSections[i], err)
 		}
 	}
-	d, err = dwarf.New(data[0], nil, nil, data[1], data[3], nil, data[4], data[2])
+	return newDWARF(data)
+}
+
+// newDWARF makes the standard reader of the sections data, in
+// dwarfSections' order (nil: absent).
+func newDWARF(data [][]byte) (*dwarf.Data, error) {
+	d, err := dwarf.New(data[0], nil, nil, data[1], data[3], nil, data[4], data[2])
 	if err != nil {
 		return nil, err
 	}
