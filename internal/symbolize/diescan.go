@@ -136,47 +136,12 @@ func newDieScanner(info, abbrev []byte, u unitHeader, order ebin.ByteOrder) (*di
 		return nil, errScan
 	}
 	s := &dieScanner{b: info[:u.end], pos: int(u.die), u: u, order: order}
-	a := abbrev[u.abbrevOff:]
-	p := 0
-	uleb := func() (uint64, bool) {
-		v, n := readULEB(a[p:])
-		p += n
-		return v, n > 0
-	}
-	for {
-		code, ok := uleb()
-		if !ok {
-			return nil, errScan
-		}
-		if code == 0 {
-			break
-		}
-		tag, ok := uleb()
-		if !ok || p >= len(a) {
-			return nil, errScan
-		}
-		ab := dieAbbrev{tag: dwarf.Tag(tag), children: a[p] != 0, ok: true, sibling: -1}
-		p++
+	_, err := parseAbbrevs(abbrev[u.abbrevOff:], func(code uint64, ab dieAbbrev) error {
 		fixed := 0
-		for {
-			attr, ok1 := uleb()
-			form, ok2 := uleb()
-			if !ok1 || !ok2 {
-				return nil, errScan
-			}
-			if attr == 0 && form == 0 {
-				break
-			}
-			if form == formImplicitConst {
-				if _, n := readULEB(a[p:]); n == 0 { // its value, signed: skipped alike
-					return nil, errScan
-				} else {
-					p += n
-				}
-			}
+		for _, form := range ab.forms {
 			switch n := s.fixedSize(form); {
 			case n == -2:
-				return nil, errScan
+				return errScan
 			case n < 0 || fixed < 0:
 				fixed = -1
 			default:
@@ -185,10 +150,6 @@ func newDieScanner(info, abbrev []byte, u unitHeader, order ebin.ByteOrder) (*di
 			if form == formRefAddr || form == formGNURefAlt || form == formIndirect {
 				s.refs = true
 			}
-			if dwarf.Attr(attr) == dwarf.AttrSibling {
-				ab.sibling = len(ab.forms)
-			}
-			ab.forms = append(ab.forms, form)
 		}
 		ab.fixed = fixed
 		if ab.sibling >= 0 {
@@ -206,8 +167,67 @@ func newDieScanner(info, abbrev []byte, u unitHeader, order ebin.ByteOrder) (*di
 			}
 			s.abbrevsM[code] = &ab
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, errScan
 	}
 	return s, nil
+}
+
+// errShort is an abbreviation table that goes on past the bytes given.
+var errShort = errors.New("abbreviation table cut short")
+
+// parseAbbrevs reads the abbreviation table at the start of a (up to the
+// null code that ends it) and returns its length; add, where not nil, is
+// given each abbreviation (its tag, children flag, forms and the index of
+// DW_AT_sibling among them; an error from it stops the reading).
+func parseAbbrevs(a []byte, add func(code uint64, ab dieAbbrev) error) (int, error) {
+	p := 0
+	uleb := func() (uint64, bool) {
+		v, n := readULEB(a[p:])
+		p += n
+		return v, n > 0
+	}
+	for {
+		code, ok := uleb()
+		if !ok {
+			return 0, errShort
+		}
+		if code == 0 {
+			return p, nil
+		}
+		tag, ok := uleb()
+		if !ok || p >= len(a) {
+			return 0, errShort
+		}
+		ab := dieAbbrev{tag: dwarf.Tag(tag), children: a[p] != 0, ok: true, sibling: -1}
+		p++
+		for {
+			attr, ok1 := uleb()
+			form, ok2 := uleb()
+			if !ok1 || !ok2 {
+				return 0, errShort
+			}
+			if attr == 0 && form == 0 {
+				break
+			}
+			if form == formImplicitConst { // its value follows (signed: its bytes read alike)
+				if _, ok := uleb(); !ok {
+					return 0, errShort
+				}
+			}
+			if dwarf.Attr(attr) == dwarf.AttrSibling {
+				ab.sibling = len(ab.forms)
+			}
+			ab.forms = append(ab.forms, form)
+		}
+		if add != nil {
+			if err := add(code, ab); err != nil {
+				return 0, err
+			}
+		}
+	}
 }
 
 // readULEB reads an unsigned LEB128 number; n is 0 when b ends first or

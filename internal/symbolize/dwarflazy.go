@@ -406,49 +406,25 @@ func nextUnit(info *lazySection, off uint64, order ebin.ByteOrder) (u unitHeader
 }
 
 // abbrevEnd returns the end of the abbreviation table at off, making the
-// section readable up to there.
+// section readable up to there: as far as the table is found to reach,
+// the bytes read doubled each time it goes on past them.
 func abbrevEnd(ab *lazySection, off uint64) (uint64, error) {
-	p := off
-	var err error
-	uleb := func() uint64 {
-		var v uint64
-		for shift := uint(0); ; shift += 7 {
-			if err == nil {
-				err = ab.ensure(p + 1)
-			}
-			if err != nil {
-				return 0
-			}
-			c := ab.data[p]
-			p++
-			if shift < 64 {
-				v |= uint64(c&0x7f) << shift
-			}
-			if c < 0x80 {
-				return v
-			}
+	size := uint64(len(ab.data))
+	if off >= size {
+		return 0, errBeyond
+	}
+	for want := min(off+4<<10, size); ; want = min(off+2*(want-off), size) {
+		if err := ab.ensure(want); err != nil {
+			return 0, err
+		}
+		n, err := parseAbbrevs(ab.data[off:max(want, uint64(ab.n))], nil)
+		switch {
+		case err == nil:
+			return off + uint64(n), nil
+		case want == size:
+			return 0, err
 		}
 	}
-	for err == nil {
-		if uleb() == 0 { // the table's last code
-			break
-		}
-		uleb() // tag
-		p++    // has children
-		for err == nil {
-			at, form := uleb(), uleb()
-			if form == 0x21 { // DW_FORM_implicit_const: its value follows
-				uleb()
-			}
-			if at == 0 && form == 0 {
-				break
-			}
-		}
-	}
-	if err == nil {
-		err = ab.ensure(p)
-	}
-	return p, err
 }
 
 // lazyBudget bounds the lazy reading's sections at this many times the
