@@ -6,11 +6,13 @@
 # Each round runs both commands on each profile, alternating which goes
 # first, and records wall-clock seconds, CPU seconds (user+sys of the
 # process and its children: pprof's addr2line, nm and objdump count), peak
-# RSS and minor page faults (pprof's with its children's). Profiles: the
-# fixtures cprog.prof and cxxprog.prof (a few dozen addresses each, in the
-# fixtures and in this machine's libc and
-# libstdc++), and "many", 3,520 distinct addresses (every other byte of
-# cxxprog's functions). It prints one table: per profile, the medians and
+# RSS and minor page faults (pprof's with its children's). Profiles: every
+# fixture profile of testdata/symbolize: cprog.prof and cxxprog.prof
+# (recorded by libprofiler; a few dozen addresses each, in the fixtures and
+# in this machine's libc and libstdc++), cxxprog-all.prof (3,519 distinct
+# addresses, every other byte of cxxprog's functions, as a long profile of
+# a large program has), i386.prof and s390x.prof (a 32-bit and a
+# big-endian binary). It prints one table: per profile, the medians and
 # the median of the per-round ratios. CPU time and peak RSS are the figures
 # to quote from a loaded machine; wall-clock ratios are only meaningful
 # from a quiet one (the load average is printed with the table).
@@ -77,12 +79,9 @@ mkdir "$tmp/tools"
 for t in addr2line nm objdump c++filt; do ln -s "$(command -v $t)" "$tmp/tools/$t"; done
 bin=testdata/symbolize/bin
 
-# A profile with many distinct addresses, as a long profile of a large
-# program has, written by the fixture maker (testdata/symbolize/mkprof).
-go run ./testdata/symbolize/mkprof -bin $bin/cxxprog -path /tmp/pprofx-symfix/cxxprog -step 2 -o "$tmp/many.prof"
-
+profiles="cprog cxxprog cxxprog-all i386 s390x"
 prof_path() {
-	if [ "$1" = many ]; then echo "$tmp/many.prof"; else echo "testdata/symbolize/$1.prof"; fi
+	echo "testdata/symbolize/$1.prof"
 }
 
 if [ $mode = instructions ]; then
@@ -96,7 +95,7 @@ if [ $mode = instructions ]; then
 			--log-file="$tmp/vg/log.%p" --cachegrind-out-file=/dev/null "$@" >/dev/null 2>&1 || true
 		cat "$tmp/vg"/log.* | tr -d , | awk -v n="$name" '/I *refs/ { s += $4; p++ } END { printf "%s %.1f %d\n", n, s / 1e6, p }' >>"$tmp/ir"
 	}
-	for prof in cprog cxxprog many; do
+	for prof in $profiles; do
 		p=$(prof_path $prof)
 		ir "$prof pprofx" "$tmp/pprofx" symbolize "$p" --symbols-dir "$bin" -o "$tmp/x.pb.gz"
 		ir "$prof pprof" env PATH="$tmp/tools" PPROF_BINARY_PATH="$bin" HOME="$tmp" "$ref" -proto "$p"
@@ -114,8 +113,8 @@ if [ $mode = hyperfine ]; then
 	command -v hyperfine >/dev/null || { echo "hyperfine not installed" >&2; exit 1; }
 	echo "symbolize, whole process, wall clock by hyperfine (median of $rounds runs each, 3 warm-up)"
 	echo "load average before $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs)"
-	printf '  %-8s | %-10s | %-10s | %s\n' profile pprofx pprof ratio
-	for prof in cprog cxxprog many floor; do
+	printf '  %-11s | %-10s | %-10s | %s\n' profile pprofx pprof ratio
+	for prof in $profiles floor; do
 		if [ $prof = floor ]; then
 			p=$(prof_path cprog)
 			hyperfine -N -w 3 -r "$rounds" --export-json "$tmp/h.json" \
@@ -131,9 +130,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 m = [x["median"] for x in r]
 if len(m) == 1:
-    print("  %-8s | %7.1f ms | %10s |" % ("floor", m[0] * 1e3, "-"))
+    print("  %-11s | %7.1f ms | %10s |" % ("floor", m[0] * 1e3, "-"))
 else:
-    print("  %-8s | %7.1f ms | %7.1f ms | %5.1fx" % (sys.argv[2], m[0] * 1e3, m[1] * 1e3, m[1] / m[0]))
+    print("  %-11s | %7.1f ms | %7.1f ms | %5.1fx" % (sys.argv[2], m[0] * 1e3, m[1] * 1e3, m[1] / m[0]))
 ' "$tmp/h.json" $prof
 	done
 	echo "load average after $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -149,7 +148,7 @@ measure() {
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-for prof in cprog cxxprog many; do
+for prof in $profiles; do
 	p=$(prof_path $prof)
 	i=0
 	while [ $i -lt "$rounds" ]; do
