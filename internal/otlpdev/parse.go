@@ -131,9 +131,9 @@ func fields(b []byte, fn func(num protowire.Number, typ protowire.Type, v []byte
 	return nil
 }
 
-// int32s appends a repeated int32 field, packed or not; a first element
-// goes into a slice of blk.
-func int32s(dst []int32, typ protowire.Type, v []byte, x uint64, blk *block[int32]) ([]int32, bool) {
+// varintsInto appends a repeated int32 or int64 field, packed or not; a
+// first element goes into a slice of blk.
+func varintsInto[T int32 | int64](dst []T, typ protowire.Type, v []byte, x uint64, blk *block[T]) ([]T, bool) {
 	if dst == nil {
 		if typ == protowire.VarintType {
 			dst = blk.take(1)
@@ -142,49 +142,21 @@ func int32s(dst []int32, typ protowire.Type, v []byte, x uint64, blk *block[int3
 		}
 	}
 	if typ == protowire.VarintType {
-		return append(dst, int32(x)), true
+		return append(dst, T(x)), true
 	}
 	if typ != protowire.BytesType {
 		return dst, false
 	}
 	for len(v) > 0 {
 		if v[0] < 0x80 {
-			dst, v = append(dst, int32(v[0])), v[1:]
+			dst, v = append(dst, T(v[0])), v[1:]
 			continue
 		}
 		y, n := protowire.ConsumeVarint(v)
 		if n < 0 {
 			return dst, false
 		}
-		dst, v = append(dst, int32(y)), v[n:]
-	}
-	return dst, true
-}
-
-func int64s(dst []int64, typ protowire.Type, v []byte, x uint64, blk *block[int64]) ([]int64, bool) {
-	if dst == nil {
-		if typ == protowire.VarintType {
-			dst = blk.take(1)
-		} else {
-			dst = blk.take(varints(v))
-		}
-	}
-	if typ == protowire.VarintType {
-		return append(dst, int64(x)), true
-	}
-	if typ != protowire.BytesType {
-		return dst, false
-	}
-	for len(v) > 0 {
-		if v[0] < 0x80 {
-			dst, v = append(dst, int64(v[0])), v[1:]
-			continue
-		}
-		y, n := protowire.ConsumeVarint(v)
-		if n < 0 {
-			return dst, false
-		}
-		dst, v = append(dst, int64(y)), v[n:]
+		dst, v = append(dst, T(y)), v[n:]
 	}
 	return dst, true
 }
@@ -395,7 +367,7 @@ func (ps *parser) profile(b []byte) (*pb.Profile, error) {
 			p.OriginalPayload, ok = bytesOf(typ, v)
 			return ok
 		case 11:
-			p.AttributeIndices, ok = int32s(p.AttributeIndices, typ, v, x, &ps.i32)
+			p.AttributeIndices, ok = varintsInto(p.AttributeIndices, typ, v, x, &ps.i32)
 			return ok
 		}
 		return false
@@ -415,13 +387,13 @@ func (ps *parser) sample(s *pb.Sample, b []byte, scratch *[]int64) bool {
 			s.StackIndex = int32(x)
 			return typ == protowire.VarintType
 		case fAttr:
-			s.AttributeIndices, ok = int32s(s.AttributeIndices, typ, v, x, &ps.i32)
+			s.AttributeIndices, ok = varintsInto(s.AttributeIndices, typ, v, x, &ps.i32)
 			return ok
 		case fLink:
 			s.LinkIndex = int32(x)
 			return typ == protowire.VarintType
 		case fValues:
-			s.Values, ok = int64s(s.Values, typ, v, x, &ps.i64)
+			s.Values, ok = varintsInto(s.Values, typ, v, x, &ps.i64)
 			return ok
 		case 5:
 			s.TimestampsUnixNano, ok = fixed64s(s.TimestampsUnixNano, typ, v, x)
@@ -489,7 +461,7 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 				case 4:
 					m.FilenameStrindex = int32(x)
 				case 5:
-					m.AttributeIndices, ok = int32s(m.AttributeIndices, typ, v, x, &ps.i32)
+					m.AttributeIndices, ok = varintsInto(m.AttributeIndices, typ, v, x, &ps.i32)
 					return ok
 				default:
 					return false
@@ -531,7 +503,7 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 						return typ == protowire.VarintType
 					}) == nil
 				case 4:
-					l.AttributeIndices, ok = int32s(l.AttributeIndices, typ, v, x, &ps.i32)
+					l.AttributeIndices, ok = varintsInto(l.AttributeIndices, typ, v, x, &ps.i32)
 					return ok
 				default:
 					return false
@@ -599,7 +571,7 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 				var ok bool
 				if num == 1 {
-					s.LocationIndices, ok = int32s(s.LocationIndices, typ, v, x, &ps.i32)
+					s.LocationIndices, ok = varintsInto(s.LocationIndices, typ, v, x, &ps.i32)
 				}
 				return ok
 			}) == nil
