@@ -379,13 +379,10 @@ func (s *streamer) equal(id int32, key []byte, tag uint64) (bool, error) {
 	}
 	// Compare the key's adjusted PCs, as locations, with the spilled frames.
 	s.pcs = adjusted(s.pcs[:0], s.d.lay, key)
-	if s.sr == nil {
-		s.sr = s.spill.reader(0, 4<<10)
-	}
-	frames, err := s.sr.stackAt(id, s.fr[:0])
+	frames, err := s.spilled().stackAt(id, s.fr[:0])
 	s.fr = frames
 	if err != nil {
-		return false, fmt.Errorf("reading back the spilled stacks: %v", err)
+		return false, errReadBack(err)
 	}
 	if len(frames) != len(s.pcs) {
 		return false, nil
@@ -555,15 +552,23 @@ func (s *streamer) equalInput(k int, key []byte, tag uint64) (bool, error) {
 	return bytes.Equal(pcs, key), nil
 }
 
-// equalSpilledKey reports whether the k-th key in Tally's spill is key.
-func (s *streamer) equalSpilledKey(k int, key []byte) (bool, error) {
+// spilled is the reader of the spill that equal and equalSpilledKey read
+// stacks back with, made on first use.
+func (s *streamer) spilled() *spillReader {
 	if s.sr == nil {
 		s.sr = s.spill.reader(0, 4<<10)
 	}
-	b, err := s.sr.keyAt(k, s.kbuf[:0])
+	return s.sr
+}
+
+func errReadBack(err error) error { return fmt.Errorf("reading back the spilled stacks: %v", err) }
+
+// equalSpilledKey reports whether the k-th key in Tally's spill is key.
+func (s *streamer) equalSpilledKey(k int, key []byte) (bool, error) {
+	b, err := s.spilled().keyAt(k, s.kbuf[:0])
 	s.kbuf = b
 	if err != nil {
-		return false, fmt.Errorf("reading back the spilled stacks: %v", err)
+		return false, errReadBack(err)
 	}
 	if len(b) == 0 {
 		return false, errors.New("reading back the spilled stacks: corrupt spill")
