@@ -116,7 +116,7 @@ func (s *Streamed) Each(packed bool, fn func(frames []int32, packed []byte, valu
 			frames, err = sr.stack(frames[:0])
 		}
 		if err != nil {
-			return fmt.Errorf("reading back the spilled stacks: %v", err)
+			return errReadBack(err)
 		}
 		vals[0], vals[1] = int64(c), int64(c)*s.periodN
 		if packed {
