@@ -7,11 +7,17 @@ all: build
 
 # CGO_ENABLED=0: a static binary, which starts ~3 ms sooner (no dynamic
 # loader, no C runtime) and runs on any Linux; nothing in pprofx needs cgo.
+# grpcnotrace (grpc-go's build tag) leaves out golang.org/x/net/trace, whose
+# package initializers (html/template, handlers on http.DefaultServeMux) every
+# command paid for: 4 MB of binary, about 2.5 ms of start-up. pprofx serves
+# no HTTP and never enabled gRPC tracing, so nothing is lost.
+BUILDFLAGS ?= -tags grpcnotrace
+
 build:
-	CGO_ENABLED=0 $(GO) build -o bin/pprofx ./cmd/pprofx
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o bin/pprofx ./cmd/pprofx
 
 install:
-	CGO_ENABLED=0 $(GO) install ./cmd/pprofx
+	CGO_ENABLED=0 $(GO) install $(BUILDFLAGS) ./cmd/pprofx
 
 include proto/proto.mk
 

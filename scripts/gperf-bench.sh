@@ -31,7 +31,7 @@ dir=${GPERF_DIR:-/tmp/pprofx-gperf-bench}
 mkdir -p "$dir"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 go build -o "$tmp/pprofx" ./cmd/pprofx # as README installs it
+CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx # as README installs it
 go build -o "$tmp/gperfref" ./internal/tools/gperfref
 go build -o "$tmp/gengperf" ./internal/tools/gengperf
 

@@ -61,7 +61,7 @@ if [ $mode = instructions ]; then
 	[ -f "$mod/go.mod" ] || { echo "no pprof module at $mod (see testdata/symbolize/ref/README)" >&2; exit 1; }
 	(cd "$mod" && CGO_ENABLED=0 go build -o "$tmp/pprof-ref" github.com/google/pprof)
 	ref=$tmp/pprof-ref
-	CGO_ENABLED=0 go build -o "$tmp/pprofx" ./cmd/pprofx
+	CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx
 else
 	# Both commands are built as README installs pprofx: CGO_ENABLED=0, a
 	# static binary (no dynamic loader at start-up). pprof is built the same
@@ -72,7 +72,7 @@ else
 		ref=$tmp/pprof-ref
 	fi
 	[ -x "$ref" ] || { echo "no google/pprof command at $ref (see testdata/symbolize/ref/README)" >&2; exit 1; }
-	CGO_ENABLED=0 go build -o "$tmp/pprofx" ./cmd/pprofx
+	CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx
 fi
 # binutils only: with llvm-symbolizer on PATH pprof would use that instead.
 mkdir "$tmp/tools"
