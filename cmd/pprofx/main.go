@@ -4,6 +4,8 @@ package main
 import (
 	"os"
 
+	_ "github.com/pprofx/pprofx/internal/prefault"
+
 	"github.com/pprofx/pprofx/internal/cli"
 )
 

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package prefault
+
+// Run does nothing where madvise cannot populate memory.
+func Run() {}
