@@ -2,6 +2,7 @@ package prefault
 
 import (
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -11,7 +12,7 @@ const (
 	populateWrite = 23 // MADV_POPULATE_WRITE
 )
 
-// It imports only syscall and unsafe, so that it is among the first
+// It imports only syscall, time and unsafe, so that it is among the first
 // packages initialized: the work then overlaps the initialization of the
 // many packages after it (protobuf's registries, gRPC, net/http, ...).
 func init() {
@@ -20,18 +21,24 @@ func init() {
 	}
 }
 
-// heapProbe is a heap object whose address names the heap chunk in use.
-var heapProbe *[64]byte
-
 // Run populates the executable's code and the rest of the heap chunk that
-// holds a fresh object. Errors (an old kernel, a mapping it cannot read)
-// leave things as they were.
+// holds a fresh object, then follows the heap as it grows (follow), for
+// the rest of the process. Errors (an old kernel, a mapping it cannot
+// read) leave things as they were.
 func Run() {
-	heapProbe = new([64]byte)
-	probe := uintptr(unsafe.Pointer(heapProbe))
+	if _, end := populate(); end != 0 {
+		follow(end, end, nil)
+	}
+}
+
+// populate populates the executable's code and the heap chunk from a
+// fresh object's page to its end, and returns that range.
+func populate() (lo, end uintptr) {
+	// A heap object's address names the heap chunk in use.
+	probe := uintptr(unsafe.Pointer(new([64]byte)))
 	maps, ok := readMaps()
 	if !ok {
-		return
+		return 0, 0
 	}
 	exe := executable()
 	var heapEnd uintptr
@@ -43,9 +50,130 @@ func Run() {
 			madvise(m.lo, m.hi, populateRead)
 		}
 	}
-	if heapEnd != 0 {
-		madvise(probe&^(pageSize-1), heapEnd, populateWrite)
+	if heapEnd == 0 {
+		return 0, 0
 	}
+	lo = probe &^ (pageSize - 1)
+	madvise(lo, heapEnd, populateWrite)
+	return lo, heapEnd
+}
+
+// window is how much follow populates above a page the heap touched.
+const window = 4 << 20
+
+// followBudget bounds what follow populates over a run.
+const followBudget = 64 << 20
+
+// follow keeps the heap's next pages populated as it grows beyond what is
+// populated (from lo's chunk end on): every 250 µs or so (up to 4 ms when
+// nothing happens), mincore says whether a page above what is populated
+// has been touched, and if one has, the window above the highest such
+// page is populated. /proc/self/statm says when the heap's mapping has
+// grown, and /proc/self/maps how far. Pages never touched above a touched
+// one (a large buffer not yet filled) are left as they are.
+//
+// It returns when stop is closed (tests), after followBudget bytes, or on
+// an error.
+func follow(populated, end uintptr, stop <-chan struct{}) {
+	fd, err := syscall.Open("/proc/self/statm", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer syscall.Close(fd)
+	data := -1 // the mapping may have grown already: look at once
+	var vec []byte
+	wait := 250 * time.Microsecond
+	for done := uintptr(0); done < followBudget; {
+		select {
+		case <-stop:
+			return
+		case <-time.After(wait):
+		}
+		d, ok := writable(fd)
+		if !ok {
+			return
+		}
+		if d != data {
+			data = d
+			maps, ok := readMaps()
+			if !ok {
+				return
+			}
+			end = max(end, runEnd(maps, end))
+		}
+		wait = min(2*wait, 4*time.Millisecond)
+		if populated >= end {
+			continue
+		}
+		// The highest page above what is populated that is resident.
+		n := int((end - populated) / pageSize)
+		if cap(vec) < n {
+			vec = make([]byte, n)
+		}
+		vec = vec[:n]
+		if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, populated, end-populated, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+			return
+		}
+		top := n - 1
+		for top >= 0 && vec[top]&1 == 0 {
+			top--
+		}
+		if top < 0 {
+			continue
+		}
+		from := populated + uintptr(top+1)*pageSize
+		to := min(from+window, end)
+		if from < to {
+			madvise(from, to, populateWrite)
+			done += to - from
+		}
+		populated = to
+		wait = 250 * time.Microsecond
+	}
+}
+
+// runEnd is the end of the run of adjacent writable private mappings that
+// holds the byte before at; 0 if none does.
+func runEnd(maps []mapping, at uintptr) uintptr {
+	end := uintptr(0)
+	for _, m := range maps {
+		switch {
+		case m.perms != "rw-p":
+			if end != 0 {
+				return end
+			}
+		case end == 0 && m.lo < at && at <= m.hi:
+			end = m.hi
+		case end != 0 && m.lo == end:
+			end = m.hi
+		case end != 0:
+			return end
+		}
+	}
+	return end
+}
+
+// writable reads the size of the process's writable private memory
+// (statm's "data", in pages).
+func writable(fd int) (int, bool) {
+	var buf [128]byte
+	n, err := syscall.Pread(fd, buf[:], 0)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	// size resident shared text lib data dt
+	f := fields(buf[:n], 7)
+	if len(f) < 6 {
+		return 0, false
+	}
+	v := 0
+	for _, c := range f[5] {
+		if c < '0' || c > '9' {
+			break
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v * pageSize, true
 }
 
 const pageSize = 4096

@@ -4,6 +4,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -23,8 +24,8 @@ func resident(t *testing.T, lo, hi uintptr) (in, all int) {
 	return in, len(vec)
 }
 
-// After Run, the executable's code and the heap chunk from the probe on
-// are resident, every page of them.
+// After populate, the executable's code and the heap chunk from the probe on
+// are resident.
 func TestRunPopulates(t *testing.T) {
 	mem, err := syscall.Mmap(-1, 0, pageSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
@@ -39,12 +40,19 @@ func TestRunPopulates(t *testing.T) {
 	if exe == "" {
 		t.Fatal("no path for /proc/self/exe")
 	}
-	Run()
+	probe, end := populate()
+	if end == 0 {
+		t.Fatal("populate found no heap mapping")
+	}
+	// The pages just above the probe (the runtime's scavenger may give
+	// free pages back at any time, from the top of the heap down).
+	if in, all := resident(t, probe, min(end, probe+256<<10)); in != all {
+		t.Errorf("heap above %#x: %d of %d pages resident", probe, in, all)
+	}
 	maps, ok := readMaps()
 	if !ok {
 		t.Fatal("cannot read /proc/self/maps")
 	}
-	probe := uintptr(unsafe.Pointer(heapProbe))
 	var text, heap int
 	for _, m := range maps {
 		switch {
@@ -55,9 +63,6 @@ func TestRunPopulates(t *testing.T) {
 			}
 		case m.lo <= probe && probe < m.hi:
 			heap++
-			if in, all := resident(t, probe, m.hi); in != all {
-				t.Errorf("heap %#x-%#x: %d of %d pages from the probe on resident", probe, m.hi, in, all)
-			}
 		}
 	}
 	if text == 0 || heap == 0 {
@@ -96,4 +101,86 @@ func TestDisabled(t *testing.T) {
 		}
 	}
 	os.Unsetenv("PPROFX_PREFAULT")
+}
+
+// follow populates the window above the highest touched page of a
+// mapping that grows, and not beyond it. The "heap" here is a mapping of
+// the test's own: 4 MiB writable, then 8 MiB more made writable.
+func TestFollow(t *testing.T) {
+	const size = 4 * chunkForTest
+	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(mem)
+	lo := uintptr(unsafe.Pointer(&mem[0]))
+	if err := syscall.Mprotect(mem[:chunkForTest], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { follow(lo+chunkForTest, lo+chunkForTest, stop); close(done) }()
+	defer func() { close(stop); <-done }()
+	// The mapping grows, and its new part is touched a little way in.
+	if err := syscall.Mprotect(mem[chunkForTest:3*chunkForTest], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+		t.Fatal(err)
+	}
+	touched := chunkForTest + 100<<10 // the page touched ends here
+	mem[touched-1] = 1
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		in, all := resident(t, lo+uintptr(touched), lo+uintptr(touched)+window)
+		if in == all {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the window above the touched pages: %d of %d pages resident", in, all)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// Below the page touched, and beyond the window, nothing.
+	if in, all := resident(t, lo+chunkForTest, lo+uintptr(touched)-pageSize); in != 0 {
+		t.Errorf("below the page touched: %d of %d pages resident", in, all)
+	}
+	if in, all := resident(t, lo+uintptr(touched)+window, lo+3*chunkForTest); in != 0 {
+		t.Errorf("beyond the window: %d of %d pages resident", in, all)
+	}
+}
+
+const chunkForTest = 4 << 20
+
+func TestRunEnd(t *testing.T) {
+	maps := []mapping{
+		{0x1000, 0x2000, "r-xp", "/bin/x"},
+		{0x10000, 0x20000, "rw-p", ""},
+		{0x20000, 0x30000, "rw-p", ""},
+		{0x30000, 0x40000, "---p", ""},
+		{0x50000, 0x60000, "rw-p", ""},
+	}
+	for _, c := range []struct{ at, want uintptr }{
+		{0x20000, 0x30000}, // the run of the two writable mappings
+		{0x18000, 0x30000},
+		{0x30000, 0x30000},
+		{0x10000, 0}, // the byte before is in no writable mapping
+		{0x58000, 0x60000},
+		{0x70000, 0},
+	} {
+		if got := runEnd(maps, c.at); got != c.want {
+			t.Errorf("runEnd(%#x) = %#x, want %#x", c.at, got, c.want)
+		}
+	}
+}
+
+func BenchmarkReadMaps(b *testing.B) {
+	for b.Loop() {
+		readMaps()
+	}
+}
+
+func BenchmarkStatm(b *testing.B) {
+	fd, _ := syscall.Open("/proc/self/statm", syscall.O_RDONLY, 0)
+	buf := make([]byte, 128)
+	for b.Loop() {
+		syscall.Pread(fd, buf, 0)
+	}
 }
