@@ -99,7 +99,12 @@ func warner(ios *IOStreams, file string) func(string) {
 }
 
 // NewRootCmd builds the pprofx command tree over ios.
-func NewRootCmd(ios *IOStreams) *cobra.Command {
+func NewRootCmd(ios *IOStreams) *cobra.Command { return newRootCmd(ios, "") }
+
+// newRootCmd builds the root command with every subcommand, or with only
+// the one named (building all of them, with their flags and help texts,
+// is most of a small run's time after start-up).
+func newRootCmd(ios *IOStreams, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "pprofx",
 		Short: "Convert, inspect, view, merge and unpack profiles",
@@ -135,17 +140,51 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(NewCmdConvert(ios, nil), NewCmdInspect(ios, nil), NewCmdVersion(ios),
-		NewCmdMerge(ios, nil), NewCmdUnpack(ios, nil), NewCmdList(ios, nil), NewCmdCompletion(ios),
-		NewCmdValidate(ios, nil), NewCmdSymbolize(ios, nil), NewCmdTop(ios, nil),
-		NewCmdPush(ios, nil))
+	for _, sub := range subcommands {
+		if only == "" || sub.name == only {
+			root.AddCommand(sub.make(ios))
+		}
+	}
 	return root
+}
+
+// subcommands are pprofx's commands, by name, in the order help lists them.
+var subcommands = []struct {
+	name string
+	make func(*IOStreams) *cobra.Command
+}{
+	{"convert", func(ios *IOStreams) *cobra.Command { return NewCmdConvert(ios, nil) }},
+	{"inspect", func(ios *IOStreams) *cobra.Command { return NewCmdInspect(ios, nil) }},
+	{"version", NewCmdVersion},
+	{"merge", func(ios *IOStreams) *cobra.Command { return NewCmdMerge(ios, nil) }},
+	{"unpack", func(ios *IOStreams) *cobra.Command { return NewCmdUnpack(ios, nil) }},
+	{"list", func(ios *IOStreams) *cobra.Command { return NewCmdList(ios, nil) }},
+	{"completion", NewCmdCompletion},
+	{"validate", func(ios *IOStreams) *cobra.Command { return NewCmdValidate(ios, nil) }},
+	{"symbolize", func(ios *IOStreams) *cobra.Command { return NewCmdSymbolize(ios, nil) }},
+	{"top", func(ios *IOStreams) *cobra.Command { return NewCmdTop(ios, nil) }},
+	{"push", func(ios *IOStreams) *cobra.Command { return NewCmdPush(ios, nil) }},
+}
+
+// commandNamed is the name of the subcommand args run, when their first
+// word names one; "" otherwise (help, completion's __complete, a flag, a
+// mistyped name: these need every command).
+func commandNamed(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	for _, sub := range subcommands {
+		if sub.name == args[0] {
+			return sub.name
+		}
+	}
+	return ""
 }
 
 // Main runs pprofx with args (without the program name) and returns the
 // exit status.
 func Main(args []string, ios *IOStreams) int {
-	root := NewRootCmd(ios)
+	root := newRootCmd(ios, commandNamed(args))
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil {
