@@ -119,6 +119,7 @@ func Resolve(path string) (string, error) {
 // handler keeps the lock to the end, so no file is created after it ran).
 func CreateTemp(target string) (*os.File, error) {
 	dir := filepath.Dir(target)
+	waitSignals()
 	tempMu.Lock()
 	defer tempMu.Unlock()
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")

@@ -23,10 +23,18 @@ func untrack(name string) {
 // file of this package before the process ends, by the same signal, so
 // that its parent sees the conventional status (128 + the signal's
 // number in a shell). Call it once, from main.
+//
+// The handler is installed on a goroutine of its own: the first
+// signal.Notify starts the runtime's signal-handling thread, 0.5-1 ms on a
+// virtual machine, which then overlaps the reading of the input.
+// CreateTemp waits for it, so that no temporary file exists before the
+// handler does.
 func HandleSignals() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signalsReady = make(chan struct{})
 	go func() {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		close(signalsReady)
 		sig := <-ch
 		// Hold the lock to the end: no temporary file is created or
 		// renamed after this point.
@@ -41,4 +49,15 @@ func HandleSignals() {
 		// with its conventional status anyway.
 		os.Exit(128 + int(s))
 	}()
+}
+
+// signalsReady is closed once HandleSignals' handler is installed; nil
+// when HandleSignals was not called.
+var signalsReady chan struct{}
+
+// waitSignals waits for the signal handler, if there is to be one.
+func waitSignals() {
+	if signalsReady != nil {
+		<-signalsReady
+	}
 }
