@@ -27,7 +27,7 @@ func init() {
 // read) leave things as they were.
 func Run() {
 	if _, end := populate(); end != 0 {
-		follow(end, end, nil)
+		follow(end, end, -1, nil)
 	}
 }
 
@@ -58,6 +58,9 @@ func populate() (lo, end uintptr) {
 	return lo, heapEnd
 }
 
+// chunk is the size the heap grows by: the runtime's palloc chunk.
+const chunk = 4 << 20
+
 // window is how much follow populates above a page the heap touched.
 const window = 4 << 20
 
@@ -74,13 +77,12 @@ const followBudget = 64 << 20
 //
 // It returns when stop is closed (tests), after followBudget bytes, or on
 // an error.
-func follow(populated, end uintptr, stop <-chan struct{}) {
+func follow(populated, end uintptr, data int, stop <-chan struct{}) {
 	fd, err := syscall.Open("/proc/self/statm", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
 	defer syscall.Close(fd)
-	data := -1 // the mapping may have grown already: look at once
 	var vec []byte
 	wait := 250 * time.Microsecond
 	for done := uintptr(0); done < followBudget; {
@@ -93,7 +95,7 @@ func follow(populated, end uintptr, stop <-chan struct{}) {
 		if !ok {
 			return
 		}
-		if d != data {
+		if data < 0 || d >= data+chunk || d < data {
 			data = d
 			maps, ok := readMaps()
 			if !ok {

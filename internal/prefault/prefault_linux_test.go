@@ -107,25 +107,25 @@ func TestDisabled(t *testing.T) {
 // mapping that grows, and not beyond it. The "heap" here is a mapping of
 // the test's own: 4 MiB writable, then 8 MiB more made writable.
 func TestFollow(t *testing.T) {
-	const size = 4 * chunkForTest
+	const size = 4 * chunk
 	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer syscall.Munmap(mem)
 	lo := uintptr(unsafe.Pointer(&mem[0]))
-	if err := syscall.Mprotect(mem[:chunkForTest], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+	if err := syscall.Mprotect(mem[:chunk], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	go func() { follow(lo+chunkForTest, lo+chunkForTest, stop); close(done) }()
+	go func() { follow(lo+chunk, lo+chunk, -1, stop); close(done) }()
 	defer func() { close(stop); <-done }()
 	// The mapping grows, and its new part is touched a little way in.
-	if err := syscall.Mprotect(mem[chunkForTest:3*chunkForTest], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+	if err := syscall.Mprotect(mem[chunk:3*chunk], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
 		t.Fatal(err)
 	}
-	touched := chunkForTest + 100<<10 // the page touched ends here
+	touched := chunk + 100<<10 // the page touched ends here
 	mem[touched-1] = 1
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -139,15 +139,13 @@ func TestFollow(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	// Below the page touched, and beyond the window, nothing.
-	if in, all := resident(t, lo+chunkForTest, lo+uintptr(touched)-pageSize); in != 0 {
+	if in, all := resident(t, lo+chunk, lo+uintptr(touched)-pageSize); in != 0 {
 		t.Errorf("below the page touched: %d of %d pages resident", in, all)
 	}
-	if in, all := resident(t, lo+uintptr(touched)+window, lo+3*chunkForTest); in != 0 {
+	if in, all := resident(t, lo+uintptr(touched)+window, lo+3*chunk); in != 0 {
 		t.Errorf("beyond the window: %d of %d pages resident", in, all)
 	}
 }
-
-const chunkForTest = 4 << 20
 
 func TestRunEnd(t *testing.T) {
 	maps := []mapping{
