@@ -12,7 +12,7 @@ import (
 // libraries) and /usr/lib/debug. The whole-process comparison with
 // google/pprof is scripts/symbolize-bench.sh.
 func BenchmarkSymbolize(b *testing.B) {
-	for _, prof := range []string{"cprog.prof", "cxxprog.prof", "cxxprog-all.prof"} {
+	for _, prof := range []string{"cprog.prof", "cxxprog.prof", "cxxprog-all.prof", "i386.prof", "s390x.prof"} {
 		b.Run(prof, func(b *testing.B) {
 			base := readProf(b, prof)
 			for b.Loop() {
