@@ -32,7 +32,8 @@ func Run() {
 }
 
 // populate populates the executable's code and the heap chunk from a
-// fresh object's page to its end, and returns that range.
+// fresh object's page to its end, and returns that range; end is 0 when
+// the heap was not found or cannot be populated.
 func populate() (lo, end uintptr) {
 	// A heap object's address names the heap chunk in use.
 	probe := uintptr(unsafe.Pointer(new([64]byte)))
@@ -54,7 +55,11 @@ func populate() (lo, end uintptr) {
 		return 0, 0
 	}
 	lo = probe &^ (pageSize - 1)
-	madvise(lo, heapEnd, populateWrite)
+	if e := madvise(lo, heapEnd, populateWrite); e == syscall.EINVAL || e == syscall.EPERM || e == syscall.ENOSYS {
+		// A kernel before 5.14, or a sandbox that refuses it: nothing
+		// to follow with.
+		return 0, 0
+	}
 	return lo, heapEnd
 }
 
