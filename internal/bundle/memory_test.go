@@ -94,7 +94,7 @@ func BenchmarkMergePeakRSS(b *testing.B) {
 					b.Fatalf("child: %v: %s", err, msg)
 				}
 				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-					peak = max(peak, ru.Maxrss)
+					peak = max(peak, int64(ru.Maxrss))
 				}
 			}
 			st, err := os.Stat(out)

@@ -34,7 +34,7 @@ func EncodeFramed(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 		return err
 	}
 	defer release()
-	if len(data) > 1<<32-1 {
+	if uint64(len(data)) > 1<<32-1 {
 		return fmt.Errorf("otlp: message of %d bytes does not fit a 4-byte length", len(data))
 	}
 	out := make([]byte, 4, 4+len(data))

@@ -72,16 +72,16 @@ func TestRunPopulates(t *testing.T) {
 
 func TestParseMaps(t *testing.T) {
 	in := "00400000-00b7a000 r-xp 00000000 fe:01 123 /usr/bin/a b\n" +
-		"c000000000-c000400000 rw-p 00000000 00:00 0 \n" +
-		"7ffc01ef9000-7ffc01f1a000 rw-p 00000000 00:00 0                          [stack]\n" +
+		"c0000000-c0400000 rw-p 00000000 00:00 0 \n" +
+		"7ff01000-7ff1a000 rw-p 00000000 00:00 0                          [stack]\n" +
 		"zz-1 r-xp 0 0 0 /x\n" +
 		"10-5 r-xp 0 0 0 /x\n" +
 		"garbage\n"
 	got := parseMaps([]byte(in))
 	want := []mapping{
 		{0x400000, 0xb7a000, "r-xp", "/usr/bin/a b"},
-		{0xc000000000, 0xc000400000, "rw-p", ""},
-		{0x7ffc01ef9000, 0x7ffc01f1a000, "rw-p", "[stack]"},
+		{0xc0000000, 0xc0400000, "rw-p", ""},
+		{0x7ff01000, 0x7ff1a000, "rw-p", "[stack]"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d mappings %+v, want %d", len(got), got, len(want))
