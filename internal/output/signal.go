@@ -44,7 +44,7 @@ func HandleSignals() {
 		}
 		signal.Reset(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		s := sig.(syscall.Signal)
-		syscall.Kill(os.Getpid(), s)
+		raise(s)
 		// Should the signal not end the process (it is ignored), exit
 		// with its conventional status anyway.
 		os.Exit(128 + int(s))
