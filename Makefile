@@ -1,7 +1,7 @@
 # pprofx — make test is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: all build install test vet fmt-check bench fuzz fixtures clean
+.PHONY: all build install test vet cross fmt-check bench fuzz fixtures clean
 
 all: build
 
@@ -25,7 +25,7 @@ include proto/proto.mk
 # modules that read pprofx's OTLP output with the official OpenTelemetry
 # bindings (pprofextended: internal/otlp/officialtest; v1development, and the
 # collector's pdata: internal/otlpdev/officialtest).
-test: fmt-check vet
+test: fmt-check vet cross
 	$(GO) test ./...
 	cd internal/otlp/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd internal/otlpdev/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
@@ -43,6 +43,13 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+
+# The command builds for the other systems and a 32-bit target (their tests
+# are not run here; Windows' use Unix-only calls).
+cross:
+	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/pprofx
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/pprofx
+	GOARCH=386 $(GO) vet ./...
 
 # Benchmarks against the references the issues name (see README).
 bench:
