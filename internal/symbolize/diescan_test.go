@@ -2,6 +2,7 @@ package symbolize
 
 import (
 	"debug/dwarf"
+	"math/rand"
 	"reflect"
 	"testing"
 )
@@ -70,6 +71,38 @@ func TestScanTreeMatchesReadTree(t *testing.T) {
 		t.Logf("%s: %d units, %d function bodies", bn.name, len(dw.units), functions)
 		if functions == 0 {
 			t.Errorf("%s: no function read", bn.name)
+		}
+	}
+}
+
+// rangeIndex answers as a scan of the list does: the first node whose
+// ranges hold the address, overlapping ranges, several ranges a node,
+// empty ones and gaps included.
+func TestRangeIndexMatchesScan(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for round := 0; round < 200; round++ {
+		nodes := make([]node, 1+r.Intn(40))
+		list := make([]int32, len(nodes))
+		for i := range nodes {
+			list[i] = int32(i)
+			for k := 0; k < 1+r.Intn(3); k++ {
+				lo := uint64(r.Intn(1000))
+				nodes[i].ranges = append(nodes[i].ranges, [2]uint64{lo, lo + uint64(r.Intn(60))})
+			}
+		}
+		r.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+		x := newRangeIndex(nodes, list)
+		for a := uint64(0); a < 1100; a++ {
+			want := -1
+			for p, n := range list {
+				if inRanges(nodes[n].ranges, a) {
+					want = p
+					break
+				}
+			}
+			if got := x.find(a); got != want {
+				t.Fatalf("round %d, address %d: find = %d, the scan says %d", round, a, got, want)
+			}
 		}
 	}
 }

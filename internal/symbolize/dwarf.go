@@ -78,6 +78,56 @@ type node struct {
 	callCol  int64
 }
 
+// scanMax is the longest list of nodes scanned for an address rather than
+// indexed (rangeIndex).
+const scanMax = 8
+
+// rangeIndex answers, for a list of nodes, which is the first in the list
+// whose ranges hold an address: what a scan of the list answers, in
+// O(log n) where the ranges do not overlap.
+type rangeIndex struct {
+	lo, hi []uint64 // every range of every node, by lo
+	maxHi  []uint64 // maxHi[i]: the largest hi of ranges 0..i
+	pos    []int32  // each range's node's position in the list
+}
+
+func newRangeIndex(nodes []node, list []int32) *rangeIndex {
+	type iv struct {
+		lo, hi uint64
+		pos    int32
+	}
+	var ivs []iv
+	for p, n := range list {
+		for _, r := range nodes[n].ranges {
+			if r[0] < r[1] {
+				ivs = append(ivs, iv{r[0], r[1], int32(p)})
+			}
+		}
+	}
+	sort.Slice(ivs, func(i, j int) bool { return ivs[i].lo < ivs[j].lo })
+	x := &rangeIndex{lo: make([]uint64, len(ivs)), hi: make([]uint64, len(ivs)), maxHi: make([]uint64, len(ivs)), pos: make([]int32, len(ivs))}
+	m := uint64(0)
+	for i, v := range ivs {
+		m = max(m, v.hi)
+		x.lo[i], x.hi[i], x.maxHi[i], x.pos[i] = v.lo, v.hi, m, v.pos
+	}
+	return x
+}
+
+// find returns the position in the list of the first node holding a, or
+// -1: every range starting at or below a is looked at, from the highest
+// down, until none below reaches a.
+func (x *rangeIndex) find(a uint64) int {
+	i := sort.Search(len(x.lo), func(i int) bool { return x.lo[i] > a }) - 1
+	best := -1
+	for ; i >= 0 && x.maxHi[i] > a; i-- {
+		if a < x.hi[i] && (best < 0 || int(x.pos[i]) < best) {
+			best = int(x.pos[i])
+		}
+	}
+	return best
+}
+
 func inRanges(rs [][2]uint64, a uint64) bool {
 	for _, r := range rs {
 		if a >= r[0] && a < r[1] {
@@ -206,25 +256,43 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 		t.lineErr = err
 	}
 	sort.Slice(roots, func(i, j int) bool { return nodes[roots[i]].ranges[0][0] < nodes[roots[j]].ranges[0][0] })
+	// The function, and each inlined call in it, that holds an address:
+	// the first of a list whose ranges hold it, found by binary search
+	// where the list is long (a unit's functions; a function's inlined
+	// calls, in heavily inlined C++), else by a scan.
+	rootIdx := newRangeIndex(nodes, roots)
+	var childIdx map[int32]*rangeIndex
 	for k, i := range want {
 		a := addrs[i]
 		var chain []int32
-		for _, ri := range roots {
-			if inRanges(nodes[ri].ranges, a) {
-				chain = append(chain, ri)
-				break
-			}
+		if p := rootIdx.find(a); p >= 0 {
+			chain = append(chain, roots[p])
 		}
 		if len(chain) == 0 {
 			continue
 		}
 		for {
-			last := &nodes[chain[len(chain)-1]]
+			ni := chain[len(chain)-1]
+			last := &nodes[ni]
 			next := int32(-1)
-			for _, c := range last.children {
-				if inRanges(nodes[c].ranges, a) {
-					next = c
-					break
+			if len(last.children) > scanMax {
+				x := childIdx[ni]
+				if x == nil {
+					if childIdx == nil {
+						childIdx = map[int32]*rangeIndex{}
+					}
+					x = newRangeIndex(nodes, last.children)
+					childIdx[ni] = x
+				}
+				if p := x.find(a); p >= 0 {
+					next = last.children[p]
+				}
+			} else {
+				for _, c := range last.children {
+					if inRanges(nodes[c].ranges, a) {
+						next = c
+						break
+					}
 				}
 			}
 			if next < 0 {
