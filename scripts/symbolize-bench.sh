@@ -22,9 +22,10 @@
 #   scripts/symbolize-bench.sh --hyperfine [RUNS]       (wall clock by hyperfine, default 30)
 #
 # --hyperfine times wall clock to the microsecond (/usr/bin/time's %e has
-# 10 ms steps, and pprofx's runs now take 60-80 ms): hyperfine runs the two
+# 10 ms steps, and pprofx's runs take 20-60 ms): hyperfine runs the two
 # commands of a profile in one invocation, 3 warm-up runs each, then RUNS
-# runs each, and the table gives the medians and their ratio.
+# runs each, and the table gives the medians and their ratio, then the
+# peak RSS of each command (the most of 3 more runs, by /usr/bin/time).
 #
 # --instructions counts instructions instead (valgrind's cachegrind, all
 # processes: pprof and every child it starts), which machine load does
@@ -113,7 +114,18 @@ if [ $mode = hyperfine ]; then
 	command -v hyperfine >/dev/null || { echo "hyperfine not installed" >&2; exit 1; }
 	echo "symbolize, whole process, wall clock by hyperfine (median of $rounds runs each, 3 warm-up)"
 	echo "load average before $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs)"
-	printf '  %-11s | %-10s | %-10s | %s\n' profile pprofx pprof ratio
+	printf '  %-11s | %-10s | %-10s | %-6s | %s\n' profile pprofx pprof ratio "peak RSS pprofx / pprof (most of 3 runs)"
+	# rss CMD...: peak RSS in KB, the most of 3 runs (for pprof, that of its
+	# largest process: /usr/bin/time's %M is the largest of the tree).
+	rss() {
+		m=0
+		for _ in 1 2 3; do
+			/usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>&1 || true
+			v=$(tail -1 "$tmp/rss")
+			if [ "$v" -gt "$m" ]; then m=$v; fi
+		done
+		echo "$m"
+	}
 	for prof in $profiles floor; do
 		if [ $prof = floor ]; then
 			p=$(prof_path cprog)
@@ -125,15 +137,23 @@ if [ $mode = hyperfine ]; then
 				"$tmp/pprofx symbolize $p --symbols-dir $bin -o $tmp/x.pb.gz" \
 				"env PATH=$tmp/tools PPROF_BINARY_PATH=$bin HOME=$tmp $ref -proto $p" >/dev/null 2>&1
 		fi
+		if [ $prof = floor ]; then
+			r1=$(rss "$tmp/pprofx" symbolize "$p" --symbolize=off -o "$tmp/x.pb.gz")
+			r2=0
+		else
+			r1=$(rss "$tmp/pprofx" symbolize "$p" --symbols-dir "$bin" -o "$tmp/x.pb.gz")
+			r2=$(rss env PATH="$tmp/tools" PPROF_BINARY_PATH="$bin" HOME="$tmp" "$ref" -proto "$p")
+		fi
 		python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 m = [x["median"] for x in r]
+r1, r2 = int(sys.argv[3]) / 1024, int(sys.argv[4]) / 1024
 if len(m) == 1:
-    print("  %-11s | %7.1f ms | %10s |" % ("floor", m[0] * 1e3, "-"))
+    print("  %-11s | %7.1f ms | %10s | %6s | %.1f MB" % ("floor", m[0] * 1e3, "-", "", r1))
 else:
-    print("  %-11s | %7.1f ms | %7.1f ms | %5.1fx" % (sys.argv[2], m[0] * 1e3, m[1] * 1e3, m[1] / m[0]))
-' "$tmp/h.json" $prof
+    print("  %-11s | %7.1f ms | %7.1f ms | %5.1fx | %.1f / %.1f MB" % (sys.argv[2], m[0] * 1e3, m[1] * 1e3, m[1] / m[0], r1, r2))
+' "$tmp/h.json" $prof "$r1" "$r2"
 	done
 	echo "load average after $(cut -d' ' -f1-3 /proc/loadavg)"
 	exit 0
