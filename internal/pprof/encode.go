@@ -114,11 +114,7 @@ func hasLineWithoutFunction(p *model.Profile) bool {
 }
 
 func estimateSize(p *model.Profile) int {
-	n := 64 + len(p.Samples)*(8+4*len(p.SampleTypes)) +
-		len(p.Locations)*16 + len(p.Functions)*12 + len(p.Mappings)*40
-	for _, s := range p.Strings {
-		n += len(s) + 2
-	}
+	n := len(p.Samples)*(8+4*len(p.SampleTypes)) + tablesSize(p)
 	// Each sample writes its stack's location ids (about 2 bytes each)
 	// and its labels: an estimate short of them made the buffer grow, a
 	// second allocation as large as the output.
@@ -132,6 +128,21 @@ func estimateSize(p *model.Profile) int {
 				n += 8 * len(p.LabelSets[s.LabelSet].Labels)
 			}
 		}
+	}
+	return n
+}
+
+// tablesSize is about what appendHead and appendTail write: the tables
+// (a symbolized location's lines, some 10 bytes each, included: an
+// estimate short of them made the buffer grow by copies, each one fresh
+// pages to fault in).
+func tablesSize(p *model.Profile) int {
+	n := 64 + len(p.Locations)*16 + len(p.Functions)*12 + len(p.Mappings)*40
+	for i := range p.Locations {
+		n += 10 * len(p.Locations[i].Lines)
+	}
+	for _, s := range p.Strings {
+		n += len(s) + 2
 	}
 	return n
 }

@@ -43,10 +43,12 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 	if !opts.Raw {
 		flushAt = ParallelGzipFrom
 	}
-	// The buffer starts small and grows by append up to flushAt: a profile
-	// of a few kilobytes does not take megabytes it never writes (whose
-	// allocation alone would start a garbage collection).
-	buf := appendHead(make([]byte, 0, min(flushAt+flushAt/4, 64<<10)), p)
+	// The buffer starts at the tables' size and 64 KiB of samples, and
+	// grows by append up to flushAt: a profile of a few kilobytes does not
+	// take megabytes it never writes (whose allocation alone would start a
+	// garbage collection), and one whose tables are large (symbolized, with
+	// inline frames) is not copied into larger buffers as they are written.
+	buf := appendHead(make([]byte, 0, min(flushAt+flushAt/4, tablesSize(p)+64<<10)), p)
 	flush := func() error {
 		if out == nil {
 			var err error
