@@ -40,6 +40,12 @@ func TestMain(m *testing.M) {
 	gperf, _ := filepath.Glob(filepath.Join(root, "testdata", "gperftools", "*.prof"))
 	fixtures = append(append(fixtures, tool...), gperf...)
 	fixtures = append(fixtures, filepath.Join(root, "testdata", "otlp", "rich.pb.gz"))
+	// Symbolized gperftools profiles (issue 13): functions, files, lines,
+	// inline frames and build ids from the fixture binaries, found through
+	// PPROF_BINARY_PATH as pprof finds them.
+	symbolized, _ := filepath.Glob(filepath.Join(root, "testdata", "symbolize", "*.prof"))
+	fixtures = append(fixtures, symbolized...)
+	binPath := "PPROF_BINARY_PATH=" + filepath.Join(root, "testdata", "symbolize", "bin")
 	var err error
 	if dir, err = os.MkdirTemp("", "pprofx-devofficial"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -61,7 +67,9 @@ func TestMain(m *testing.M) {
 			}
 			for _, o := range outs {
 				// (le64-deleted.prof is read with a warning, as it should be.)
-				if out, err := exec.Command(pprofx, "convert", f, "-o", o).CombinedOutput(); err != nil {
+				cmd := exec.Command(pprofx, "convert", f, "-o", o)
+				cmd.Env = append(os.Environ(), binPath)
+				if out, err := cmd.CombinedOutput(); err != nil {
 					fmt.Fprintf(os.Stderr, "pprofx convert %s -o %s: %v\n%s", f, o, err, out)
 					return 1
 				}
