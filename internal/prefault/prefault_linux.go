@@ -26,6 +26,10 @@ func init() {
 // the rest of the process. Errors (an old kernel, a mapping it cannot
 // read) leave things as they were.
 func Run() {
+	// This runs beside every command, whose output it must not put at
+	// risk: a fault here (a /proc file of a shape not foreseen, say) ends
+	// the prefaulting, never the process.
+	defer func() { _ = recover() }()
 	if _, end := populate(); end != 0 {
 		follow(end, end, -1, nil)
 	}
@@ -114,6 +118,9 @@ func follow(populated, end uintptr, data int, stop <-chan struct{}) {
 		}
 		// The highest page above what is populated that is resident.
 		n := int((end - populated) / pageSize)
+		if n == 0 {
+			continue
+		}
 		if cap(vec) < n {
 			vec = make([]byte, n)
 		}

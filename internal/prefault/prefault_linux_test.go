@@ -182,3 +182,24 @@ func BenchmarkStatm(b *testing.B) {
 		syscall.Pread(fd, buf, 0)
 	}
 }
+
+// parseMaps and runEnd take any bytes: no panic, and every mapping they
+// give is well formed.
+func FuzzParseMaps(f *testing.F) {
+	f.Add([]byte("00400000-00b7a000 r-xp 00000000 fe:01 123 /usr/bin/a b\nc0000000-c0400000 rw-p 00000000 00:00 0 \n"), uint64(0xc0400000))
+	f.Add([]byte("10-5 r-xp 0 0 0 /x\n-\n \n\n"), uint64(1))
+	if b, err := os.ReadFile("/proc/self/maps"); err == nil {
+		f.Add(b, uint64(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, at uint64) {
+		maps := parseMaps(b)
+		for _, m := range maps {
+			if m.hi <= m.lo || len(m.perms) != 4 {
+				t.Fatalf("mapping %+v from %q", m, b)
+			}
+		}
+		if e := runEnd(maps, uintptr(at)); e != 0 && e < uintptr(at) {
+			t.Fatalf("runEnd(%#x) = %#x, below it", at, e)
+		}
+	})
+}
