@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/pprof"
@@ -93,15 +92,13 @@ func BenchmarkMergePeakRSS(b *testing.B) {
 				if msg, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("child: %v: %s", err, msg)
 				}
-				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-					peak = max(peak, int64(ru.Maxrss))
-				}
+				peak = max(peak, maxRSS(cmd.ProcessState))
 			}
 			st, err := os.Stat(out)
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(peak)/1024, "peak-RSS-MiB")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 			b.ReportMetric(float64(st.Size()), "bundle-bytes")
 			b.ReportMetric(float64(len(files)), "profiles")
 		})

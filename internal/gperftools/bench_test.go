@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -113,16 +112,6 @@ func writeLarge(path string) error {
 		return err
 	}
 	return f.Close()
-}
-
-// cpuTime returns the CPU time (user + system) the process has used. Under
-// contention on a shared machine it is steadier than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // peak measures the process's peak resident memory (VmHWM) while fn runs:

@@ -1,20 +1,9 @@
 package otlpdev
 
 import (
-	"syscall"
 	"testing"
 	"time"
 )
-
-// cpuTime is the CPU time (user and system) the process has used so far,
-// every thread's: the garbage collector's background work included.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // reportCPU reports the CPU time per operation since start as "cpu-ns/op":
 // on a machine other processes load, wall time per operation moves with
