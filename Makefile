@@ -76,6 +76,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlpdev
 	$(GO) test -run '^$$' -fuzz '^FuzzELF$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/symbolize
 	$(GO) test -run '^$$' -fuzz '^FuzzInflate$$' -fuzztime $(FUZZTIME) ./internal/symbolize
+	$(GO) test -run '^$$' -fuzz '^FuzzLineNames$$' -fuzztime $(FUZZTIME) ./internal/symbolize
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/folded
 	$(GO) test -run '^$$' -fuzz '^FuzzAnswer$$' -fuzztime $(FUZZTIME) ./internal/push
 

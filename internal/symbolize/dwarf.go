@@ -55,6 +55,9 @@ type dwarfTable struct {
 	// addresses it was asked (pipeFor), for the first lookup of them.
 	pipe    [][]frame
 	pipeFor []uint64
+	// lines reads file paths from the line tables' headers as binutils
+	// gives them (linenames.go); nil: debug/dwarf's paths.
+	lines *lineSecs
 }
 
 type funcName struct {
@@ -63,8 +66,8 @@ type funcName struct {
 	linkage   bool
 }
 
-func newDwarfTable(d *dwarf.Data) *dwarfTable {
-	return &dwarfTable{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader()}
+func newDwarfTable(d *dwarf.Data, lines *lineSecs) *dwarfTable {
+	return &dwarfTable{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader(), lines: lines}
 }
 
 // node is a function body in a compilation unit: a subprogram with code,
@@ -322,8 +325,8 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 				}
 			} else {
 				c := &nodes[chain[k+1]]
-				if c.callFile >= 0 && c.callFile < int64(len(files)) && files[c.callFile] != nil {
-					f.file = files[c.callFile].Name
+				if c.callFile >= 0 && c.callFile < int64(len(files)) {
+					f.file = files[c.callFile]
 				}
 				f.line, f.column = c.callLine, c.callCol
 			}
@@ -595,7 +598,7 @@ type lineRow struct {
 // Where several rows share an address, the last one holds the range, as
 // binutils reads them. Only the rows that cover a wanted address are kept
 // whole; of the others only their ranges, which the answer depends on.
-func (t *dwarfTable) lineTable(cu *dwarf.Entry, want []uint64) ([]*lineRow, []*dwarf.LineFile, error) {
+func (t *dwarfTable) lineTable(cu *dwarf.Entry, want []uint64) ([]*lineRow, []string, error) {
 	if t.line != nil {
 		if err := t.readLines(cu); err != nil {
 			t.bail = errFull
@@ -608,6 +611,13 @@ func (t *dwarfTable) lineTable(cu *dwarf.Entry, want []uint64) ([]*lineRow, []*d
 	}
 	if lr == nil {
 		return nil, nil, nil
+	}
+	var namer fileNamer
+	if off, ok := cu.Val(dwarf.AttrStmtList).(int64); ok && off >= 0 {
+		compDir, _ := cu.Val(dwarf.AttrCompDir).(string)
+		if names, ok := t.lines.names(uint64(off), compDir); ok {
+			namer = newFileNamer(lr.Files(), names)
+		}
 	}
 	var keys [][2]uint64 // every row's [addr, end), in the table's order
 	var kept []lineRow   // the rows covering a wanted address, in that order
@@ -635,9 +645,7 @@ func (t *dwarfTable) lineTable(cu *dwarf.Entry, want []uint64) ([]*lineRow, []*d
 			a, end := prev.Address, le.Address
 			if j := sort.Search(len(want), func(j int) bool { return want[j] >= a }); j < len(want) && want[j] < end {
 				r := lineRow{addr: a, end: end, line: int64(prev.Line), col: int64(prev.Column)}
-				if prev.File != nil {
-					r.file = prev.File.Name
-				}
+				r.file = namer.name(prev.File)
 				kept = append(kept, r)
 				keptAt = append(keptAt, len(keys))
 			}
@@ -679,5 +687,10 @@ func (t *dwarfTable) lineTable(cu *dwarf.Entry, want []uint64) ([]*lineRow, []*d
 			rows[k] = &kept[q]
 		}
 	}
-	return rows, lr.Files(), err
+	files := lr.Files()
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = namer.name(f)
+	}
+	return rows, names, err
 }

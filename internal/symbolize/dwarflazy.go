@@ -564,13 +564,14 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	// units are walked from the start, up to the last one named; to the
 	// end if an address is in none listed.
 	// newData makes the standard reader over infoData, whole units.
-	newData := func(infoData []byte) (*dwarf.Data, error) {
+	newData := func(infoData []byte) (*dwarf.Data, *lineSecs, error) {
 		secs := slices.Clone(small) // the small sections, at their places
 		secs[0], secs[1] = abbrev.data, infoData
 		if line != nil {
 			secs[3] = line.data
 		}
-		return newDWARF(secs)
+		d, err := newDWARF(secs)
+		return d, lineNamesOf(secs, order), err
 	}
 	var units []unitHeader
 	// While this goroutine inflates on, another walks each unit wanted as
@@ -591,12 +592,12 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 			if sc, err := newDieScanner(ub, abbrev.data, su, order); err != nil || sc.refs {
 				return nil, errFull
 			}
-			d, err := newData(ub)
+			d, lines, err := newData(ub)
 			if err != nil {
 				return nil, err
 			}
 			return &dwarfTable{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader(), lazy: true,
-				units: []unitHeader{su}, line: line, order: order, info: ub, abbrev: abbrev.data}, nil
+				units: []unitHeader{su}, line: line, order: order, info: ub, abbrev: abbrev.data, lines: lines}, nil
 		})
 		defer uw.stop()
 	}
@@ -703,11 +704,11 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	if units[0].abbrevOff != uint64(uint32(units[0].abbrevOff)) {
 		return nil, errors.New("64-bit abbreviation offset")
 	}
-	d, err := newData(info.data[:prev])
+	d, lines, err := newData(info.data[:prev])
 	if err != nil {
 		return nil, err
 	}
-	t.d, t.rd, t.line = d, d.Reader(), line
+	t.d, t.rd, t.line, t.lines = d, d.Reader(), line, lines
 	t.info, t.abbrev = info.data[:prev], abbrev.data
 	return t, nil
 }

@@ -24,10 +24,11 @@ var dwarfSections = []string{"abbrev", "info", "str", "line", "ranges", "addr", 
 // each decompressed on a goroutine of its own, with a faster inflater than
 // debug/elf's. Relocatable objects, whose DWARF needs relocating, are read
 // by debug/elf.
-func (b *binary) readDWARF() (d *dwarf.Data, err error) {
+func (b *binary) readDWARF() (d *dwarf.Data, sections [][]byte, err error) {
 	defer catch(&err)
 	if b.typ == elf.ET_REL {
-		return b.ef.DWARF()
+		d, err = b.ef.DWARF()
+		return d, nil, err
 	}
 	secs := dwarfSectionsOf(b.ef)
 	data := make([][]byte, len(dwarfSections))
@@ -48,10 +49,11 @@ func (b *binary) readDWARF() (d *dwarf.Data, err error) {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("section .debug_%s: %v", dwarfSections[i], err)
+			return nil, nil, fmt.Errorf("section .debug_%s: %v", dwarfSections[i], err)
 		}
 	}
-	return newDWARF(data)
+	d, err = newDWARF(data)
+	return d, data, err
 }
 
 // newDWARF makes the standard reader of the sections data, in

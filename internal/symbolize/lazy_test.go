@@ -27,12 +27,12 @@ func execAddrs(b *binary, step uint64) []uint64 {
 // .debug_aranges.
 func wholeAnswers(t *testing.T, b *binary, addrs []uint64) [][]frame {
 	t.Helper()
-	d, err := b.readDWARF()
+	d, sections, err := b.readDWARF()
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := make([][]frame, len(addrs))
-	if err := newDwarfTable(d).lookup(addrs, out); err != nil {
+	if err := newDwarfTable(d, lineNamesOf(sections, b.ef.ByteOrder)).lookup(addrs, out); err != nil {
 		t.Fatal(err)
 	}
 	return out

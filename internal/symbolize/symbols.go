@@ -74,12 +74,12 @@ func (t *tables) lookupDWARF(addrs []uint64, out [][]frame) error {
 				}
 				clear(out)
 			}
-			d, err := f.readDWARF()
+			d, sections, err := f.readDWARF()
 			if err != nil {
 				t.dwErr = fmt.Errorf("%s: %v", f.path, err)
 				continue
 			}
-			t.dw = newDwarfTable(d)
+			t.dw = newDwarfTable(d, lineNamesOf(sections, f.ef.ByteOrder))
 			break
 		}
 		t.dwRead = true

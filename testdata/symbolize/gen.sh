@@ -6,7 +6,7 @@
 #              i386 and s390x ones written by mkprof/ from the binaries' symbols
 #   ref/       what google/pprof's own command (-proto, binutils on PATH)
 #              makes of each profile: the reference the tests compare to
-# Usage: testdata/symbolize/gen.sh [STEP...]  steps: build x86 i386 s390x record ref
+# Usage: testdata/symbolize/gen.sh [STEP...]  steps: x86 i386 s390x record ref relpath
 # (default: all). Needs gcc, g++, libgoogle-perftools-dev, binutils;
 # i386: g++-multilib; s390x: gcc-s390x-linux-gnu (the two conflict in Debian:
 # install one at a time). ref needs /tmp/pprof-ref (google/pprof built from
@@ -17,7 +17,7 @@ repo=$(cd "$here/../.." && pwd)
 # The profiles record this directory as the binaries' path; it is removed
 # afterwards, so that the tests must find the binaries by --symbols-dir.
 run=/tmp/pprofx-symfix
-steps=${*:-x86 i386 s390x record ref}
+steps=${*:-x86 i386 s390x record ref relpath}
 cflags="-g -O2 -fdebug-prefix-map=$here/src=/src/pprofx-fixtures"
 mkdir -p "$here/bin" "$here/stripped" "$here/compressed" "$here/debugroot" "$here/ref"
 
@@ -88,5 +88,27 @@ if has ref; then
 	# DWARF only in a debug file (cprog, libwork.so), which pprof does
 	# not look for: its reference shows what it makes of the stripped file.
 	PATH=$tools HOME=/nonexistent PPROF_BINARY_PATH=$here/stripped /tmp/pprof-ref -proto cxxprog.prof >ref/cxxprog-symtab.pb.gz
+	rm -rf "$tools"
+fi
+
+if has relpath; then
+	# Built as Debian builds its packages: in a build tree mapped to "."
+	# (-ffile-prefix-map), the object compiled from a subdirectory, so that
+	# DW_AT_comp_dir is relative ("./app", as libc's "./csu") and so is a
+	# line table directory ("../lib", as libc's "../sysdeps/..."). DWARF 5
+	# (GCC 12's default) and DWARF 4. The profiles are mkprof's (every
+	# other byte of every function), their references pprof's.
+	b=/tmp/pprofx-relfix
+	rm -rf "$b" && mkdir -p "$b" && cp -r "$here/src/relpath/." "$b/"
+	cd "$b/app"
+	gcc -g -O2 -ffile-prefix-map="$b"=. -fpie -pie -Wl,--build-id=sha1 -o "$here/bin/relprog" relprog.c
+	gcc -gdwarf-4 -O2 -ffile-prefix-map="$b"=. -fpie -pie -Wl,--build-id=sha1 -o "$here/bin/relprog-dwarf4" relprog.c
+	rm -rf "$b"
+	tools=$(mktemp -d)
+	for t in addr2line nm objdump c++filt; do ln -s "$(command -v $t)" "$tools/$t"; done
+	for p in relprog relprog-dwarf4; do
+		(cd "$repo" && go run ./testdata/symbolize/mkprof -bin testdata/symbolize/bin/$p -path $b/app/$p -base 0x55d0c0000000 -step 2 -o testdata/symbolize/$p.prof)
+		(cd "$here" && PATH=$tools HOME=/nonexistent PPROF_BINARY_PATH=$here/bin /tmp/pprof-ref -proto "$p.prof" >"ref/$p.pb.gz")
+	done
 	rm -rf "$tools"
 fi
