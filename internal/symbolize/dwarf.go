@@ -272,6 +272,15 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 			chain = append(chain, roots[p])
 		}
 		if len(chain) == 0 {
+			// In the unit's ranges and line table, yet in no function
+			// it describes (a function folded into an identical one
+			// keeps its entry but no code, and assembly has no
+			// entries): the line, as addr2line gives it, and the name
+			// of the symbol there (tables.lookup).
+			if rows != nil && rows[k] != nil {
+				r := rows[k]
+				out[i] = []frame{{file: r.file, line: r.line, column: r.col}}
+			}
 			continue
 		}
 		for {

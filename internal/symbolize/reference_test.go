@@ -20,7 +20,7 @@ const fixtures = "../../testdata/symbolize"
 // from; other mappings (libc, libprofiler) are this machine's and are not
 // compared.
 var fixtureBinaries = map[string]bool{"cprog": true, "cxxprog": true, "libwork.so": true, "cprog-i386": true, "cprog-s390x": true,
-	"relprog": true, "relprog-dwarf4": true}
+	"relprog": true, "relprog-dwarf4": true, "asmprog": true}
 
 // readProf reads a fixture profile with pprofx's own reader.
 func readProf(t testing.TB, name string) *model.Profile {
@@ -235,6 +235,16 @@ func nextSlash(s string, k int) int {
 func TestReferenceRelativeCompDir(t *testing.T) {
 	compareToReference(t, "relprog.prof", "relprog.pb.gz", "bin")
 	compareToReference(t, "relprog-dwarf4.prof", "relprog-dwarf4.pb.gz", "bin")
+}
+
+// Assembly: a label with line table rows but no DWARF function gets the
+// line and the symbol's name, as addr2line gives them; in the binary
+// stripped of .symtab (its symbols and DWARF in a debug file found by
+// .gnu_debuglink, and the label's symbol not in .dynsym), the name comes
+// from the debug file's symbol table.
+func TestReferenceAssembly(t *testing.T) {
+	compareToReference(t, "asmprog.prof", "asmprog.pb.gz", "bin")
+	compareToReference(t, "asmprog.prof", "asmprog-stripped.pb.gz", "stripped")
 }
 
 // diffLines shows the frames that differ.

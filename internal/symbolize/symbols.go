@@ -26,7 +26,7 @@ type tables struct {
 	dwErr error // why there is no DWARF, when that needs saying
 	// syms is the binary's own .symtab, which binutils (and so pprof)
 	// consult beside DWARF; names is what names functions where nothing
-	// else does: .symtab, else .dynsym, else the debug file's .symtab.
+	// else does: .symtab, else the debug file's .symtab, else .dynsym.
 	// names is read on the first address nothing else answers.
 	syms       symtab
 	names      symtab
@@ -149,6 +149,12 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 			if s, ok := t.syms.sizedAt(addrs[i]); ok && len(s.name) > len(last.name)+1 {
 				last.name = s.name
 			}
+			// A line in no function DWARF describes: the symbol's name.
+			if last.name == "" {
+				if s, ok := t.symbolNames().funcAt(addrs[i]); ok {
+					last.name = s.name
+				}
+			}
 		}
 	}
 	if t.gosym != nil {
@@ -179,18 +185,19 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 }
 
 // symbolNames returns the symbols that name functions where nothing else
-// does: the binary's .symtab, else its .dynsym, else its debug file's
-// .symtab (read on the first call: a binary whose addresses DWARF answers
-// all does not need them).
+// does: the binary's .symtab, else its debug file's (the whole symbol
+// table of a stripped binary, local functions included, which addr2line
+// reads too), else its .dynsym (read on the first call: a binary whose
+// addresses DWARF answers all does not need them).
 func (t *tables) symbolNames() symtab {
 	if !t.namesRead {
 		t.namesRead = true
 		t.names = t.syms
-		if len(t.names) == 0 {
-			t.names, _ = readSymtab(t.bin.ef, true)
-		}
 		if len(t.names) == 0 && t.debugNames != nil {
 			t.names, _ = readSymtab(t.debugNames.ef, false)
+		}
+		if len(t.names) == 0 {
+			t.names, _ = readSymtab(t.bin.ef, true)
 		}
 	}
 	return t.names

@@ -6,7 +6,7 @@
 #              i386 and s390x ones written by mkprof/ from the binaries' symbols
 #   ref/       what google/pprof's own command (-proto, binutils on PATH)
 #              makes of each profile: the reference the tests compare to
-# Usage: testdata/symbolize/gen.sh [STEP...]  steps: x86 i386 s390x record ref relpath
+# Usage: testdata/symbolize/gen.sh [STEP...]  steps: x86 i386 s390x record ref relpath asm
 # (default: all). Needs gcc, g++, libgoogle-perftools-dev, binutils;
 # i386: g++-multilib; s390x: gcc-s390x-linux-gnu (the two conflict in Debian:
 # install one at a time). ref needs /tmp/pprof-ref (google/pprof built from
@@ -17,7 +17,7 @@ repo=$(cd "$here/../.." && pwd)
 # The profiles record this directory as the binaries' path; it is removed
 # afterwards, so that the tests must find the binaries by --symbols-dir.
 run=/tmp/pprofx-symfix
-steps=${*:-x86 i386 s390x record ref relpath}
+steps=${*:-x86 i386 s390x record ref relpath asm}
 cflags="-g -O2 -fdebug-prefix-map=$here/src=/src/pprofx-fixtures"
 mkdir -p "$here/bin" "$here/stripped" "$here/compressed" "$here/debugroot" "$here/ref"
 
@@ -110,5 +110,27 @@ if has relpath; then
 		(cd "$repo" && go run ./testdata/symbolize/mkprof -bin testdata/symbolize/bin/$p -path $b/app/$p -base 0x55d0c0000000 -step 2 -o testdata/symbolize/$p.prof)
 		(cd "$here" && PATH=$tools HOME=/nonexistent PPROF_BINARY_PATH=$here/bin /tmp/pprof-ref -proto "$p.prof" >"ref/$p.pb.gz")
 	done
+	rm -rf "$tools"
+fi
+
+if has asm; then
+	# Assembly: a typed function (gas gives it a DW_TAG_subprogram) and a
+	# bare local label (line table rows only, in .symtab only). bin/asmprog
+	# as built; stripped/asmprog with no .symtab at all (strip --strip-all)
+	# and its symbols and DWARF in stripped/asmprog.debug, found by
+	# .gnu_debuglink, which addr2line follows too. The profile samples every
+	# byte of both (mkprof -labels). -rdynamic puts asm_typed and main, not
+	# asm_plain, in .dynsym, as a shared library exports some of its symbols.
+	cd "$here/src/asm"
+	gcc -g -O2 -fdebug-prefix-map="$here/src"=/src/pprofx-fixtures -fpie -pie -rdynamic -Wl,--build-id=sha1 -o "$here/bin/asmprog" asmprog.c asmfn.S
+	cd "$here/stripped"
+	objcopy --only-keep-debug "$here/bin/asmprog" asmprog.debug
+	objcopy --strip-all --add-gnu-debuglink=asmprog.debug "$here/bin/asmprog" asmprog
+	cd "$repo" && go run ./testdata/symbolize/mkprof -bin testdata/symbolize/bin/asmprog -path /tmp/pprofx-asmfix/asmprog -base 0x55d0c0000000 -step 1 -labels -o testdata/symbolize/asmprog.prof
+	tools=$(mktemp -d)
+	for t in addr2line nm objdump c++filt; do ln -s "$(command -v $t)" "$tools/$t"; done
+	cd "$here"
+	PATH=$tools HOME=/nonexistent PPROF_BINARY_PATH=$here/bin /tmp/pprof-ref -proto asmprog.prof >ref/asmprog.pb.gz
+	PATH=$tools HOME=/nonexistent PPROF_BINARY_PATH=$here/stripped /tmp/pprof-ref -proto asmprog.prof >ref/asmprog-stripped.pb.gz
 	rm -rf "$tools"
 fi

@@ -25,6 +25,7 @@ func main() {
 	base := flag.Uint64("base", 0, "load address of a PIE (ET_DYN)")
 	step := flag.Uint64("step", 6, "bytes between sampled addresses")
 	out := flag.String("o", "", "output profile")
+	labels := flag.Bool("labels", false, "also sample code labels without a type or size (assembly), up to the next symbol")
 	flag.Parse()
 	f, err := elf.Open(*bin)
 	if err != nil {
@@ -61,7 +62,21 @@ func main() {
 	var mainPC uint64
 	type fn struct{ start, size uint64 }
 	var fns []fn
-	for _, s := range syms {
+	for k, s := range syms {
+		if *labels && elf.ST_TYPE(s.Info) == elf.STT_NOTYPE && s.Size == 0 && s.Name != "" &&
+			int(s.Section) < len(f.Sections) && f.Sections[s.Section].Flags&elf.SHF_EXECINSTR != 0 {
+			// Up to the next symbol above it, within its section.
+			sec := f.Sections[s.Section]
+			end := sec.Addr + sec.Size
+			for _, n := range syms[k+1:] {
+				if n.Value > s.Value {
+					end = min(end, n.Value)
+					break
+				}
+			}
+			fns = append(fns, fn{s.Value + *base, end - s.Value})
+			continue
+		}
 		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 || s.Section == elf.SHN_UNDEF {
 			continue
 		}
