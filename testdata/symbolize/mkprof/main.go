@@ -26,6 +26,7 @@ func main() {
 	step := flag.Uint64("step", 6, "bytes between sampled addresses")
 	out := flag.String("o", "", "output profile")
 	labels := flag.Bool("labels", false, "also sample code labels without a type or size (assembly), up to the next symbol")
+	symsFrom := flag.String("syms", "", "take the functions from this file's .symtab (a stripped binary's debug file)")
 	flag.Parse()
 	f, err := elf.Open(*bin)
 	if err != nil {
@@ -54,7 +55,14 @@ func main() {
 	put(10000) // sampling period, microseconds
 	put(0)
 
-	syms, err := f.Symbols()
+	sf := f
+	if *symsFrom != "" {
+		if sf, err = elf.Open(*symsFrom); err != nil {
+			log.Fatal(err)
+		}
+		defer sf.Close()
+	}
+	syms, err := sf.Symbols()
 	if err != nil {
 		log.Fatal(err)
 	}

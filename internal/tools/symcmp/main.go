@@ -1,0 +1,188 @@
+// Command symcmp compares two symbolized profiles location by location,
+// keyed by mapping file name and address, as google/pprof reads them: each
+// location's frames (function name, system name, file, line). It sorts the
+// differences into the kinds testdata/symbolize/ref/README lists and a few
+// more, and prints each kind's count and first examples. It is a
+// measuring tool for scripts/symbolize-agree.sh, not part of pprofx.
+//
+//	go run ./internal/tools/symcmp [-n 3] pprof.pb.gz pprofx.pb.gz
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+type frame struct{ name, sys, file string }
+
+type frameLine struct {
+	frame
+	line int64
+}
+
+func load(path string) (map[string][]frameLine, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	m := map[string][]frameLine{}
+	for _, l := range p.Location {
+		bin := "(no mapping)"
+		if l.Mapping != nil {
+			bin = filepath.Base(l.Mapping.File)
+		}
+		var fl []frameLine
+		for _, ln := range l.Line {
+			var fr frame
+			if ln.Function != nil {
+				fr = frame{ln.Function.Name, ln.Function.SystemName, ln.Function.Filename}
+			}
+			fl = append(fl, frameLine{fr, ln.Line})
+		}
+		m[fmt.Sprintf("%s %#x", bin, l.Address)] = fl
+	}
+	return m, nil
+}
+
+// fixRef turns the kinds of pprof error ref/README lists into pprofx's
+// form: "??:?" (and ":?") as a file, and a relative compilation directory
+// joined twice.
+func fixRef(f string) (string, string) {
+	if f == "??:?" || f == ":?" || f == "??" {
+		return "", "no-line file"
+	}
+	for k := strings.IndexByte(f, '/'); k > 0; {
+		d := f[:k]
+		if !strings.HasPrefix(d, "/") && strings.HasPrefix(f, d+"/"+d+"/") {
+			return f[len(d)+1:], "comp-dir-twice"
+		}
+		j := strings.IndexByte(f[k+1:], '/')
+		if j < 0 {
+			break
+		}
+		k += 1 + j
+	}
+	return f, ""
+}
+
+// kind tells how pprof's frames want differ from pprofx's got.
+func kind(want, got []frameLine) string {
+	switch {
+	case got == nil:
+		return "not in pprofx's output"
+	case want == nil:
+		return "not in pprof's output"
+	case len(got) == 0 && len(want) > 0:
+		return "pprofx has no frame"
+	case len(want) == 0 && len(got) > 0:
+		return "pprof has no frame"
+	case len(want) != len(got):
+		return "inline chains of different length"
+	}
+	var k []string
+	add := func(s string) {
+		for _, x := range k {
+			if x == s {
+				return
+			}
+		}
+		k = append(k, s)
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		if w.name != g.name || w.sys != g.sys {
+			add("name")
+		}
+		if w.file != g.file {
+			add("file")
+		}
+		if w.line != g.line {
+			add("line")
+		}
+	}
+	return strings.Join(k, "+") + " differ"
+}
+
+func show(fl []frameLine) string {
+	var b strings.Builder
+	for _, f := range fl {
+		fmt.Fprintf(&b, "\n        %s [%s] %s:%d", f.name, f.sys, f.file, f.line)
+	}
+	return b.String()
+}
+
+func main() {
+	n := flag.Int("n", 3, "examples shown of each kind")
+	flag.Parse()
+	if flag.NArg() != 2 {
+		fmt.Fprintln(os.Stderr, "usage: symcmp [-n N] PPROF_OUTPUT PPROFX_OUTPUT")
+		os.Exit(2)
+	}
+	ref, err := load(flag.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "symcmp:", err)
+		os.Exit(1)
+	}
+	ours, err := load(flag.Arg(1))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "symcmp:", err)
+		os.Exit(1)
+	}
+	keys := make([]string, 0, len(ref))
+	for k := range ref {
+		keys = append(keys, k)
+	}
+	for k := range ours {
+		if _, ok := ref[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	same, known := 0, map[string]int{}
+	kinds := map[string][]string{}
+	for _, k := range keys {
+		want, got := ref[k], ours[k]
+		if want != nil {
+			fixed := make([]frameLine, len(want))
+			for i, f := range want {
+				var why string
+				f.file, why = fixRef(f.file)
+				if why != "" {
+					known[why]++
+				}
+				fixed[i] = f
+			}
+			want = fixed
+		}
+		if fmt.Sprint(want) == fmt.Sprint(got) && (want == nil) == (got == nil) {
+			same++
+			continue
+		}
+		kd := kind(want, got)
+		kinds[kd] = append(kinds[kd], fmt.Sprintf("    %s\n      pprof:%s\n      pprofx:%s", k, show(want), show(got)))
+	}
+	fmt.Printf("%d locations: %d agree (after pprof's known errors: %v)\n", len(keys), same, known)
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return len(kinds[names[i]]) > len(kinds[names[j]]) })
+	for _, kd := range names {
+		ex := kinds[kd]
+		fmt.Printf("  %d: %s\n", len(ex), kd)
+		for _, e := range ex[:min(*n, len(ex))] {
+			fmt.Println(e)
+		}
+	}
+}
