@@ -9,7 +9,9 @@
 # libc.so.6), the functions taken from ELF's .symtab or, for a stripped ELF,
 # from its debug file under /usr/lib/debug/.build-id (libc6-dbg for libc);
 # symbolizes it with both commands; and compares the two location by location
-# (internal/tools/symcmp), sorting the differences by kind. Nothing here is
+# (internal/tools/symcmp), sorting the differences by kind and, where
+# llvm-symbolizer is installed, counting for each kind whose files and lines
+# it agrees with. Nothing here is
 # timed. pprof is built as symbolize-bench.sh builds it (PPROF_REF_MOD, else
 # PPROF_REF; see testdata/symbolize/ref/README).
 set -euo pipefail
@@ -42,4 +44,9 @@ go run ./testdata/symbolize/mkprof -bin "$elf" "${syms[@]}" -path "$elf" -base $
 env PATH="$tmp/tools" HOME="$tmp" "$ref" -proto "$tmp/p.prof" >"$tmp/pprof.pb.gz" 2>"$tmp/pprof.err" || { cat "$tmp/pprof.err" >&2; exit 1; }
 "$tmp/pprofx" symbolize "$tmp/p.prof" -o "$tmp/pprofx.pb.gz"
 echo "$elf, every $step bytes of every function: pprof -proto (binutils) against pprofx symbolize"
-go run ./internal/tools/symcmp -n "${SHOW:-3}" "$tmp/pprof.pb.gz" "$tmp/pprofx.pb.gz"
+llvm=()
+if command -v llvm-symbolizer >/dev/null; then
+	# A third opinion on the files and lines where the two differ.
+	llvm=(-llvm "$elf" -base $base)
+fi
+go run ./internal/tools/symcmp -n "${SHOW:-3}" "${llvm[@]}" "$tmp/pprof.pb.gz" "$tmp/pprofx.pb.gz"

@@ -5,15 +5,22 @@
 // more, and prints each kind's count and first examples. It is a
 // measuring tool for scripts/symbolize-agree.sh, not part of pprofx.
 //
-//	go run ./internal/tools/symcmp [-n 3] pprof.pb.gz pprofx.pb.gz
+//	go run ./internal/tools/symcmp [-n 3] [-llvm ELF -base ADDR] pprof.pb.gz pprofx.pb.gz
+//
+// With -llvm, each location that differs is also given to llvm-symbolizer
+// (ELF loaded at -base), and each kind's count says how many of them have
+// pprof's files and lines, and how many pprofx's, as llvm-symbolizer has
+// them: a third opinion where the two differ.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -122,9 +129,63 @@ func show(fl []frameLine) string {
 	return b.String()
 }
 
+// llvmLines runs llvm-symbolizer on addrs (less base) of elf and gives
+// each one's frames' file:line, innermost first, the files set right as
+// for pprof (fixRef).
+func llvmLines(elf string, base uint64, addrs []uint64) ([][]string, error) {
+	var in strings.Builder
+	for _, a := range addrs {
+		fmt.Fprintf(&in, "%#x\n", a-base)
+	}
+	cmd := exec.Command("llvm-symbolizer", "--obj="+elf, "--inlining", "--functions=none")
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	recs := strings.Split(strings.TrimSpace(string(out)), "\n\n")
+	if len(recs) != len(addrs) {
+		return nil, fmt.Errorf("llvm-symbolizer gave %d answers for %d addresses", len(recs), len(addrs))
+	}
+	res := make([][]string, len(recs))
+	for i, r := range recs {
+		for _, l := range strings.Split(r, "\n") {
+			// FILE:LINE:COLUMN
+			if k := strings.LastIndexByte(l, ':'); k > 0 {
+				l = l[:k]
+			}
+			k := strings.LastIndexByte(l, ':')
+			if k < 0 {
+				continue
+			}
+			f, _ := fixRef(l[:k])
+			if f == "??" {
+				f = ""
+			}
+			res[i] = append(res[i], f+":"+l[k+1:])
+		}
+	}
+	return res, nil
+}
+
+func fileLines(fl []frameLine) []string {
+	var s []string
+	for _, f := range fl {
+		s = append(s, f.file+":"+strconv.FormatInt(f.line, 10))
+	}
+	return s
+}
+
 func main() {
 	n := flag.Int("n", 3, "examples shown of each kind")
+	llvmELF := flag.String("llvm", "", "ask llvm-symbolizer too, of this ELF file")
+	baseFlag := flag.String("base", "0", "the address the ELF file is loaded at (-llvm)")
 	flag.Parse()
+	base, err := strconv.ParseUint(*baseFlag, 0, 64)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "symcmp: -base:", err)
+		os.Exit(2)
+	}
 	if flag.NArg() != 2 {
 		fmt.Fprintln(os.Stderr, "usage: symcmp [-n N] PPROF_OUTPUT PPROFX_OUTPUT")
 		os.Exit(2)
@@ -151,6 +212,11 @@ func main() {
 	sort.Strings(keys)
 	same, known := 0, map[string]int{}
 	kinds := map[string][]string{}
+	type diff struct {
+		addr      uint64
+		want, got []frameLine
+	}
+	diffs := map[string][]diff{}
 	for _, k := range keys {
 		want, got := ref[k], ours[k]
 		if want != nil {
@@ -171,6 +237,34 @@ func main() {
 		}
 		kd := kind(want, got)
 		kinds[kd] = append(kinds[kd], fmt.Sprintf("    %s\n      pprof:%s\n      pprofx:%s", k, show(want), show(got)))
+		addr, _ := strconv.ParseUint(k[strings.LastIndexByte(k, ' ')+1:], 0, 64)
+		diffs[kd] = append(diffs[kd], diff{addr, want, got})
+	}
+	// llvm-symbolizer's opinion of each kind's files and lines.
+	third := map[string]string{}
+	if *llvmELF != "" {
+		for kd, ds := range diffs {
+			addrs := make([]uint64, len(ds))
+			for i, d := range ds {
+				addrs[i] = d.addr
+			}
+			ll, err := llvmLines(*llvmELF, base, addrs)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "symcmp: llvm-symbolizer:", err)
+				os.Exit(1)
+			}
+			pp, px := 0, 0
+			for i, d := range ds {
+				l := fmt.Sprint(ll[i])
+				if l == fmt.Sprint(fileLines(d.want)) {
+					pp++
+				}
+				if l == fmt.Sprint(fileLines(d.got)) {
+					px++
+				}
+			}
+			third[kd] = fmt.Sprintf(" (files and lines as llvm-symbolizer has them: pprof %d, pprofx %d)", pp, px)
+		}
 	}
 	fmt.Printf("%d locations: %d agree (after pprof's known errors: %v)\n", len(keys), same, known)
 	names := make([]string, 0, len(kinds))
@@ -180,7 +274,7 @@ func main() {
 	sort.Slice(names, func(i, j int) bool { return len(kinds[names[i]]) > len(kinds[names[j]]) })
 	for _, kd := range names {
 		ex := kinds[kd]
-		fmt.Printf("  %d: %s\n", len(ex), kd)
+		fmt.Printf("  %d: %s%s\n", len(ex), kd, third[kd])
 		for _, e := range ex[:min(*n, len(ex))] {
 			fmt.Println(e)
 		}
