@@ -131,6 +131,27 @@ func (x *rangeIndex) find(a uint64) int {
 	return best
 }
 
+// fit returns the position in list (the list the index was made of) of the
+// node holding a that binutils' addr2line picks, or -1: the one whose range
+// holding a is shortest, and of equally short ones the last entry in the
+// unit. Functions' ranges overlap only where one piece of code has several
+// entries (assembly aliases, which gas describes one by one: libc's
+// __finitel, finitel and __GI___finitel); addr2line names the last.
+func (x *rangeIndex) fit(a uint64, list []int32) int {
+	i := sort.Search(len(x.lo), func(i int) bool { return x.lo[i] > a }) - 1
+	best, bestLen := -1, uint64(0)
+	for ; i >= 0 && x.maxHi[i] > a; i-- {
+		if a >= x.hi[i] {
+			continue
+		}
+		p, n := int(x.pos[i]), x.hi[i]-x.lo[i]
+		if best < 0 || n < bestLen || n == bestLen && list[p] > list[best] {
+			best, bestLen = p, n
+		}
+	}
+	return best
+}
+
 func inRanges(rs [][2]uint64, a uint64) bool {
 	for _, r := range rs {
 		if a >= r[0] && a < r[1] {
@@ -268,7 +289,7 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 	for k, i := range want {
 		a := addrs[i]
 		var chain []int32
-		if p := rootIdx.find(a); p >= 0 {
+		if p := rootIdx.fit(a, roots); p >= 0 {
 			chain = append(chain, roots[p])
 		}
 		if len(chain) == 0 {

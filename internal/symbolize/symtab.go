@@ -71,6 +71,15 @@ func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
 	return st, nil
 }
 
+// aliasBefore tells whether alias x is to be named before y, as binutils
+// names them (their order in the table breaks a tie, not this).
+func aliasBefore(x, y symbol) bool {
+	if (x.size != 0) != (y.size != 0) {
+		return x.size != 0
+	}
+	return x.size < y.size
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -82,11 +91,29 @@ func b2i(b bool) int {
 // function.
 func isLocalLabel(s string) bool { return len(s) > 1 && s[0] == '.' && s[1] == 'L' }
 
-// funcAt returns the function symbol that holds file address a: the last
-// code symbol at or below a, when a is inside its size (or, for a symbol
-// without a size, inside its section).
+// funcAt returns the function symbol that holds file address a: the
+// nearest code symbol at or below a, when a is inside its size (or, for a
+// symbol without a size, inside its section).
 func (st symtab) funcAt(a uint64) (symbol, bool) {
 	i := sort.Search(len(st), func(i int) bool { return st[i].addr > a }) - 1
+	// Of several code symbols at one address that hold a (aliases:
+	// __gttf2 and __getf2), the one binutils' addr2line names: a sized
+	// one before an unsized one, the shortest, the first in the table.
+	if i >= 0 {
+		best := -1
+		for j := i; j >= 0 && st[j].addr == st[i].addr; j-- {
+			s := st[j]
+			if !s.code || !(s.size == 0 && a < s.secEnd || a-s.addr < s.size) {
+				continue
+			}
+			if best < 0 || aliasBefore(s, st[best]) || !aliasBefore(st[best], s) {
+				best = j
+			}
+		}
+		if best >= 0 {
+			return st[best], true
+		}
+	}
 	for ; i >= 0; i-- {
 		s := st[i]
 		if !s.code {

@@ -25,7 +25,7 @@ func main() {
 	base := flag.Uint64("base", 0, "load address of a PIE (ET_DYN)")
 	step := flag.Uint64("step", 6, "bytes between sampled addresses")
 	out := flag.String("o", "", "output profile")
-	labels := flag.Bool("labels", false, "also sample code labels without a type or size (assembly), up to the next symbol")
+	labels := flag.Bool("labels", false, "also sample code labels without a type (assembly): their size, else up to the next symbol")
 	symsFrom := flag.String("syms", "", "take the functions from this file's .symtab (a stripped binary's debug file)")
 	flag.Parse()
 	f, err := elf.Open(*bin)
@@ -71,11 +71,15 @@ func main() {
 	type fn struct{ start, size uint64 }
 	var fns []fn
 	for k, s := range syms {
-		if *labels && elf.ST_TYPE(s.Info) == elf.STT_NOTYPE && s.Size == 0 && s.Name != "" &&
+		if *labels && elf.ST_TYPE(s.Info) == elf.STT_NOTYPE && s.Name != "" &&
 			int(s.Section) < len(f.Sections) && f.Sections[s.Section].Flags&elf.SHF_EXECINSTR != 0 {
-			// Up to the next symbol above it, within its section.
+			// Its size, or up to the next symbol above it, within its
+			// section.
 			sec := f.Sections[s.Section]
 			end := sec.Addr + sec.Size
+			if s.Size != 0 {
+				end = s.Value + s.Size
+			}
 			for _, n := range syms[k+1:] {
 				if n.Value > s.Value {
 					end = min(end, n.Value)
