@@ -21,16 +21,8 @@ step=${2:-251}
 elf=$(readlink -f "$elf")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ref=${PPROF_REF:-/tmp/pprof-ref}
-mod=${PPROF_REF_MOD:-/tmp/pprofref-mod}
-if [ -f "$mod/go.mod" ]; then
-	(cd "$mod" && CGO_ENABLED=0 go build -o "$tmp/pprof-ref" github.com/google/pprof)
-	ref=$tmp/pprof-ref
-fi
-[ -x "$ref" ] || { echo "no google/pprof command at $ref (see testdata/symbolize/ref/README)" >&2; exit 1; }
-CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx
-mkdir "$tmp/tools"
-for t in addr2line nm objdump c++filt; do ln -s "$(command -v $t)" "$tmp/tools/$t"; done
+. scripts/pprof-ref.sh
+pprof_ref_setup "$tmp"
 
 syms=()
 if ! readelf -S "$elf" | grep -q ' \.symtab '; then

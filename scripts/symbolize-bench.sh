@@ -54,30 +54,16 @@ case ${1:-} in
 '') ;;
 *) rounds=$1 ;;
 esac
-ref=${PPROF_REF:-/tmp/pprof-ref}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. scripts/pprof-ref.sh
+# The instruction counts need pprof built here (cachegrind follows its
+# children); the timings take PPROF_REF as it is when there is no module.
 if [ $mode = instructions ]; then
-	mod=${PPROF_REF_MOD:-/tmp/pprofref-mod}
-	[ -f "$mod/go.mod" ] || { echo "no pprof module at $mod (see testdata/symbolize/ref/README)" >&2; exit 1; }
-	(cd "$mod" && CGO_ENABLED=0 go build -o "$tmp/pprof-ref" github.com/google/pprof)
-	ref=$tmp/pprof-ref
-	CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx
+	pprof_ref_setup "$tmp" module
 else
-	# Both commands are built as README installs pprofx: CGO_ENABLED=0, a
-	# static binary (no dynamic loader at start-up). pprof is built the same
-	# way from its module when there is one, else PPROF_REF is used as it is.
-	mod=${PPROF_REF_MOD:-/tmp/pprofref-mod}
-	if [ -f "$mod/go.mod" ]; then
-		(cd "$mod" && CGO_ENABLED=0 go build -o "$tmp/pprof-ref" github.com/google/pprof)
-		ref=$tmp/pprof-ref
-	fi
-	[ -x "$ref" ] || { echo "no google/pprof command at $ref (see testdata/symbolize/ref/README)" >&2; exit 1; }
-	CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx
+	pprof_ref_setup "$tmp"
 fi
-# binutils only: with llvm-symbolizer on PATH pprof would use that instead.
-mkdir "$tmp/tools"
-for t in addr2line nm objdump c++filt; do ln -s "$(command -v $t)" "$tmp/tools/$t"; done
 bin=testdata/symbolize/bin
 
 profiles="cprog cxxprog cxxprog-all i386 s390x"
