@@ -39,6 +39,12 @@ echo "$elf, every $step bytes of every function: pprof -proto (binutils) against
 llvm=()
 if command -v llvm-symbolizer >/dev/null; then
 	# A third opinion on the files and lines where the two differ.
-	llvm=(-llvm "$elf" -base $base)
+	# mkprof loads a PIE or shared library at base, an executable where
+	# it is linked.
+	load=0
+	if readelf -h "$elf" | grep -q 'Type: *DYN'; then
+		load=$base
+	fi
+	llvm=(-llvm "$elf" -base $load)
 fi
 go run ./internal/tools/symcmp -n "${SHOW:-3}" "${llvm[@]}" "$tmp/pprof.pb.gz" "$tmp/pprofx.pb.gz"
