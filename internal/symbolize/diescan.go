@@ -41,6 +41,10 @@ type dieAbbrev struct {
 	fixed    int // the attributes' size when every form is fixed, else -1
 	forms    []uint64
 	sibling  int // index of DW_AT_sibling in forms, or -1
+	// code: the entry has DW_AT_low_pc or DW_AT_ranges, so it may have
+	// code (a function without either is a declaration or an abstract
+	// instance, which the tree does not need decoded).
+	code bool
 }
 
 const (
@@ -217,8 +221,11 @@ func parseAbbrevs(a []byte, add func(code uint64, ab dieAbbrev) error) (int, err
 					return 0, errShort
 				}
 			}
-			if dwarf.Attr(attr) == dwarf.AttrSibling {
+			switch dwarf.Attr(attr) {
+			case dwarf.AttrSibling:
 				ab.sibling = len(ab.forms)
+			case dwarf.AttrLowpc, dwarf.AttrRanges:
+				ab.code = true
 			}
 			ab.forms = append(ab.forms, form)
 		}

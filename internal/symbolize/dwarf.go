@@ -404,12 +404,16 @@ func (t *dwarfTable) add(tr *funcTree, e *dwarf.Entry, cur int32) int32 {
 // descends says whether a unit's function tree goes on inside entries of
 // the tag: functions (their inlined subroutines), lexical, try and catch
 // blocks (whose inlined subroutines belong to the enclosing function),
-// namespaces and modules (where functions with code may be defined).
+// namespaces and modules (where functions with code may be defined), and
+// classes, structures and unions: a class local to a function has its
+// member functions' code there (a C++ lambda's operator() inside the
+// function that makes the lambda, in libstdc++'s fast_float).
 func descends(tag dwarf.Tag) bool {
 	switch tag {
 	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine,
 		dwarf.TagLexDwarfBlock, dwarf.TagTryDwarfBlock, dwarf.TagCatchDwarfBlock,
-		dwarf.TagNamespace, dwarf.TagModule:
+		dwarf.TagNamespace, dwarf.TagModule,
+		dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 		return true
 	}
 	return false
@@ -496,7 +500,11 @@ func (t *dwarfTable) scanTree(cu *dwarf.Entry, tr *funcTree) error {
 			continue
 		}
 		self := stack[len(stack)-1]
-		if ab.tag == dwarf.TagSubprogram || ab.tag == dwarf.TagInlinedSubroutine {
+		if (ab.tag == dwarf.TagSubprogram || ab.tag == dwarf.TagInlinedSubroutine) && !ab.code {
+			// No code (a member function's declaration, an abstract
+			// instance): what add makes of it, without decoding it.
+			self = -1
+		} else if ab.tag == dwarf.TagSubprogram || ab.tag == dwarf.TagInlinedSubroutine {
 			t.er.Seek(dwarf.Offset(off))
 			e, err := t.er.Next()
 			if err != nil || e == nil || e.Offset != dwarf.Offset(off) || e.Tag != ab.tag {

@@ -20,7 +20,7 @@ const fixtures = "../../testdata/symbolize"
 // from; other mappings (libc, libprofiler) are this machine's and are not
 // compared.
 var fixtureBinaries = map[string]bool{"cprog": true, "cxxprog": true, "libwork.so": true, "cprog-i386": true, "cprog-s390x": true,
-	"relprog": true, "relprog-dwarf4": true, "asmprog": true}
+	"relprog": true, "relprog-dwarf4": true, "asmprog": true, "cxxnest": true}
 
 // readProf reads a fixture profile with pprofx's own reader.
 func readProf(t testing.TB, name string) *model.Profile {
@@ -245,6 +245,14 @@ func TestReferenceRelativeCompDir(t *testing.T) {
 func TestReferenceAssembly(t *testing.T) {
 	compareToReference(t, "asmprog.prof", "asmprog.pb.gz", "bin")
 	compareToReference(t, "asmprog.prof", "asmprog-stripped.pb.gz", "stripped")
+}
+
+// C++ with a function's code inside a class inside another function's
+// entry (a lambda's operator() in a function template), and the code
+// inlined into it: pprof's inline chains there (32 locations had one frame
+// where pprof has two, before the tree went into classes).
+func TestReferenceNestedFunctions(t *testing.T) {
+	compareToReference(t, "cxxnest.prof", "cxxnest.pb.gz", "bin")
 }
 
 // diffLines shows the frames that differ.

@@ -29,6 +29,7 @@ type tables struct {
 	// else does: .symtab, else the debug file's .symtab, else .dynsym.
 	// names is read on the first address nothing else answers.
 	syms       symtab
+	nm         symtab // syms as pprof reads `nm` (nmTable), made on first use
 	names      symtab
 	namesRead  bool
 	debugNames *binary
@@ -146,7 +147,10 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 			// pprof (binutils) prefers nm's name for the non-inlined frame
 			// when it is longer by two or more: a clone's suffix, or a
 			// mangled name where DWARF gives a plain one.
-			if s, ok := t.syms.sizedAt(addrs[i]); ok && len(s.name) > len(last.name)+1 {
+			if t.nm == nil {
+				t.nm = t.syms.nmTable()
+			}
+			if s, ok := t.nm.nmAt(addrs[i]); ok && len(s.name) > len(last.name)+1 {
 				last.name = s.name
 			}
 			// A line in no function DWARF describes: the symbol's name.

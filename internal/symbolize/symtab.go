@@ -13,6 +13,7 @@ type symbol struct {
 	addr, size uint64
 	name       string
 	code       bool   // a function (or an untyped label) in an executable section
+	typed      bool   // STT_FUNC or STT_GNU_IFUNC, not an untyped label
 	secEnd     uint64 // the end of its section: an unsized symbol reaches no further
 }
 
@@ -53,11 +54,11 @@ func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
 		if typ == elf.STT_NOTYPE && (!code || isLocalLabel(s.Name)) {
 			continue
 		}
-		name := s.Name
-		if i := strings.IndexByte(name, '@'); i > 0 {
-			name = name[:i] // a symbol version: "memcpy@GLIBC_2.2.5"
-		}
-		st = append(st, symbol{addr: s.Value, size: s.Size, name: name, code: code, secEnd: secEnd})
+		// The name as it is, a symbol version included
+		// ("_ZNSi6ignoreEv@@GLIBCXX_3.4.5"), as nm and addr2line give it;
+		// the demangler reads past the version.
+		st = append(st, symbol{addr: s.Value, size: s.Size, name: s.Name, code: code,
+			typed: typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC, secEnd: secEnd})
 	}
 	// By address; at one address, the sized symbols after the unsized and
 	// globals (which sort after locals in .symtab) last, so that a lookup
@@ -133,34 +134,79 @@ func (st symtab) funcAt(a uint64) (symbol, bool) {
 	return symbol{}, false
 }
 
-// sizedAt is the lookup pprof makes in `nm --print-size` output, used
-// only to prefer a longer symbol name to DWARF's for the non-inlined frame
-// (a clone's "f.constprop.0", a mangled name where DWARF has a plain one):
-// the last sized symbol at or below a. Unlike nm's lookup, a must be inside
-// it: a name from past a symbol's end could be a wrong one.
-func (st symtab) sizedAt(a uint64) (symbol, bool) {
-	i := sort.Search(len(st), func(i int) bool { return st[i].addr > a }) - 1
-	for ; i >= 0; i-- {
-		s := st[i]
-		if s.size == 0 {
-			continue
+// nmTable is st as `nm --numeric-sort --print-size --format=posix` lists
+// it and pprof reads that: the symbols with a size, by address and, at one
+// address, by name.
+func (st symtab) nmTable() symtab {
+	var m symtab
+	for _, s := range st {
+		if s.size != 0 {
+			m = append(m, s)
 		}
-		if a-s.addr >= s.size {
-			return symbol{}, false
+	}
+	slices.SortStableFunc(m, func(x, y symbol) int {
+		if x.addr != y.addr {
+			return cmp.Compare(x.addr, y.addr)
 		}
+		return strings.Compare(x.name, y.name)
+	})
+	return m
+}
+
+// nmAt is the lookup pprof makes in its nm table (nmTable), used only to
+// prefer a longer symbol name to DWARF's for the non-inlined frame (a
+// clone's "f.constprop.0", a mangled name where DWARF has a plain one, a
+// versioned "_ZNSi6ignoreEv@GLIBCXX_3.4"): its binary search, which at an
+// address several symbols share takes the one the search meets. Unlike
+// pprof's, a must be inside the symbol: a name from past a symbol's end
+// could be a wrong one.
+func (m symtab) nmAt(a uint64) (symbol, bool) {
+	if len(m) == 0 || a < m[0].addr {
+		return symbol{}, false
+	}
+	low, high := 0, len(m)
+	for low+1 < high {
+		mid := (low + high) / 2
+		if v := m[mid].addr; a == v {
+			low = mid
+			break
+		} else if a > v {
+			low = mid
+		} else {
+			high = mid
+		}
+	}
+	if s := m[low]; a-s.addr < s.size {
 		return s, true
 	}
 	return symbol{}, false
 }
 
-// at returns the code symbol at exactly file address a (the best of
-// several: sized, global).
+// at returns the code symbol at exactly file address a that binutils'
+// addr2line names there: of several, a function before an untyped label,
+// a sized one, the shortest, and of equal ones the first in the table.
 func (st symtab) at(a uint64) (symbol, bool) {
 	i := sort.Search(len(st), func(i int) bool { return st[i].addr > a }) - 1
+	best := -1
 	for ; i >= 0 && st[i].addr == a; i-- {
-		if st[i].code {
-			return st[i], true
+		s := st[i]
+		if !s.code {
+			continue
+		}
+		if best < 0 || !atBefore(st[best], s) {
+			best = i
 		}
 	}
-	return symbol{}, false
+	if best < 0 {
+		return symbol{}, false
+	}
+	return st[best], true
+}
+
+// atBefore tells whether x is named before y at one address (at).
+func atBefore(x, y symbol) bool {
+	if x.typed != y.typed {
+		return x.typed
+	}
+	return aliasBefore(x, y)
 }

@@ -6,7 +6,7 @@
 #              i386 and s390x ones written by mkprof/ from the binaries' symbols
 #   ref/       what google/pprof's own command (-proto, binutils on PATH)
 #              makes of each profile: the reference the tests compare to
-# Usage: testdata/symbolize/gen.sh [STEP...]  steps: x86 i386 s390x record ref relpath asm
+# Usage: testdata/symbolize/gen.sh [STEP...]  steps: x86 i386 s390x record ref relpath asm cxxnest
 # (default: all). Needs gcc, g++, libgoogle-perftools-dev, binutils;
 # i386: g++-multilib; s390x: gcc-s390x-linux-gnu (the two conflict in Debian:
 # install one at a time). ref needs /tmp/pprof-ref (google/pprof built from
@@ -17,7 +17,7 @@ repo=$(cd "$here/../.." && pwd)
 # The profiles record this directory as the binaries' path; it is removed
 # afterwards, so that the tests must find the binaries by --symbols-dir.
 run=/tmp/pprofx-symfix
-steps=${*:-x86 i386 s390x record ref relpath asm}
+steps=${*:-x86 i386 s390x record ref relpath asm cxxnest}
 cflags="-g -O2 -fdebug-prefix-map=$here/src=/src/pprofx-fixtures"
 mkdir -p "$here/bin" "$here/stripped" "$here/compressed" "$here/debugroot" "$here/ref"
 
@@ -132,5 +132,19 @@ if has asm; then
 	cd "$here"
 	PATH=$tools HOME=/nonexistent PPROF_BINARY_PATH=$here/bin /tmp/pprof-ref -proto asmprog.prof >ref/asmprog.pb.gz
 	PATH=$tools HOME=/nonexistent PPROF_BINARY_PATH=$here/stripped /tmp/pprof-ref -proto asmprog.prof >ref/asmprog-stripped.pb.gz
+	rm -rf "$tools"
+fi
+
+if has cxxnest; then
+	# C++ whose function tree has code inside a class: a lambda's operator()
+	# nested in its enclosing function's entry. The profile samples every
+	# byte of every function (mkprof), the reference is pprof's.
+	cd "$here/src/cxxnest"
+	g++ $cflags -fpie -pie -Wl,--build-id=sha1 -o "$here/bin/cxxnest" cxxnest.cc
+	cd "$repo" && go run ./testdata/symbolize/mkprof -bin testdata/symbolize/bin/cxxnest -path /tmp/pprofx-cxxnest/cxxnest -base 0x55d0c0000000 -step 1 -o testdata/symbolize/cxxnest.prof
+	tools=$(mktemp -d)
+	for t in addr2line nm objdump c++filt; do ln -s "$(command -v $t)" "$tools/$t"; done
+	cd "$here"
+	PATH=$tools HOME=/nonexistent PPROF_BINARY_PATH=$here/bin /tmp/pprof-ref -proto cxxnest.prof >ref/cxxnest.pb.gz
 	rm -rf "$tools"
 fi
