@@ -51,7 +51,10 @@ func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
 				code = sec.Flags&elf.SHF_EXECINSTR != 0
 			}
 		}
-		if typ == elf.STT_NOTYPE && (!code || isLocalLabel(s.Name)) {
+		// An untyped label outside code stays (not code: it names no
+		// function), as nm lists it: pprof's lookup in nm's list
+		// (nmAt) depends on every entry of it.
+		if typ == elf.STT_NOTYPE && isLocalLabel(s.Name) {
 			continue
 		}
 		// The name as it is, a symbol version included
