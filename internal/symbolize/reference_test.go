@@ -12,6 +12,7 @@ import (
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/symbolize"
+	"github.com/pprofx/pprofx/internal/symbolize/pprofdiff"
 )
 
 const fixtures = "../../testdata/symbolize"
@@ -53,72 +54,8 @@ func symbolizeFixture(t testing.TB, prof, dir string, mode symbolize.Mode, debug
 	return p, warns
 }
 
-type line struct {
-	name, sys, file string
-	line            int64
-}
-
-func (l line) String() string { return fmt.Sprintf("%s [%s] %s:%d", l.name, l.sys, l.file, l.line) }
-
-// known are the differences from pprof's output that are pprof's errors
-// (see testdata/symbolize/ref/README): fix turns pprof's line into the
-// right one.
-func fixRef(l line, known *int) line {
-	// addr2line prints "??:?" for an address with a function but no line
-	// (_start, from assembly without line information); pprof keeps "??:?"
-	// as the file name.
-	if l.file == "??:?" {
-		l.file = ""
-		*known++
-	}
-	return l
-}
-
-// pprofError says whether frame i of pprof's chain want differs from
-// pprofx's got in one of the ways pprof (binutils' addr2line under it) is
-// wrong, and which (testdata/symbolize/ref/README lists them):
-//
-// "inlined-named-as-caller": addr2line names the innermost frame after the
-// ELF symbol at the first address of the innermost function's code when
-// DWARF gives that function no linkage name. For an inlined frame (std::
-// templates, atoi) that symbol is the function it was inlined into: the
-// chain then names that function twice, the innermost time at a line of
-// the inlined function's source (stl_algo.h:1937 is std::__sort's, not
-// geo::Cloud::sortByNorm's).
-//
-// "unqualified-outer-name": the same out-of-line template instance
-// (std::__introsort_loop<...>) is named by its symbol where it is the
-// innermost frame, but by DWARF's unqualified "__introsort_loop<...>"
-// where code is inlined into it: one function, two names. pprofx names it
-// by its symbol in both places.
-//
-// "comp-dir-twice": a DWARF 5 file in directory 0, the compilation
-// directory, when that is relative (-ffile-prefix-map, as Debian builds):
-// addr2line joins the compilation directory to it once more, "./app" and
-// "relprog.c" giving ./app/./app/relprog.c, a file no source tree holds;
-// pprofx gives ./app/relprog.c.
-func pprofError(i int, got, want []line) string {
-	g, w := got[i], want[i]
-	if g.name == w.name && g.sys == w.sys && g.line == w.line && g.file != w.file {
-		for k := strings.IndexByte(g.file, '/'); k > 0; k = nextSlash(g.file, k) {
-			if d := g.file[:k]; !strings.HasPrefix(d, "/") && w.file == d+"/"+g.file {
-				return "comp-dir-twice"
-			}
-		}
-	}
-	if g.file != w.file || g.line != w.line || len(got) < 2 {
-		return ""
-	}
-	last := got[len(got)-1]
-	if i == 0 && w.name == last.name && w.sys == last.sys {
-		return "inlined-named-as-caller"
-	}
-	if i == len(got)-1 && strings.HasPrefix(g.sys, "_Z") && !strings.HasPrefix(w.sys, "_Z") &&
-		strings.HasSuffix(g.name, "::"+w.name) {
-		return "unqualified-outer-name"
-	}
-	return ""
-}
+// line is a frame as google/pprof reads it.
+type line = pprofdiff.Frame
 
 func compareToReference(t *testing.T, prof, ref, dir string, debugRoots ...string) {
 	p, warns := symbolizeFixture(t, prof, dir, symbolize.Local, debugRoots...)
@@ -150,7 +87,7 @@ func compareToReference(t *testing.T, prof, ref, dir string, debugRoots ...strin
 		var ls []line
 		for _, ln := range l.Lines {
 			f := p.Functions[ln.Function]
-			ls = append(ls, line{p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), ln.Line})
+			ls = append(ls, line{Name: p.String(f.Name), SystemName: p.String(f.SystemName), File: p.String(f.Filename), Line: ln.Line})
 		}
 		ours[key{bin, l.Address}] = ls
 	}
@@ -170,13 +107,17 @@ func compareToReference(t *testing.T, prof, ref, dir string, debugRoots ...strin
 		seen[k] = true
 		var want []line
 		for _, ln := range l.Line {
-			want = append(want, fixRef(line{ln.Function.Name, ln.Function.SystemName, ln.Function.Filename, ln.Line}, &known))
+			file, fixed := pprofdiff.NoLineFile(ln.Function.Filename)
+			if fixed {
+				known++
+			}
+			want = append(want, line{Name: ln.Function.Name, SystemName: ln.Function.SystemName, File: file, Line: ln.Line})
 		}
 		compared++
 		if len(got) == len(want) {
 			for i := range want {
 				if got[i] != want[i] {
-					if why := pprofError(i, got, want); why != "" {
+					if why := pprofdiff.Known(i, got, want); why != "" {
 						want[i] = got[i]
 						kinds[why]++
 					}
@@ -219,14 +160,6 @@ func TestReferenceSymtabOnly(t *testing.T) {
 	compareToReference(t, "cxxprog.prof", "cxxprog-symtab.pb.gz", "stripped")
 }
 
-// nextSlash is the index of the next "/" in s after k, or -1.
-func nextSlash(s string, k int) int {
-	if j := strings.IndexByte(s[k+1:], '/'); j >= 0 {
-		return k + 1 + j
-	}
-	return -1
-}
-
 // A binary built as Debian builds its packages, with a relative
 // compilation directory ("./app") and line table directory ("../lib"), in
 // DWARF 5 and DWARF 4: file paths as addr2line gives them
@@ -255,6 +188,10 @@ func TestReferenceNestedFunctions(t *testing.T) {
 	compareToReference(t, "cxxnest.prof", "cxxnest.pb.gz", "bin")
 }
 
+func showLine(l line) string {
+	return fmt.Sprintf("%s [%s] %s:%d", l.Name, l.SystemName, l.File, l.Line)
+}
+
 // diffLines shows the frames that differ.
 func diffLines(got, want []line) string {
 	var b strings.Builder
@@ -270,7 +207,7 @@ func diffLines(got, want []line) string {
 			w = want[i]
 		}
 		if g != w {
-			fmt.Fprintf(&b, "\n  frame %d: pprofx %v\n           pprof  %v", i, g, w)
+			fmt.Fprintf(&b, "\n  frame %d: pprofx %s\n           pprof  %s", i, showLine(g), showLine(w))
 		}
 	}
 	return b.String()

@@ -24,14 +24,11 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/pprofx/pprofx/internal/symbolize/pprofdiff"
 )
 
-type frame struct{ name, sys, file string }
-
-type frameLine struct {
-	frame
-	line int64
-}
+type frameLine = pprofdiff.Frame
 
 func load(path string) (map[string][]frameLine, error) {
 	f, err := os.Open(path)
@@ -51,56 +48,15 @@ func load(path string) (map[string][]frameLine, error) {
 		}
 		var fl []frameLine
 		for _, ln := range l.Line {
-			var fr frame
+			f := frameLine{Line: ln.Line}
 			if ln.Function != nil {
-				fr = frame{ln.Function.Name, ln.Function.SystemName, ln.Function.Filename}
+				f.Name, f.SystemName, f.File = ln.Function.Name, ln.Function.SystemName, ln.Function.Filename
 			}
-			fl = append(fl, frameLine{fr, ln.Line})
+			fl = append(fl, f)
 		}
 		m[fmt.Sprintf("%s %#x", bin, l.Address)] = fl
 	}
 	return m, nil
-}
-
-// fixRef turns the kinds of pprof error ref/README lists into pprofx's
-// form: "??:?" (and ":?") as a file, and a relative compilation directory
-// joined twice.
-func fixRef(f string) (string, string) {
-	if f == "??:?" || f == ":?" || f == "??" {
-		return "", "no-line file"
-	}
-	for k := strings.IndexByte(f, '/'); k > 0; {
-		d := f[:k]
-		if !strings.HasPrefix(d, "/") && strings.HasPrefix(f, d+"/"+d+"/") {
-			return f[len(d)+1:], "comp-dir-twice"
-		}
-		j := strings.IndexByte(f[k+1:], '/')
-		if j < 0 {
-			break
-		}
-		k += 1 + j
-	}
-	return f, ""
-}
-
-// pprofNameError tells whether frame i of pprof's chain want differs from
-// pprofx's got by one of the two naming errors of pprof that
-// testdata/symbolize/ref/README lists (2 and 3), by the rules
-// internal/symbolize/reference_test.go recognises them by.
-func pprofNameError(i int, got, want []frameLine) string {
-	g, w := got[i], want[i]
-	if g == w || g.file != w.file || g.line != w.line || len(got) < 2 {
-		return ""
-	}
-	last := got[len(got)-1]
-	if i == 0 && w.name == last.name && w.sys == last.sys {
-		return "inlined-named-as-caller"
-	}
-	if i == len(got)-1 && strings.HasPrefix(g.sys, "_Z") && !strings.HasPrefix(w.sys, "_Z") &&
-		strings.HasSuffix(g.name, "::"+w.name) {
-		return "unqualified-outer-name"
-	}
-	return ""
 }
 
 // kind tells how pprof's frames want differ from pprofx's got.
@@ -128,13 +84,13 @@ func kind(want, got []frameLine) string {
 	}
 	for i := range want {
 		w, g := want[i], got[i]
-		if w.name != g.name || w.sys != g.sys {
+		if w.Name != g.Name || w.SystemName != g.SystemName {
 			add("name")
 		}
-		if w.file != g.file {
+		if w.File != g.File {
 			add("file")
 		}
-		if w.line != g.line {
+		if w.Line != g.Line {
 			add("line")
 		}
 	}
@@ -144,15 +100,14 @@ func kind(want, got []frameLine) string {
 func show(fl []frameLine) string {
 	var b strings.Builder
 	for _, f := range fl {
-		fmt.Fprintf(&b, "\n        %s [%s] %s:%d", f.name, f.sys, f.file, f.line)
+		fmt.Fprintf(&b, "\n        %s [%s] %s:%d", f.Name, f.SystemName, f.File, f.Line)
 	}
 	return b.String()
 }
 
 // llvmLines runs llvm-symbolizer on addrs (less base) of elf and gives
-// each one's frames' file:line, innermost first, the files set right as
-// for pprof (fixRef).
-func llvmLines(elf string, base uint64, addrs []uint64) ([][]string, error) {
+// each one's frames' files and lines, innermost first.
+func llvmLines(elf string, base uint64, addrs []uint64) ([][]frameLine, error) {
 	var in strings.Builder
 	for _, a := range addrs {
 		fmt.Fprintf(&in, "%#x\n", a-base)
@@ -167,7 +122,7 @@ func llvmLines(elf string, base uint64, addrs []uint64) ([][]string, error) {
 	if len(recs) != len(addrs) {
 		return nil, fmt.Errorf("llvm-symbolizer gave %d answers for %d addresses", len(recs), len(addrs))
 	}
-	res := make([][]string, len(recs))
+	res := make([][]frameLine, len(recs))
 	for i, r := range recs {
 		for _, l := range strings.Split(r, "\n") {
 			// FILE:LINE:COLUMN
@@ -178,22 +133,27 @@ func llvmLines(elf string, base uint64, addrs []uint64) ([][]string, error) {
 			if k < 0 {
 				continue
 			}
-			f, _ := fixRef(l[:k])
-			if f == "??" {
-				f = ""
-			}
-			res[i] = append(res[i], f+":"+l[k+1:])
+			f, _ := pprofdiff.NoLineFile(l[:k])
+			n, _ := strconv.ParseInt(l[k+1:], 10, 64)
+			res[i] = append(res[i], frameLine{File: f, Line: n})
 		}
 	}
 	return res, nil
 }
 
-func fileLines(fl []frameLine) []string {
-	var s []string
-	for _, f := range fl {
-		s = append(s, f.file+":"+strconv.FormatInt(f.line, 10))
+// sameLines says whether llvm-symbolizer's files and lines ll are those
+// of fl, its files read as pprof's are (llvm-symbolizer 14 joins a
+// relative compilation directory twice too).
+func sameLines(ll, fl []frameLine) bool {
+	if len(ll) != len(fl) {
+		return false
 	}
-	return s
+	for i := range ll {
+		if ll[i].Line != fl[i].Line || ll[i].File != fl[i].File && !pprofdiff.CompDirTwice(fl[i].File, ll[i].File) {
+			return false
+		}
+	}
+	return true
 }
 
 func main() {
@@ -242,20 +202,19 @@ func main() {
 		if want != nil {
 			fixed := make([]frameLine, len(want))
 			for i, f := range want {
-				var why string
-				f.file, why = fixRef(f.file)
-				if why != "" {
-					known[why]++
+				var ok bool
+				if f.File, ok = pprofdiff.NoLineFile(f.File); ok {
+					known["no-line file"]++
 				}
 				fixed[i] = f
 			}
 			want = fixed
-		}
-		if want != nil && len(want) == len(got) {
-			for i := range want {
-				if why := pprofNameError(i, got, want); why != "" {
-					want[i] = got[i]
-					known[why]++
+			if len(want) == len(got) {
+				for i := range want {
+					if why := pprofdiff.Known(i, got, want); why != "" {
+						want[i] = got[i]
+						known[why]++
+					}
 				}
 			}
 		}
@@ -283,11 +242,10 @@ func main() {
 			}
 			pp, px := 0, 0
 			for i, d := range ds {
-				l := fmt.Sprint(ll[i])
-				if l == fmt.Sprint(fileLines(d.want)) {
+				if sameLines(ll[i], d.want) {
 					pp++
 				}
-				if l == fmt.Sprint(fileLines(d.got)) {
+				if sameLines(ll[i], d.got) {
 					px++
 				}
 			}
