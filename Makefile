@@ -1,7 +1,7 @@
 # pprofx — make test is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: all build install test vet cross fmt-check bench fuzz fixtures clean
+.PHONY: all build install test vet cross agree fmt-check bench fuzz fixtures clean
 
 all: build
 
@@ -27,6 +27,7 @@ include proto/proto.mk
 # collector's pdata: internal/otlpdev/officialtest).
 test: fmt-check vet cross
 	$(GO) test ./...
+	$(MAKE) agree
 	cd internal/otlp/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd internal/otlpdev/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd internal/flamegraph/browsertest && $(GO) vet ./... && $(GO) test -count=1 ./...
@@ -53,6 +54,23 @@ cross:
 	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	GOARCH=386 $(GO) vet ./...
+
+# pprofx's symbolization against google/pprof's (binutils) on a real C++
+# library with its DWARF, libstdc++6-<gcc>-dbg's debug build: every
+# location must agree but where addr2line names another file and
+# llvm-symbolizer agrees with pprofx (scripts/symbolize-agree.sh, README's
+# Symbolization). CI installs the library and llvm (.ci/run); elsewhere,
+# without them, this says SKIPPED.
+agree:
+	@lib=$$(ls /usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.* 2>/dev/null | grep -v -e '-gdb.py$$' | head -1); \
+	if [ -n "$$lib" ] && command -v llvm-symbolizer >/dev/null && command -v addr2line >/dev/null; then \
+		echo "CHECK=1 SHOW=3 scripts/symbolize-agree.sh $$lib"; \
+		CHECK=1 SHOW=3 scripts/symbolize-agree.sh "$$lib"; \
+	elif [ -n "$$CI" ]; then \
+		echo "make agree: no libstdc++ debug build or no llvm-symbolizer (.ci/run installs them)" >&2; exit 1; \
+	else \
+		echo "make agree: SKIPPED (needs libstdc++6-<gcc>-dbg, llvm and binutils: apt-get install libstdc++6-12-dbg llvm)"; \
+	fi
 
 # Benchmarks against the references the issues name (see README).
 bench:

@@ -2,7 +2,8 @@
 #
 # Builds, into DIR, google/pprof's command as the reference (from the module
 # at PPROF_REF_MOD, default /tmp/pprofref-mod, when there is one; else
-# PPROF_REF, default /tmp/pprof-ref, is used as it is; "module" makes the
+# PPROF_REF, default /tmp/pprof-ref, is used as it is; without either, from
+# a module of the version go.mod pins, fetched into DIR; "module" makes a
 # module a must) and pprofx, both as README installs pprofx (CGO_ENABLED=0:
 # a static binary, no dynamic loader at start-up), and links binutils alone
 # (addr2line, nm, objdump, c++filt) into DIR/tools: with llvm-symbolizer on
@@ -11,6 +12,16 @@
 pprof_ref_setup() {
 	local dir=$1 need=${2:-} mod=${PPROF_REF_MOD:-/tmp/pprofref-mod}
 	ref=${PPROF_REF:-/tmp/pprof-ref}
+	if [ ! -f "$mod/go.mod" ] && [ ! -x "$ref" ]; then
+		# Neither: a module of the version pprofx's go.mod pins, in DIR
+		# (this needs the Go module proxy, as the build does).
+		local v
+		v=$(go list -m -f '{{.Version}}' github.com/google/pprof)
+		mod=$dir/pprofref-mod
+		mkdir "$mod"
+		(cd "$mod" && go mod init pprofref >/dev/null 2>&1 && go get "github.com/google/pprof@$v" >/dev/null 2>&1) ||
+			{ echo "could not fetch github.com/google/pprof@$v" >&2; exit 1; }
+	fi
 	if [ -f "$mod/go.mod" ]; then
 		(cd "$mod" && CGO_ENABLED=0 go build -o "$dir/pprof-ref" github.com/google/pprof)
 		ref=$dir/pprof-ref

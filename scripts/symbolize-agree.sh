@@ -11,7 +11,8 @@
 # symbolizes it with both commands; and compares the two location by location
 # (internal/tools/symcmp), sorting the differences by kind and, where
 # llvm-symbolizer is installed, counting for each kind whose files and lines
-# it agrees with. Nothing here is
+# it agrees with; with CHECK=1 it fails unless every difference is a file
+# llvm-symbolizer agrees with pprofx on (make agree). Nothing here is
 # timed. pprof is built as symbolize-bench.sh builds it (PPROF_REF_MOD, else
 # PPROF_REF; see testdata/symbolize/ref/README).
 set -euo pipefail
@@ -47,4 +48,8 @@ if command -v llvm-symbolizer >/dev/null; then
 	fi
 	llvm=(-llvm "$elf" -base $load)
 fi
-go run ./internal/tools/symcmp -n "${SHOW:-3}" "${llvm[@]}" "$tmp/pprof.pb.gz" "$tmp/pprofx.pb.gz"
+check=()
+if [ -n "${CHECK:-}" ]; then
+	check=(-check)
+fi
+go run ./internal/tools/symcmp -n "${SHOW:-3}" "${llvm[@]}" "${check[@]}" "$tmp/pprof.pb.gz" "$tmp/pprofx.pb.gz"

@@ -5,12 +5,16 @@
 // more, and prints each kind's count and first examples. It is a
 // measuring tool for scripts/symbolize-agree.sh, not part of pprofx.
 //
-//	go run ./internal/tools/symcmp [-n 3] [-llvm ELF -base ADDR] pprof.pb.gz pprofx.pb.gz
+//	go run ./internal/tools/symcmp [-n 3] [-llvm ELF -base ADDR] [-check] pprof.pb.gz pprofx.pb.gz
 //
 // With -llvm, each location that differs is also given to llvm-symbolizer
 // (ELF loaded at -base), and each kind's count says how many of them have
 // pprof's files and lines, and how many pprofx's, as llvm-symbolizer has
 // them: a third opinion where the two differ.
+//
+// With -check it exits with status 1 unless every difference is one of
+// the file only where llvm-symbolizer (required) sides with pprofx: what
+// make agree asks of a real library in CI.
 package main
 
 import (
@@ -160,6 +164,7 @@ func main() {
 	n := flag.Int("n", 3, "examples shown of each kind")
 	llvmELF := flag.String("llvm", "", "ask llvm-symbolizer too, of this ELF file")
 	baseFlag := flag.String("base", "0", "the address the ELF file is loaded at (-llvm)")
+	check := flag.Bool("check", false, "exit 1 unless every difference is a file where llvm-symbolizer sides with pprofx")
 	flag.Parse()
 	base, err := strconv.ParseUint(*baseFlag, 0, 64)
 	if err != nil {
@@ -229,6 +234,7 @@ func main() {
 	}
 	// llvm-symbolizer's opinion of each kind's files and lines.
 	third := map[string]string{}
+	sided := map[string]bool{} // kinds where llvm-symbolizer sides with pprofx every time
 	if *llvmELF != "" {
 		for kd, ds := range diffs {
 			addrs := make([]uint64, len(ds))
@@ -250,6 +256,9 @@ func main() {
 				}
 			}
 			third[kd] = fmt.Sprintf(" (files and lines as llvm-symbolizer has them: pprof %d, pprofx %d)", pp, px)
+			if kd == "file differ" && px == len(ds) {
+				sided[kd] = true
+			}
 		}
 	}
 	fmt.Printf("%d locations: %d agree (after pprof's known errors: %v)\n", len(keys), same, known)
@@ -258,11 +267,19 @@ func main() {
 		names = append(names, k)
 	}
 	sort.Slice(names, func(i, j int) bool { return len(kinds[names[i]]) > len(kinds[names[j]]) })
+	bad := 0
 	for _, kd := range names {
 		ex := kinds[kd]
 		fmt.Printf("  %d: %s%s\n", len(ex), kd, third[kd])
 		for _, e := range ex[:min(*n, len(ex))] {
 			fmt.Println(e)
 		}
+		if !sided[kd] {
+			bad += len(ex)
+		}
+	}
+	if *check && (*llvmELF == "" || bad > 0) {
+		fmt.Fprintf(os.Stderr, "symcmp: %d locations differ from pprof other than in a file llvm-symbolizer agrees with pprofx on\n", bad)
+		os.Exit(1)
 	}
 }
