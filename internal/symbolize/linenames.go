@@ -59,19 +59,12 @@ func (s *lineSecs) names(off uint64, compDir string) (names []string, ok bool) {
 	if s == nil || off >= uint64(len(s.line)) {
 		return nil, false
 	}
-	r := lineReader{b: s.line[off:], order: s.order}
-	length := uint64(r.u32())
-	dwarf64 := false
-	if length == 0xffffffff {
-		dwarf64 = true
-		length = r.u64()
-	} else if length >= 0xfffffff0 {
+	length, hl, ok := unitLength(s.line, off, s.order)
+	if !ok || length > uint64(len(s.line))-off-hl {
 		return nil, false
 	}
-	if r.bad || length > uint64(len(r.b)) {
-		return nil, false
-	}
-	r.b = r.b[:length]
+	dwarf64 := hl == 12
+	r := lineReader{b: s.line[off+hl : off+hl+length], order: s.order}
 	version := r.u16()
 	if version < 2 || version > 5 {
 		return nil, false
@@ -329,19 +322,13 @@ func (r *lineReader) u64() uint64 {
 }
 
 func (r *lineReader) uleb() uint64 {
-	var v uint64
-	for shift := uint(0); ; shift += 7 {
-		c := r.u8()
-		if r.bad {
-			return 0
-		}
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		if c&0x80 == 0 {
-			return v
-		}
+	v, n := readULEB(r.b)
+	if n == 0 {
+		r.bad, r.b = true, nil
+		return 0
 	}
+	r.b = r.b[n:]
+	return v
 }
 
 func (r *lineReader) cstr() string {
