@@ -79,6 +79,10 @@ type Mapping struct {
 	HasFilenames         bool
 	HasLineNumbers       bool
 	HasInlineFrames      bool
+	// Attributes are the mapping's other OpenTelemetry attributes, those
+	// no field above holds (a second build id, process.executable.*), in
+	// the order read.
+	Attributes []Attribute
 }
 
 // Function is a function named by source lines.
@@ -97,6 +101,10 @@ type Location struct {
 	// the last line is the caller the others were inlined into.
 	Lines    []Line
 	IsFolded bool
+	// Attributes are the location's OpenTelemetry attributes that no field
+	// above holds, in the order read: profile.frame.type of the semantic
+	// conventions, and a producer's own.
+	Attributes []Attribute
 }
 
 // Line is a source position in a function.
