@@ -3,7 +3,7 @@
 # scripts/bundle-corpus.sh (testdata/corpus, 100 files, committed; or
 # $CORPUS; ./corpus/1000 for the
 # memory comparison, made with
-#   go run ./internal/bundle/cmd/bundle-corpus -o corpus/1000 -n 500).
+#   go run ./internal/codec/bundle/cmd/bundle-corpus -o corpus/1000 -n 500).
 # Prints: sizes (bundle, google/pprof's lossy profile.Merge, tar of the raw
 # protos + zstd -19, all against the summed .pb.gz inputs), merge time
 # against google/pprof's ParseData of the same files, unpack one vs all,
@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "== sizes"
-go test ./internal/bundle -run 'TestCorpusSizes$' -v -count 1 | grep 'size_test' | sed 's/^ *size_test.go:[0-9]*: /  /'
+go test ./internal/codec/bundle -run 'TestCorpusSizes$' -v -count 1 | grep 'size_test' | sed 's/^ *size_test.go:[0-9]*: /  /'
 if command -v zstd >/dev/null; then
 	for kind in cpu heap; do
 		sum=$(cat $corpus/$kind-*.pb.gz | wc -c)
@@ -34,7 +34,7 @@ fi
 echo "== time (best of 5; Merge = pprof.Decode + bundle of the 100 files in one goroutine;"
 echo "   MergeCommand = the merge command, reading files, decoding one ahead; ParseData = google/pprof reading them)"
 {
-	go test ./internal/bundle -run '^$' -bench 'ParseData|Merge$|Decode$|UnpackOne|UnpackAll' -benchtime 20x -count 5
+	go test ./internal/codec/bundle -run '^$' -bench 'ParseData|Merge$|Decode$|UnpackOne|UnpackAll' -benchtime 20x -count 5
 	go test ./internal/cli -run '^$' -bench 'MergeCommand' -benchtime 20x -count 5
 } | awk '/^Benchmark/ {n=$1; sub(/-[0-9]+$/, "", n); if (!(n in best) || $3 < best[n]) best[n]=$3}
 	END {for (n in best) printf "  %-28s %12d ns/op\n", n, best[n];
@@ -44,4 +44,4 @@ echo "   MergeCommand = the merge command, reading files, decoding one ahead; Pa
 	     printf "  unpack one / all = 1/%.0f (to the model), 1/%.0f (writing pprof)\n", best["BenchmarkUnpackAll"]/best["BenchmarkUnpackOne"], best["BenchmarkUnpackAllPprof"]/best["BenchmarkUnpackOnePprof"]}' | sort
 
 echo "== peak memory"
-go test ./internal/bundle -run '^$' -bench 'MergePeakRSS' -benchtime 3x | grep '^Benchmark' | sed 's/^/  /'
+go test ./internal/codec/bundle -run '^$' -bench 'MergePeakRSS' -benchtime 3x | grep '^Benchmark' | sed 's/^/  /'

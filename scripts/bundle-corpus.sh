@@ -6,9 +6,9 @@
 # (scripts/bundle-corpus.sh testdata/corpus replaces it; then the README's
 # figures must be measured again). Usage:
 #   scripts/bundle-corpus.sh [DIR]
-# Then: go test ./internal/bundle -run Corpus -bench . -benchtime 3x
+# Then: go test ./internal/codec/bundle -run Corpus -bench . -benchtime 3x
 set -eu
 dir=${1:-corpus}
 cd "$(dirname "$0")/.."
-go run ./internal/bundle/cmd/bundle-corpus -o "$dir"
+go run ./internal/codec/bundle/cmd/bundle-corpus -o "$dir"
 ls "$dir" | wc -l

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 15's speed figure: writing the HTML flame graph of the 272 MB
 # gperftools benchmark file (1M records, 100k distinct stacks of depth 32,
-# internal/gperftools/bench_test.go) against `go tool pprof -proto` of the
+# internal/codec/gperftools/bench_test.go) against `go tool pprof -proto` of the
 # same file, in one run, interleaved, median of ROUNDS (default 5).
 # Also folded and speedscope output, and peak RSS of each (/usr/bin/time -v).
 #
@@ -16,7 +16,7 @@ ROUNDS=${1:-5}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 large=$dir/large.prof
-PPROFX_WRITE_LARGE=$large go test -count=1 -run '^TestWriteLargeFile$' ./internal/gperftools >/dev/null
+PPROFX_WRITE_LARGE=$large go test -count=1 -run '^TestWriteLargeFile$' ./internal/codec/gperftools >/dev/null
 CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx # as README installs it
 pprof=$(go tool -n pprof)
 echo "input: $(stat -c %s "$large") bytes ($large)"

@@ -8,7 +8,7 @@ import (
 // BenchmarkMergeCommand runs `pprofx merge` (its run function) over the
 // 100-file corpus of scripts/bundle-corpus.sh, output to a file: reading,
 // decoding and bundling, as a user runs it. Compare with
-// internal/bundle's BenchmarkParseData (scripts/bundle-bench.sh does).
+// internal/codec/bundle's BenchmarkParseData (scripts/bundle-bench.sh does).
 func BenchmarkMergeCommand(b *testing.B) {
 	files, _ := filepath.Glob("../../corpus/*.pb.gz")
 	if len(files) == 0 {

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/gperftools"
+	"github.com/pprofx/pprofx/internal/codec/gperftools"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/pprof"
-	"github.com/pprofx/pprofx/internal/streamenc"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/streamenc"
 )
 
 const gperfDir = "../../testdata/gperftools/"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/top"
 )
 

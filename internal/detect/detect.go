@@ -6,7 +6,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/pprofx/pprofx/internal/gperftools"
+	"github.com/pprofx/pprofx/internal/codec/gperftools"
 )
 
 // Format names a kind of input.

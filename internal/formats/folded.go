@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/pprofx/pprofx/internal/detect"
-	"github.com/pprofx/pprofx/internal/folded"
+	"github.com/pprofx/pprofx/internal/codec/folded"
 )
 
 // OutFolded is folded ("collapsed") stacks.

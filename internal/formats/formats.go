@@ -23,7 +23,7 @@ import (
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // DefaultMaxInputSize is the default bound on how many (decompressed)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/detect"
-	"github.com/pprofx/pprofx/internal/gperftools"
+	"github.com/pprofx/pprofx/internal/codec/gperftools"
 )
 
 func init() {

@@ -10,7 +10,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/pprofx/pprofx/internal/detect"
-	"github.com/pprofx/pprofx/internal/gperftools"
+	"github.com/pprofx/pprofx/internal/codec/gperftools"
 )
 
 func TestReadGperftools(t *testing.T) {

@@ -3,7 +3,7 @@ package formats
 import (
 	"io"
 
-	"github.com/pprofx/pprofx/internal/speedscope"
+	"github.com/pprofx/pprofx/internal/codec/speedscope"
 )
 
 // OutSpeedscope is speedscope's JSON file format.

@@ -13,7 +13,7 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/streamenc"
+	"github.com/pprofx/pprofx/internal/codec/streamenc"
 )
 
 // gperfShape is a 64-bit little-endian gperftools profile of n records over

@@ -19,7 +19,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/pprofx/pprofx/internal/bundle"
+	"github.com/pprofx/pprofx/internal/codec/bundle"
 	"github.com/pprofx/pprofx/internal/model"
 )
 

@@ -4,10 +4,10 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/model"
-	pa "github.com/pprofx/pprofx/internal/protoappend"
+	pa "github.com/pprofx/pprofx/internal/codec/protoappend"
 )
 
-// The shared protobuf writing helpers (internal/protoappend), under the
+// The shared protobuf writing helpers (internal/codec/protoappend), under the
 // names this writer's code uses.
 
 func begin(b []byte, num protowire.Number) ([]byte, int) { return pa.Begin(b, num) }

@@ -14,7 +14,7 @@ import (
 	gp "github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // syntheticPprof builds a deterministic pprof profile with n samples (n <=

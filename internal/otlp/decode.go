@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pprofx/pprofx/internal/inflate"
+	"github.com/pprofx/pprofx/internal/codec/inflate"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/memcheck"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // allocBound is what Decode may allocate for an input of n bytes (plain:

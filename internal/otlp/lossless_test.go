@@ -9,7 +9,7 @@ import (
 
 	gp "github.com/google/pprof/profile"
 
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/pprofcmp"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // TestSizeFiguresInREADME: gzipped OTLP over gzipped pprof (both gzipped

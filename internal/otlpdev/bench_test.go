@@ -15,7 +15,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/model"
 
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // syntheticPprof builds a deterministic pprof profile with n samples (n <=

@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pprofx/pprofx/internal/inflate"
+	"github.com/pprofx/pprofx/internal/codec/inflate"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"

@@ -11,7 +11,7 @@ import (
 	"github.com/pprofx/pprofx/internal/memcheck"
 	"github.com/pprofx/pprofx/internal/model"
 	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // allocBound is what reading an input of n (uncompressed) bytes may

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/streamenc"
+	"github.com/pprofx/pprofx/internal/codec/streamenc"
 )
 
 // EncodeStream writes, as Encode does (binary, one profile), the profile

@@ -13,7 +13,7 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
 	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/pprofcmp"
 )
 

@@ -4,7 +4,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/model"
-	pa "github.com/pprofx/pprofx/internal/protoappend"
+	pa "github.com/pprofx/pprofx/internal/codec/protoappend"
 )
 
 // Protobuf writing helpers: the writer appends the wire format straight from
@@ -34,7 +34,7 @@ func appendPacked(b []byte, num protowire.Number, vs []int32) []byte {
 	return end(b, s)
 }
 
-// The shared protobuf writing helpers (internal/protoappend), under the
+// The shared protobuf writing helpers (internal/codec/protoappend), under the
 // names this writer's code uses.
 
 func begin(b []byte, num protowire.Number) ([]byte, int) { return pa.Begin(b, num) }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // The totals agree with google/pprof's reading of the same real file.

@@ -21,7 +21,7 @@ import (
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 var (

@@ -85,7 +85,7 @@ func write(path string, depth, records int, repeat bool) error {
 		return rng * 2685821657736338717
 	}
 	pcOf := func(i uint64) uint64 { return 0x400000 + 16*i + 5 }
-	// repeat32: as internal/gperftools/bench_test.go's writeLarge.
+	// repeat32: as internal/codec/gperftools/bench_test.go's writeLarge.
 	var stacks []uint64
 	if repeat {
 		stacks = make([]uint64, repeatStacks*depth)

@@ -25,7 +25,7 @@ import (
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/resourcepb"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 func main() {

@@ -58,7 +58,7 @@ func benchInputs(b *testing.B) map[string][]byte {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return map[string][]byte{"fixture=" + largest[len("../../testdata/"):]: data, "generated=20k": generated(20000)}
+	return map[string][]byte{"fixture=" + largest[len("../../../testdata/"):]: data, "generated=20k": generated(20000)}
 }
 
 // BenchmarkPprofRoundTrip measures decode+encode of pprofx against

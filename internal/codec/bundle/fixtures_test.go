@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/pprofcmp"
 )
 
@@ -65,7 +65,7 @@ func pprofRoundTrip(t *testing.T, names []string, inputs [][]byte, sameIDs bool)
 }
 
 func TestFixturesThroughPprof(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/go/*.pb.gz")
+	files, _ := filepath.Glob("../../../testdata/go/*.pb.gz")
 	if len(files) == 0 {
 		t.Fatal("no fixtures in testdata/go")
 	}
@@ -84,7 +84,7 @@ func TestFixturesThroughPprof(t *testing.T) {
 // (merged, and with -lines): their tables are not in first-use order, so
 // only their content must match.
 func TestPprofToolFixturesThroughPprof(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/pprof/*.pb.gz")
+	files, _ := filepath.Glob("../../../testdata/pprof/*.pb.gz")
 	if len(files) == 0 {
 		t.Fatal("no fixtures in testdata/pprof")
 	}

@@ -78,7 +78,7 @@ func TestCorpusFiguresInREADME(t *testing.T) {
 	if os.Getenv("PPROFX_CORPUS") != "" {
 		t.Skip("PPROFX_CORPUS names another corpus than the README's")
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/callstacks"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/speedscope"
+	"github.com/pprofx/pprofx/internal/codec/speedscope"
 	"github.com/pprofx/pprofx/internal/viewtest"
 )
 

@@ -209,7 +209,7 @@ func TestEmptyBundle(t *testing.T) {
 func corpusFiles(t testing.TB) []string {
 	dir := os.Getenv("PPROFX_CORPUS")
 	if dir == "" {
-		dir = "../../testdata/corpus"
+		dir = "../../../testdata/corpus"
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.pb.gz"))
 	if len(files) == 0 {
@@ -220,7 +220,7 @@ func corpusFiles(t testing.TB) []string {
 
 func TestDeterministicAndAssociative(t *testing.T) {
 	a, b, c := handBuilt(0), handBuilt(1), handBuilt(2)
-	if files, _ := filepath.Glob("../../testdata/corpus/*.pb.gz"); len(files) >= 3 {
+	if files, _ := filepath.Glob("../../../testdata/corpus/*.pb.gz"); len(files) >= 3 {
 		a, b, c = decodeFile(t, files[0]), decodeFile(t, files[len(files)-1]), handBuilt(1)
 	}
 	abc, err := bundleOf(a, b, c)

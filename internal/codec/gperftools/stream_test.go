@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // streamOutcome renders what Stream returns as outcome renders Decode's:

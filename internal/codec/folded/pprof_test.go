@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/callstacks"
-	"github.com/pprofx/pprofx/internal/folded"
+	"github.com/pprofx/pprofx/internal/codec/folded"
 	"github.com/pprofx/pprofx/internal/viewtest"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // summaryOutcome renders what inspect takes of a Streamed: its Info,

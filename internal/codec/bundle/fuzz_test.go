@@ -49,7 +49,7 @@ func FuzzReader(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	if files, _ := filepath.Glob("../../testdata/go/*.pb.gz"); len(files) > 0 {
+	if files, _ := filepath.Glob("../../../testdata/go/*.pb.gz"); len(files) > 0 {
 		var ps []*model.Profile
 		for _, name := range files {
 			ps = append(ps, decodeFile(f, name))

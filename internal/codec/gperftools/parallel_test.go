@@ -14,7 +14,7 @@ import (
 	"testing/iotest"
 	"time"
 
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // outcome renders everything Decode returns: the error, or the profile's
@@ -62,7 +62,7 @@ func checkGoroutines(t *testing.T, base int, what string) {
 // loop reports (cut, bad records, overflow, a record longer than a batch).
 func parInputs(t *testing.T) map[string][]byte {
 	in := map[string][]byte{}
-	names, err := filepath.Glob(filepath.Join("..", "..", "testdata", "gperftools", "*.prof"))
+	names, err := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "gperftools", "*.prof"))
 	if err != nil || len(names) == 0 {
 		t.Fatalf("fixtures: %v %v", names, err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/callstacks"
 	"github.com/pprofx/pprofx/internal/detect"
-	"github.com/pprofx/pprofx/internal/folded"
+	"github.com/pprofx/pprofx/internal/codec/folded"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/viewtest"
 )

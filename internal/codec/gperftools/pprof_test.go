@@ -37,7 +37,7 @@ var fixtures = []struct {
 
 func readFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "gperftools", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "gperftools", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // decodeFile reads a pprof file with pprofx's own codec.

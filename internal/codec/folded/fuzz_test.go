@@ -6,7 +6,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/memcheck"
 
-	"github.com/pprofx/pprofx/internal/folded"
+	"github.com/pprofx/pprofx/internal/codec/folded"
 	"github.com/pprofx/pprofx/internal/model"
 )
 

@@ -540,7 +540,7 @@ func TestSmallFile(t *testing.T) {
 // last line's path may be cut short. That line's address range comes
 // before the path and is whole, so the mapping is kept.
 func TestMapsTextCut(t *testing.T) {
-	full, err := os.ReadFile("../../testdata/gperftools/le64-100hz.prof")
+	full, err := os.ReadFile("../../../testdata/gperftools/le64-100hz.prof")
 	if err != nil {
 		t.Fatal(err)
 	}

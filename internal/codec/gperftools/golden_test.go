@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // goldenFile builds a synthetic file that exercises what the fixtures are too

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // mergeChildEnv names the file list a child process of the test binary
@@ -70,8 +70,8 @@ func mergeChild(list string) error {
 // resident set size and the bundle's size.
 func BenchmarkMergePeakRSS(b *testing.B) {
 	for _, c := range []struct{ name, glob string }{
-		{"100", "../../corpus/*.pb.gz"},
-		{"1000", "../../corpus/1000/*.pb.gz"},
+		{"100", "../../../corpus/*.pb.gz"},
+		{"1000", "../../../corpus/1000/*.pb.gz"},
 	} {
 		files, _ := filepath.Glob(c.glob)
 		if len(files) == 0 {

@@ -18,11 +18,11 @@ import (
 
 // fixtures returns every pprof file under testdata that a real producer wrote.
 func fixtures(t testing.TB) []string {
-	files, err := filepath.Glob("../../testdata/go/*.pb.gz")
+	files, err := filepath.Glob("../../../testdata/go/*.pb.gz")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
-	extra, _ := filepath.Glob("../../testdata/pprof/*.pb.gz")
+	extra, _ := filepath.Glob("../../../testdata/pprof/*.pb.gz")
 	return append(files, extra...)
 }
 
@@ -288,7 +288,7 @@ func TestGzipSizeHintBounded(t *testing.T) {
 // function, with one warning. The fixture is Go's threadcreate profile,
 // whose one line names an all-empty function; here that line names none.
 func TestLineWithoutFunction(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/go/threadcreate.pb.gz")
+	data, err := os.ReadFile("../../../testdata/go/threadcreate.pb.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
