@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/summary"
+	"github.com/pprofx/pprofx/internal/view/summary"
 )
 
 // InspectOptions are the inputs of `pprofx inspect`.

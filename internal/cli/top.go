@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/top"
+	"github.com/pprofx/pprofx/internal/view/top"
 )
 
 // TopOptions are the inputs of `pprofx top`.

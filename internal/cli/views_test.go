@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/top"
+	"github.com/pprofx/pprofx/internal/view/top"
 )
 
 // TestConvertViews: the output name picks folded, speedscope or HTML, and

@@ -3,7 +3,7 @@ package formats
 import (
 	"io"
 
-	"github.com/pprofx/pprofx/internal/flamegraph"
+	"github.com/pprofx/pprofx/internal/view/flamegraph"
 )
 
 // OutHTML is a self-contained HTML flame graph.

@@ -12,7 +12,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/pprofx/pprofx/internal/callstacks"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/model"
 )
 

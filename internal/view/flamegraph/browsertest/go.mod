@@ -1,4 +1,4 @@
-module github.com/pprofx/pprofx/internal/flamegraph/browsertest
+module github.com/pprofx/pprofx/internal/view/flamegraph/browsertest
 
 go 1.26.8
 
@@ -15,4 +15,4 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace github.com/pprofx/pprofx => ../../..
+replace github.com/pprofx/pprofx => ../../../..

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/callstacks"
-	"github.com/pprofx/pprofx/internal/flamegraph"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
+	"github.com/pprofx/pprofx/internal/view/flamegraph"
 	"github.com/pprofx/pprofx/internal/viewtest"
 )
 

@@ -11,7 +11,7 @@ import (
 
 // The totals agree with google/pprof's reading of the same real file.
 func TestTotalsMatchPprof(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/go/heap.pb.gz")
+	data, err := os.ReadFile("../../../testdata/go/heap.pb.gz")
 	if err != nil {
 		t.Fatal(err)
 	}

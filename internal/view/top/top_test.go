@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/top"
+	"github.com/pprofx/pprofx/internal/view/top"
 	"github.com/pprofx/pprofx/internal/viewtest"
 )
 

@@ -16,14 +16,14 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/pprofx/pprofx/internal/callstacks"
-	"github.com/pprofx/pprofx/internal/flamegraph"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
+	"github.com/pprofx/pprofx/internal/view/flamegraph"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/top"
+	"github.com/pprofx/pprofx/internal/view/top"
 )
 
-var root = filepath.Join("..", "..", "..")
+var root = filepath.Join("..", "..", "..", "..")
 
 func chromium(t *testing.T) string {
 	if p := os.Getenv("CHROMIUM"); p != "" {
