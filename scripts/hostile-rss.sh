@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs pprofx on each crafted input of issue 10 (internal/hostile) as a
+# Runs pprofx on each crafted input of issue 10 (internal/testutil/hostile) as a
 # whole process under /usr/bin/time -v and prints, per case, the input's
 # file and decompressed sizes, the bound (64 MiB + 16 x decompressed), the
 # peak RSS, the wall time, the exit status and whether the answer is the

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/hostile"
+	"github.com/pprofx/pprofx/internal/testutil/hostile"
 )
 
 // TestHostileInputs runs every crafted input of issue 10 (package
-// internal/hostile, at its small scale) through pprofx in-process: the
+// internal/testutil/hostile, at its small scale) through pprofx in-process: the
 // exit status and the message must be the expected ones, and what the run
 // allocates in all (runtime.MemStats.TotalAlloc, which counts garbage too,
 // so it is at least the peak heap) must stay within the bound the issue

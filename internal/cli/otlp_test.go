@@ -12,7 +12,7 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 // decodeAny reads OTLP output of either dialect.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 // TestOutputNameNamesNoFormat: an output name whose extension names no

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/memcheck"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 func gperfHeader(slot int, order binary.AppendByteOrder, words uint64) []byte {

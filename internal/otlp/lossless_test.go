@@ -10,7 +10,7 @@ import (
 	gp "github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 // pprofFixtures returns the real Go runtime profiles of testdata/go, the

@@ -14,7 +14,7 @@ import (
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
 	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 // heapMessage is pprofx's v1development output of the real Go heap profile

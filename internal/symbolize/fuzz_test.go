@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/memcheck"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 // FuzzELF feeds arbitrary bytes through everything that reads a binary:

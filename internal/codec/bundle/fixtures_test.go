@@ -10,7 +10,7 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 // pprofRoundTrip checks unpack(merge(ps))[i] against the originals as

@@ -11,7 +11,7 @@ import (
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/codec/folded"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/viewtest"
+	"github.com/pprofx/pprofx/internal/testutil/viewtest"
 )
 
 func readFixture(t *testing.T, name string) []byte {

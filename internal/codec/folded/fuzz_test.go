@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/memcheck"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 
 	"github.com/pprofx/pprofx/internal/codec/folded"
 	"github.com/pprofx/pprofx/internal/model"

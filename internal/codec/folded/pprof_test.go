@@ -11,7 +11,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/codec/folded"
-	"github.com/pprofx/pprofx/internal/viewtest"
+	"github.com/pprofx/pprofx/internal/testutil/viewtest"
 )
 
 // parseFolded reads folded lines into stack -> total.

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/memcheck"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 // DecodeRawOwned gives the profile DecodeRaw gives; its strings point into

@@ -13,7 +13,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 // fixtures returns every pprof file under testdata that a real producer wrote.

@@ -8,7 +8,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 // streamProfile is a profile of n samples, one per stack of depth 8 over

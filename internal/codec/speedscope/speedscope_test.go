@@ -11,7 +11,7 @@ import (
 	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/speedscope"
-	"github.com/pprofx/pprofx/internal/viewtest"
+	"github.com/pprofx/pprofx/internal/testutil/viewtest"
 )
 
 func schema(t *testing.T) (*validator, map[string]any) {

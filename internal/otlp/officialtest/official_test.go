@@ -22,7 +22,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/pprofx/pprofx/internal/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 var (

@@ -18,7 +18,7 @@ import (
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 const repo = "../../.."

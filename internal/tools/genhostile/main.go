@@ -1,5 +1,5 @@
 // Command genhostile writes the crafted inputs of issue 10 (package
-// internal/hostile) into a folder and prints one line per case, tab
+// internal/testutil/hostile) into a folder and prints one line per case, tab
 // separated: file, decompressed size, expected exit status, expected
 // message ("-" for none), "early" when it must be refused after its first
 // bytes (else "-"), description, pprofx arguments (IN: the file, OUT: a
@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pprofx/pprofx/internal/hostile"
+	"github.com/pprofx/pprofx/internal/testutil/hostile"
 )
 
 func main() {

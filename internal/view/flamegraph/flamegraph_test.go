@@ -8,7 +8,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/view/flamegraph"
-	"github.com/pprofx/pprofx/internal/viewtest"
+	"github.com/pprofx/pprofx/internal/testutil/viewtest"
 )
 
 type data struct {

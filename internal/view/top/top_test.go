@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/view/top"
-	"github.com/pprofx/pprofx/internal/viewtest"
+	"github.com/pprofx/pprofx/internal/testutil/viewtest"
 )
 
 // table returns the rows of a -top report: the lines after the column
