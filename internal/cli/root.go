@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/pprofx/pprofx/internal/output"
+	"github.com/pprofx/pprofx/internal/fileio/output"
 )
 
 // IOStreams carries the standard streams, and whether they are terminals.

@@ -15,7 +15,7 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/bundle"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/output"
+	"github.com/pprofx/pprofx/internal/fileio/output"
 )
 
 // UnpackOptions are the inputs of `pprofx unpack`.

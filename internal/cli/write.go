@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/output"
+	"github.com/pprofx/pprofx/internal/fileio/output"
 )
 
 // writeOutput writes to path ("-": stdout) atomically. Its errors name a

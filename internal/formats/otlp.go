@@ -13,7 +13,7 @@ import (
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
-	"github.com/pprofx/pprofx/internal/wirecheck"
+	"github.com/pprofx/pprofx/internal/formats/wirecheck"
 )
 
 // The schemas the OTLP inputs' framing is checked against.

@@ -10,7 +10,7 @@ import (
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/wirecheck"
+	"github.com/pprofx/pprofx/internal/formats/wirecheck"
 )
 
 // Output formats of OTLP profiles v1development (opentelemetry-proto

@@ -8,7 +8,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/pprofx/pprofx/internal/tempfile"
+	"github.com/pprofx/pprofx/internal/fileio/tempfile"
 )
 
 // spill holds the frames of Stream's distinct stacks in order, each as the

@@ -18,7 +18,7 @@ import (
 //
 // Each distinct stack's frames (location indices) are written, as they are
 // found, to a spill: in memory up to a few MiB, then in a temporary file in
-// dir (os.TempDir() when "") that has no name (internal/tempfile: nothing is
+// dir (os.TempDir() when "") that has no name (internal/fileio/tempfile: nothing is
 // left behind, even on a signal), freed by Close. Stacks are told apart
 // exactly: the raw PCs of the first stacks, up to KeyBudget bytes, are kept
 // to compare records with; a record whose hash matches a later stack is

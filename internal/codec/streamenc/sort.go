@@ -15,7 +15,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/pprofx/pprofx/internal/tempfile"
+	"github.com/pprofx/pprofx/internal/fileio/tempfile"
 )
 
 // Samples yields a profile's samples in order, as pprof.Samples: each

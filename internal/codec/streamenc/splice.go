@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pprofx/pprofx/internal/tempfile"
+	"github.com/pprofx/pprofx/internal/fileio/tempfile"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 

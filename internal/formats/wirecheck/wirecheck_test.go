@@ -51,7 +51,7 @@ func fixture(t testing.TB, name string) []byte {
 	if !conv {
 		file = name
 	}
-	b, err := os.ReadFile("../../testdata/" + file)
+	b, err := os.ReadFile("../../../testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
