@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/codec/gperftools"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/streamenc"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/codec/streamenc"
 )
 
 const gperfDir = "../../testdata/gperftools/"

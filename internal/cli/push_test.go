@@ -11,11 +11,11 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 	"github.com/pprofx/pprofx/internal/push"
+	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 func withEnv(t *testing.T, env map[string]string) {

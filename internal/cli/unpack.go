@@ -14,8 +14,8 @@ import (
 
 	"github.com/pprofx/pprofx/internal/codec/bundle"
 	"github.com/pprofx/pprofx/internal/detect"
-	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/fileio/output"
+	"github.com/pprofx/pprofx/internal/formats"
 )
 
 // UnpackOptions are the inputs of `pprofx unpack`.

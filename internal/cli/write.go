@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/fileio/output"
+	"github.com/pprofx/pprofx/internal/formats"
 )
 
 // writeOutput writes to path ("-": stdout) atomically. Its errors name a

@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 func mustRead(t *testing.T, name string) []byte {

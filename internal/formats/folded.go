@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"io"
 
-	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/codec/folded"
+	"github.com/pprofx/pprofx/internal/detect"
 )
 
 // OutFolded is folded ("collapsed") stacks.

@@ -20,10 +20,10 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // DefaultMaxInputSize is the default bound on how many (decompressed)

@@ -7,8 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/codec/gperftools"
+	"github.com/pprofx/pprofx/internal/detect"
 )
 
 func init() {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/codec/gperftools"
+	"github.com/pprofx/pprofx/internal/detect"
 )
 
 func TestReadGperftools(t *testing.T) {

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/formats/wirecheck"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
-	"github.com/pprofx/pprofx/internal/formats/wirecheck"
 )
 
 // The schemas the OTLP inputs' framing is checked against.

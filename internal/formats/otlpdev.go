@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/formats/wirecheck"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/formats/wirecheck"
 )
 
 // Output formats of OTLP profiles v1development (opentelemetry-proto

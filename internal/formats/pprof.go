@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"io"
 
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/otlp"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // Output formats of pprof.

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/codec/streamenc"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/codec/streamenc"
 )
 
 // gperfShape is a 64-bit little-endian gperftools profile of n records over

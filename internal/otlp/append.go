@@ -3,8 +3,8 @@ package otlp
 import (
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/pprofx/pprofx/internal/model"
 	pa "github.com/pprofx/pprofx/internal/codec/protoappend"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // The shared protobuf writing helpers (internal/codec/protoappend), under the

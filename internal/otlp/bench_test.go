@@ -13,8 +13,8 @@ import (
 
 	gp "github.com/google/pprof/profile"
 
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // syntheticPprof builds a deterministic pprof profile with n samples (n <=

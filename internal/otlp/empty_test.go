@@ -10,9 +10,9 @@ import (
 	gp "github.com/google/pprof/profile"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/pprofx/pprofx/internal/testutil/memcheck"
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 // allocBound is what Decode may allocate for an input of n bytes (plain:

@@ -10,8 +10,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/streamenc"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // EncodeStream writes, as Encode does (binary, one profile), the profile

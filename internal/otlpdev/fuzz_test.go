@@ -8,10 +8,10 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pprofx/pprofx/internal/testutil/memcheck"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
 	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 // allocBound is what reading an input of n (uncompressed) bytes may

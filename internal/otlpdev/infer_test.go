@@ -10,8 +10,8 @@ import (
 
 	gp "github.com/google/pprof/profile"
 
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	gp "github.com/google/pprof/profile"
 
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 

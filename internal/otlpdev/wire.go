@@ -3,8 +3,8 @@ package otlpdev
 import (
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/pprofx/pprofx/internal/model"
 	pa "github.com/pprofx/pprofx/internal/codec/protoappend"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // Protobuf writing helpers: the writer appends the wire format straight from

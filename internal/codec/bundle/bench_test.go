@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // The benchmarks run on the corpus of scripts/bundle-corpus.sh (100 files)

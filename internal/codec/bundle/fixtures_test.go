@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 

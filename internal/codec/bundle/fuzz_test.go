@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 // fuzzLimit is the expansion limit the fuzz targets read n bytes with.

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // decodeFile reads a pprof file with pprofx's own codec.

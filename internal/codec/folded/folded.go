@@ -17,8 +17,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
 
 // WriteOptions control Encode.

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/view/callstacks"
-	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/codec/folded"
+	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/testutil/viewtest"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
 
 func readFixture(t *testing.T, name string) []byte {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/codec/folded"
 	"github.com/pprofx/pprofx/internal/testutil/viewtest"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
 
 // parseFolded reads folded lines into stack -> total.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 // file builds a profile in layout l from slots.

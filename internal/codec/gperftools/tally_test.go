@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // summaryOutcome renders what inspect takes of a Streamed: its Info,

@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 // allocBound is what DecodeRaw may allocate for an input of n bytes: the

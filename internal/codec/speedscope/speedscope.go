@@ -11,8 +11,8 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
 
 // SchemaURL is the $schema speedscope's files name.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/view/callstacks"
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/codec/speedscope"
+	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/testutil/viewtest"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
 
 func schema(t *testing.T) (*validator, map[string]any) {

@@ -14,10 +14,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/pprofx/pprofx/internal/cli"
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 

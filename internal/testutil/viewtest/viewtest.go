@@ -13,9 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // Root is the repository's root directory.

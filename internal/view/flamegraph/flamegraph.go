@@ -12,8 +12,8 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
 
 //go:embed assets/flamegraph.js

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/testutil/viewtest"
 	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/view/flamegraph"
-	"github.com/pprofx/pprofx/internal/testutil/viewtest"
 )
 
 type data struct {

@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pprofx/pprofx/internal/view/callstacks"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
 
 // Row is one function (pprof's node at "functions" granularity).

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/view/top"
 	"github.com/pprofx/pprofx/internal/testutil/viewtest"
+	"github.com/pprofx/pprofx/internal/view/top"
 )
 
 // table returns the rows of a -top report: the lines after the column

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
@@ -25,7 +26,6 @@ import (
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 	"github.com/pprofx/pprofx/internal/otlp/otlppb/resourcepb"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 func main() {

@@ -16,10 +16,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/pprofx/pprofx/internal/view/callstacks"
-	"github.com/pprofx/pprofx/internal/view/flamegraph"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/view/callstacks"
+	"github.com/pprofx/pprofx/internal/view/flamegraph"
 	"github.com/pprofx/pprofx/internal/view/top"
 )
 
