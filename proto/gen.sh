@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerates internal/otlp/otlppb/... from the .proto files beside this
+# Regenerates internal/codec/otlp/otlppb/... and
+# internal/codec/pprofextended/profilespb from the .proto files beside this
 # script, with Debian's protoc and the protoc-gen-go pinned by go.mod.
 # Run from anywhere: sh proto/gen.sh (or `make proto`). With OUT=dir the
 # code is written under dir instead of the repository (the up-to-date test
@@ -11,14 +12,15 @@ command -v protoc >/dev/null || { echo "proto/gen.sh: protoc not found (apt-get 
 out=${OUT:-.}
 mkdir -p bin "$out"
 go build -o bin/protoc-gen-go google.golang.org/protobuf/cmd/protoc-gen-go
-pkg=github.com/pprofx/pprofx/internal/otlp/otlppb
+pkg=github.com/pprofx/pprofx/internal/codec/otlp/otlppb
+old=github.com/pprofx/pprofx/internal/codec/pprofextended
 protoc -I proto \
 	--plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_out="$out" --go_opt=module=github.com/pprofx/pprofx \
 	--go_opt=Mopentelemetry/proto/common/v1/common.proto="$pkg/commonpb;commonpb" \
 	--go_opt=Mopentelemetry/proto/resource/v1/resource.proto="$pkg/resourcepb;resourcepb" \
-	--go_opt=Mopentelemetry/proto/profiles/v1experimental/profiles.proto="$pkg/profilespb;profilespb" \
-	--go_opt=Mopentelemetry/proto/profiles/v1experimental/pprofextended.proto="$pkg/profilespb;profilespb" \
+	--go_opt=Mopentelemetry/proto/profiles/v1experimental/profiles.proto="$old/profilespb;profilespb" \
+	--go_opt=Mopentelemetry/proto/profiles/v1experimental/pprofextended.proto="$old/profilespb;profilespb" \
 	--go_opt=Mopentelemetry/proto/profiles/v1development/profiles.proto="$pkg/devprofilespb;devprofilespb" \
 	--go_opt=Mopentelemetry/proto/collector/profiles/v1development/profiles_service.proto="$pkg/devcollectorpb;devcollectorpb" \
 	opentelemetry/proto/common/v1/common.proto \

@@ -1,5 +1,5 @@
 # Included by the top-level Makefile (include proto/proto.mk).
-#   make proto               regenerates internal/otlp/otlppb from proto/ (needs protoc)
+#   make proto               regenerates internal/codec/otlp/otlppb from proto/ (needs protoc)
 #   make test-otlp-official  runs the nested module that checks pprofx's OTLP
 #                            output with the official v1.3.1 Go bindings
 .PHONY: proto test-otlp-official

@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
+	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 )
 
 // TestValidate: valid files pass (exit 0); a v1development file with an

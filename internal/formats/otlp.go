@@ -8,12 +8,12 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats/wirecheck"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 )
 
 // The schemas the OTLP inputs' framing is checked against.

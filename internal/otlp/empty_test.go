@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 

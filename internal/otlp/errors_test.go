@@ -8,8 +8,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 )
 
 // validPD returns a small valid ProfilesData to break in one place.

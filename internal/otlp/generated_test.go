@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,12 +23,25 @@ func TestGeneratedCodeUpToDate(t *testing.T) {
 		t.Skip("protoc not installed (apt-get install protobuf-compiler); cannot check otlppb is up to date")
 	}
 	out := t.TempDir()
-	cmd := exec.Command("sh", filepath.Join("..", "..", "proto", "gen.sh"))
+	root := filepath.Join("..", "..")
+	cmd := exec.Command("sh", filepath.Join(root, "proto", "gen.sh"))
 	cmd.Env = append(os.Environ(), "OUT="+out)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("proto/gen.sh: %v\n%s", err, msg)
 	}
-	gen := filepath.Join(out, "internal", "otlp", "otlppb")
+	// The generated packages, each beside the codec that owns it.
+	for _, dir := range []string{
+		filepath.Join("internal", "codec", "otlp", "otlppb"),
+		filepath.Join("internal", "codec", "pprofextended", "profilespb"),
+	} {
+		compareGenerated(t, filepath.Join(out, dir), filepath.Join(root, dir))
+	}
+}
+
+// compareGenerated checks that every file under gen is the same under
+// committed, and that committed holds no other .pb.go file.
+func compareGenerated(t *testing.T, gen, committed string) {
+	t.Helper()
 	var n int
 	err := filepath.WalkDir(gen, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -35,9 +49,9 @@ func TestGeneratedCodeUpToDate(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(gen, path)
 		want, _ := os.ReadFile(path)
-		got, err := os.ReadFile(filepath.Join("otlppb", rel))
+		got, err := os.ReadFile(filepath.Join(committed, rel))
 		if err != nil || !bytes.Equal(dropProtocVersion(got), dropProtocVersion(want)) {
-			t.Errorf("otlppb/%s is not what proto/gen.sh makes: run `make proto` (or sh proto/gen.sh)", rel)
+			t.Errorf("%s is not what proto/gen.sh makes: run `make proto` (or sh proto/gen.sh)", filepath.Join(committed, rel))
 		}
 		n++
 		return nil
@@ -45,9 +59,15 @@ func TestGeneratedCodeUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	committed, _ := filepath.Glob(filepath.Join("otlppb", "*", "*.pb.go"))
-	if n == 0 || n != len(committed) {
-		t.Errorf("proto/gen.sh made %d files, otlppb holds %d", n, len(committed))
+	var have []string
+	filepath.WalkDir(committed, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".pb.go") {
+			have = append(have, path)
+		}
+		return nil
+	})
+	if n == 0 || n != len(have) {
+		t.Errorf("proto/gen.sh made %d files under %s, %d are committed", n, gen, len(have))
 	}
 }
 

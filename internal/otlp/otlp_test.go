@@ -8,9 +8,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 )
 
 func TestRoundTripModel(t *testing.T) {

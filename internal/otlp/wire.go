@@ -9,8 +9,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 )
 
 // Samples are most of a profile, and the generated Sample struct takes a

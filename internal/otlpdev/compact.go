@@ -1,8 +1,8 @@
 package otlpdev
 
 import (
+	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/model"
-	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 )
 
 // compact returns a profile holding only the locations, functions, stacks

@@ -7,10 +7,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/pprofx/pprofx/internal/codec/inflate"
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
+	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
-	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 )
 
 // maxDecompressed bounds what a gzipped input given to Decode may expand to.

@@ -8,9 +8,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
-	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 

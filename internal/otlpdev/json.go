@@ -9,9 +9,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
-	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 )
 
 // OTLP JSON is protobuf's JSON mapping with OTLP's changes (lowerCamelCase

@@ -8,9 +8,9 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
-	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/resourcepb"
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
+	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/resourcepb"
 )
 
 // A hand-written parser for the profile messages, into the generated

@@ -6,8 +6,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
-	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
+	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 )
 
 // Severity of a validation finding.

@@ -10,10 +10,10 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
+	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
-	pb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 

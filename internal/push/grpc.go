@@ -19,7 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/devcollectorpb"
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devcollectorpb"
 )
 
 type grpcTransport struct {

@@ -18,7 +18,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/devcollectorpb"
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devcollectorpb"
 )
 
 // Response is what a server answered to an accepted request.

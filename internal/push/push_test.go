@@ -24,9 +24,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devcollectorpb"
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/devcollectorpb"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
 )
 
 // testEncoder writes a real ProfilesData built with the generated

@@ -15,11 +15,11 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )

@@ -23,8 +23,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devcollectorpb"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/devcollectorpb"
 	"github.com/pprofx/pprofx/internal/push"
 )
 

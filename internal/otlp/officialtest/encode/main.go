@@ -18,14 +18,14 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
+	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/resourcepb"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/otlp"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/profilespb"
-	"github.com/pprofx/pprofx/internal/otlp/otlppb/resourcepb"
 )
 
 func main() {

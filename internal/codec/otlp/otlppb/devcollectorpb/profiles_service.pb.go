@@ -21,7 +21,7 @@
 package devcollectorpb
 
 import (
-	devprofilespb "github.com/pprofx/pprofx/internal/otlp/otlppb/devprofilespb"
+	devprofilespb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"

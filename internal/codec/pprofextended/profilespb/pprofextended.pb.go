@@ -12,7 +12,7 @@
 package profilespb
 
 import (
-	commonpb "github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
+	commonpb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"

@@ -12,8 +12,8 @@
 package profilespb
 
 import (
-	commonpb "github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
-	resourcepb "github.com/pprofx/pprofx/internal/otlp/otlppb/resourcepb"
+	commonpb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
+	resourcepb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/resourcepb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"

@@ -21,7 +21,7 @@
 package resourcepb
 
 import (
-	commonpb "github.com/pprofx/pprofx/internal/otlp/otlppb/commonpb"
+	commonpb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
