@@ -15,17 +15,17 @@ rounds=${1:-15}
 inputs=${2:-.*}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go test -c -o "$tmp/otlp.test" ./internal/otlp
+go test -c -o "$tmp/otlp.test" ./internal/codec/pprofextended
 
 echo "== size: gzipped OTLP / gzipped pprof (target <= 0.89 typical Go, <= 0.82 deep stacks)"
-(cd internal/otlp && "$tmp/otlp.test" -test.run '^$' -test.bench "Size/($inputs)\$" -test.benchtime 1x) |
+(cd internal/codec/pprofextended && "$tmp/otlp.test" -test.run '^$' -test.bench "Size/($inputs)\$" -test.benchtime 1x) |
 	awk '/^BenchmarkSize/ { for (i = 2; i <= NF; i++) if ($i == "otlp.gz/pprof.gz") r = $(i-1); else if ($i == "locidx/frames") l = $(i-1)
 		sub(/^BenchmarkSize\//, "", $1); sub(/-[0-9]+$/, "", $1); printf "  %-14s %s   (len(location_indices)/frames %s)\n", $1, r, l }'
 
 echo "== time: pprof -> OTLP (pprof.Decode + otlp.Encode) / ParseData, $rounds paired rounds"
 i=0
 while [ $i -lt "$rounds" ]; do
-	(cd internal/otlp && "$tmp/otlp.test" -test.run '^$' -test.bench "(ParseData|Convert)/($inputs)\$" -test.benchtime 0.2s) |
+	(cd internal/codec/pprofextended && "$tmp/otlp.test" -test.run '^$' -test.bench "(ParseData|Convert)/($inputs)\$" -test.benchtime 0.2s) |
 		awk -v r=$i '/^Benchmark(ParseData|Convert)\// { print r, $1, $3 }' >>"$tmp/runs"
 	i=$((i + 1))
 done

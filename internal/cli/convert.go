@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
@@ -142,7 +142,7 @@ func convertRun(o *ConvertOptions) error {
 	wo.KeepOriginal = o.KeepOriginal
 	wo.SampleType, wo.Lines = o.SampleType, o.Lines
 	if o.ProfileID != "" {
-		id, err := otlp.ParseProfileID(o.ProfileID)
+		id, err := pprofextended.ParseProfileID(o.ProfileID)
 		if err != nil {
 			return &UsageError{err.Error()}
 		}
@@ -151,7 +151,7 @@ func convertRun(o *ConvertOptions) error {
 	if _, err := otlpdev.ParseSampleLayout(o.OTLPProto); err != nil {
 		return &UsageError{err.Error()}
 	}
-	res, err := otlp.ParseResource(o.Resource)
+	res, err := pprofextended.ParseResource(o.Resource)
 	if err != nil {
 		return &UsageError{err.Error()}
 	}

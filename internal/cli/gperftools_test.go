@@ -11,9 +11,9 @@ import (
 
 	"github.com/pprofx/pprofx/internal/codec/gperftools"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/codec/streamenc"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 )
 
@@ -212,7 +212,7 @@ func TestConvertGperftoolsStreamedOTLP(t *testing.T) {
 			if to == "otlp" {
 				err = otlpdev.Encode(&want, ps, otlpdev.EncodeOptions{Gzip: gz, ScopeVersion: version()})
 			} else {
-				err = otlp.Encode(&want, ps, otlp.EncodeOptions{Gzip: gz, ScopeVersion: version()})
+				err = pprofextended.Encode(&want, ps, pprofextended.EncodeOptions{Gzip: gz, ScopeVersion: version()})
 			}
 			if err != nil {
 				t.Fatal(err)

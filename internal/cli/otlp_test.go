@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
@@ -20,7 +20,7 @@ func decodeAny(data []byte) ([]*model.Profile, error) {
 	if ps, err := otlpdev.Decode(data, otlpdev.DecodeOptions{}); err == nil {
 		return ps, nil
 	}
-	return otlp.Decode(data, otlp.DecodeOptions{})
+	return pprofextended.Decode(data, pprofextended.DecodeOptions{})
 }
 
 // TestConvertOTLPRoundTrip: pprof -> .otlp / .otlp.gz / .otlp.json /
@@ -46,7 +46,7 @@ func TestConvertOTLPRoundTrip(t *testing.T) {
 		var ps []*model.Profile
 		var err error
 		if strings.HasPrefix(c.to, "pprofextended") {
-			ps, err = otlp.Decode(data, otlp.DecodeOptions{})
+			ps, err = pprofextended.Decode(data, pprofextended.DecodeOptions{})
 		} else {
 			ps, err = otlpdev.Decode(data, otlpdev.DecodeOptions{})
 		}
@@ -86,7 +86,7 @@ func TestConvertOTLPIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := otlp.Encode(&buf, []*model.Profile{src.Items[0].Profile, heap.Items[0].Profile}, otlp.EncodeOptions{}); err != nil {
+	if err := pprofextended.Encode(&buf, []*model.Profile{src.Items[0].Profile, heap.Items[0].Profile}, pprofextended.EncodeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	two := filepath.Join(dir, "two.otlp")

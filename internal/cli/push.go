@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/push"
 )
@@ -201,7 +201,7 @@ func pushRun(o *PushOptions) error {
 	if stdin > 1 || (stdin == 1 && o.FilesFrom == "-") || (stdin == 1 && o.DryRun == "-") {
 		return &UsageError{"standard input can be read only once, and not while --dry-run writes to standard output"}
 	}
-	res, err := otlp.ParseResource(o.Resource)
+	res, err := pprofextended.ParseResource(o.Resource)
 	if err != nil {
 		return &UsageError{err.Error()}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/otlp"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/push"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
@@ -126,7 +126,7 @@ func TestPushDryRun(t *testing.T) {
 		}
 		for i, name := range inputs {
 			src, _ := os.ReadFile(name)
-			otlp.FoldForPprof(ps[i], nil)
+			pprofextended.FoldForPprof(ps[i], nil)
 			var buf bytes.Buffer
 			if err := pprof.Encode(&buf, ps[i], pprof.EncodeOptions{}); err != nil {
 				t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 )
 
 func mustRead(t *testing.T, name string) []byte {
@@ -121,7 +121,7 @@ func TestSniffV1Experimental(t *testing.T) {
 		}
 		for _, js := range []bool{false, true} {
 			var buf bytes.Buffer
-			if err := otlp.Encode(&buf, []*model.Profile{m}, otlp.EncodeOptions{JSON: js}); err != nil {
+			if err := pprofextended.Encode(&buf, []*model.Profile{m}, pprofextended.EncodeOptions{JSON: js}); err != nil {
 				t.Fatal(err)
 			}
 			want := map[bool]Format{false: OTLP, true: OTLPJSON}[js]

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats/wirecheck"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 )
 
 // The schemas the OTLP inputs' framing is checked against.
@@ -42,7 +42,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		ps, err := otlp.Decode(data, otlp.DecodeOptions{Warn: opts.Warn})
+		ps, err := pprofextended.Decode(data, pprofextended.DecodeOptions{Warn: opts.Warn})
 		if err != nil {
 			// The head did not tell v1experimental from v1development
 			// (detect.Sniff says v1experimental then): the whole input
@@ -72,16 +72,16 @@ func init() {
 			desc:  "OTLP profiles, the OTEP's pprofextended dialect (v1experimental), binary protobuf",
 			multi: true,
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
-				eo := otlp.EncodeOptions{JSON: json, Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
+				eo := pprofextended.EncodeOptions{JSON: json, Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
 					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}
 				if s := items[0].Stream; s != nil && !json {
-					return otlp.EncodeStream(w, s.Tables, s.Samples, "", eo)
+					return pprofextended.EncodeStream(w, s.Tables, s.Samples, "", eo)
 				}
 				ps := make([]*model.Profile, len(items))
 				for i, it := range items {
 					ps[i] = it.Profile
 				}
-				return otlp.Encode(w, ps, eo)
+				return pprofextended.Encode(w, ps, eo)
 			},
 		}
 		if json {
@@ -107,7 +107,7 @@ func otlpItemName(id []byte, res []model.Attribute) string {
 func attrText(as []model.Attribute) string {
 	var parts []string
 	for _, a := range as {
-		parts = append(parts, a.Key+"="+otlp.ValueText(a.Value))
+		parts = append(parts, a.Key+"="+pprofextended.ValueText(a.Value))
 	}
 	return strings.Join(parts, ", ")
 }

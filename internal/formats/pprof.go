@@ -5,8 +5,8 @@ import (
 	"io"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/detect"
-	"github.com/pprofx/pprofx/internal/otlp"
 )
 
 // Output formats of pprof.
@@ -42,13 +42,13 @@ func init() {
 			suffixes: []string{".pb.gz", ".pprof", ".pprof.gz"},
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
 				if s := items[0].Stream; s != nil {
-					otlp.FoldForPprof(s.Tables, opts.Warn)
+					pprofextended.FoldForPprof(s.Tables, opts.Warn)
 					return pprof.EncodeStream(w, s.Tables, s.Samples, pprof.EncodeOptions{Raw: raw, Warn: opts.Warn})
 				}
 				// What pprof has no field for but a profile read from OTLP
 				// (or a bundle of one) holds becomes comments and labels;
 				// for any other profile this only looks.
-				otlp.FoldForPprof(items[0].Profile, opts.Warn)
+				pprofextended.FoldForPprof(items[0].Profile, opts.Warn)
 				return pprof.Encode(w, items[0].Profile, pprof.EncodeOptions{Raw: raw, Warn: opts.Warn})
 			},
 		}

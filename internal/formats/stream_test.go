@@ -9,10 +9,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/codec/streamenc"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 )
 
@@ -193,10 +193,10 @@ func TestOTLPEncodeStreamEdgeStacks(t *testing.T) {
 		streamenc.RunBudget = budget
 		for _, gz := range []bool{false, true} {
 			var want, got bytes.Buffer
-			if err := otlp.Encode(&want, []*model.Profile{p}, otlp.EncodeOptions{Gzip: gz}); err != nil {
+			if err := pprofextended.Encode(&want, []*model.Profile{p}, pprofextended.EncodeOptions{Gzip: gz}); err != nil {
 				t.Fatal(err)
 			}
-			if err := otlp.EncodeStream(&got, &tables, samples, t.TempDir(), otlp.EncodeOptions{Gzip: gz}); err != nil {
+			if err := pprofextended.EncodeStream(&got, &tables, samples, t.TempDir(), pprofextended.EncodeOptions{Gzip: gz}); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got.Bytes(), want.Bytes()) {

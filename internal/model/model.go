@@ -2,7 +2,7 @@
 // stored once, in a table, and referenced by its index in that table.
 //
 // The model has no I/O and no knowledge of any file format. Codecs
-// (internal/codec/pprof, internal/codec/gperftools, internal/otlp, internal/codec/bundle)
+// (internal/codec/pprof, internal/codec/gperftools, internal/codec/pprofextended, internal/codec/bundle)
 // translate between bytes and this model; transformations work on the model.
 //
 // Index conventions:

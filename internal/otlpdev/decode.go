@@ -9,8 +9,8 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/inflate"
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
 	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 )
 
 // maxDecompressed bounds what a gzipped input given to Decode may expand to.
@@ -112,7 +112,7 @@ func binaryMessage(data []byte, layout SampleLayout, check bool) (*pb.ProfilesDa
 		}
 		pd := &pb.ProfilesData{}
 		if err := proto.Unmarshal(b, pd); err != nil {
-			return nil, otlp.LocateWireError(b, pd.ProtoReflect().Descriptor(), err)
+			return nil, pprofextended.LocateWireError(b, pd.ProtoReflect().Descriptor(), err)
 		}
 		return pd, nil
 	}
@@ -331,7 +331,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 func (t *dict) stringIndex(p *model.Profile, v model.Value) int32 {
 	s := v.Str
 	if v.Kind != model.KindString {
-		s = otlp.ValueText(v)
+		s = pprofextended.ValueText(v)
 	}
 	for i, x := range p.Strings {
 		if x == s {
@@ -759,7 +759,7 @@ func textOf(v model.Value) string {
 	if v.Kind == model.KindString {
 		return v.Str
 	}
-	return otlp.ValueText(v)
+	return pprofextended.ValueText(v)
 }
 
 // labels converts a sample attribute into labels: a string or an integer
@@ -781,7 +781,7 @@ func (d *decoder) labels(b *model.Builder, at *attr) []model.Label {
 			return l
 		}
 		d.warn("otlp: sample attributes that are neither strings nor integers became string labels")
-		return model.Label{Key: key, Str: b.String(otlp.ValueText(v))}
+		return model.Label{Key: key, Str: b.String(pprofextended.ValueText(v))}
 	}
 	if at.value.Kind == model.KindArray {
 		out := make([]model.Label, 0, len(at.value.Array))

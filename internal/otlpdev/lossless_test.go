@@ -9,8 +9,8 @@ import (
 	gp "github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
@@ -47,7 +47,7 @@ var codecs = []codec{
 // field for, as the CLI does) and reads it with google/pprof.
 func toPprof(t testing.TB, p *model.Profile) *gp.Profile {
 	t.Helper()
-	otlp.FoldForPprof(p, func(s string) { t.Errorf("FoldForPprof warned: %s", s) })
+	pprofextended.FoldForPprof(p, func(s string) { t.Errorf("FoldForPprof warned: %s", s) })
 	var out bytes.Buffer
 	if err := pprof.Encode(&out, p, pprof.EncodeOptions{Warn: func(s string) { t.Errorf("pprof.Encode warned: %s", s) }}); err != nil {
 		t.Fatal(err)

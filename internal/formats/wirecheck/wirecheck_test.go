@@ -17,9 +17,9 @@ import (
 
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
@@ -64,7 +64,7 @@ func fixture(t testing.TB, name string) []byte {
 	}
 	var buf bytes.Buffer
 	if dialect == "exp" {
-		err = otlp.Encode(&buf, []*model.Profile{p}, otlp.EncodeOptions{})
+		err = pprofextended.Encode(&buf, []*model.Profile{p}, pprofextended.EncodeOptions{})
 	} else {
 		err = otlpdev.Encode(&buf, []*model.Profile{p}, otlpdev.EncodeOptions{})
 	}

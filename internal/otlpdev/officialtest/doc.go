@@ -8,7 +8,7 @@
 // JSON lines and fileexporter framing) are read back by pprofx into the
 // same pprof.
 //
-// It is its own module, beside internal/otlp/officialtest (which checks the
+// It is its own module, beside internal/codec/pprofextended/officialtest (which checks the
 // pprofextended dialect with go.opentelemetry.io/proto/otlp v1.3.1): the
 // v1development bindings need go.opentelemetry.io/proto/otlp v1.11.0, which
 // no longer holds profiles/v1experimental, and a module can require only one

@@ -15,8 +15,8 @@ import (
 
 	"github.com/pprofx/pprofx/internal/cli"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/otlp"
 	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
@@ -89,7 +89,7 @@ func received(t testing.TB, data []byte) []*gp.Profile {
 	}
 	var out []*gp.Profile
 	for _, p := range ps {
-		otlp.FoldForPprof(p, func(s string) { t.Errorf("FoldForPprof warned: %s", s) })
+		pprofextended.FoldForPprof(p, func(s string) { t.Errorf("FoldForPprof warned: %s", s) })
 		var buf bytes.Buffer
 		if err := pprof.Encode(&buf, p, pprof.EncodeOptions{}); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package otlp
+package pprofextended
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestGeneratedCodeUpToDate(t *testing.T) {
 		t.Skip("protoc not installed (apt-get install protobuf-compiler); cannot check otlppb is up to date")
 	}
 	out := t.TempDir()
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	cmd := exec.Command("sh", filepath.Join(root, "proto", "gen.sh"))
 	cmd.Env = append(os.Environ(), "OUT="+out)
 	if msg, err := cmd.CombinedOutput(); err != nil {

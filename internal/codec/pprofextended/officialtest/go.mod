@@ -1,4 +1,4 @@
-module github.com/pprofx/pprofx/internal/otlp/officialtest
+module github.com/pprofx/pprofx/internal/codec/pprofextended/officialtest
 
 go 1.26.8
 
@@ -14,4 +14,4 @@ require (
 	github.com/klauspost/pgzip v1.3.0 // indirect
 )
 
-replace github.com/pprofx/pprofx => ../../..
+replace github.com/pprofx/pprofx => ../../../..

@@ -33,7 +33,7 @@ var (
 // TestMain runs ./encode once over the fixtures: pprofx's pprof decoder and
 // OTLP encoder, in their own binary (see the package comment).
 func TestMain(m *testing.M) {
-	root := filepath.Join("..", "..", "..")
+	root := filepath.Join("..", "..", "..", "..")
 	fixtures, _ = filepath.Glob(filepath.Join(root, "testdata", "go", "*.pb.gz"))
 	tool, _ := filepath.Glob(filepath.Join(root, "testdata", "pprof", "*.pb.gz"))
 	gperf, _ := filepath.Glob(filepath.Join(root, "testdata", "gperftools", "*.prof"))

@@ -1,4 +1,4 @@
-package otlp
+package pprofextended
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ import (
 // testdata/otlp/rich.pb.gz.
 func pprofFixtures(t testing.TB) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "go", "*.pb.gz"))
-	tool, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "pprof", "*.pb.gz"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "go", "*.pb.gz"))
+	tool, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "pprof", "*.pb.gz"))
 	files = append(files, tool...)
-	files = append(files, filepath.Join("..", "..", "testdata", "otlp", "rich.pb.gz"))
+	files = append(files, filepath.Join("..", "..", "..", "testdata", "otlp", "rich.pb.gz"))
 	return files
 }
 

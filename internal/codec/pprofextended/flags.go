@@ -1,4 +1,4 @@
-package otlp
+package pprofextended
 
 import (
 	"encoding/hex"

@@ -21,11 +21,11 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/resourcepb"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlp"
 )
 
 func main() {
@@ -81,7 +81,7 @@ func run(out string, files []string) error {
 			json bool
 		}{{".otlp", false}, {".otlp.json", true}} {
 			var buf bytes.Buffer
-			if err := otlp.Encode(&buf, []*model.Profile{p}, otlp.EncodeOptions{JSON: o.json, ScopeVersion: "test"}); err != nil {
+			if err := pprofextended.Encode(&buf, []*model.Profile{p}, pprofextended.EncodeOptions{JSON: o.json, ScopeVersion: "test"}); err != nil {
 				return fmt.Errorf("%s: %v", name, err)
 			}
 			if err := os.WriteFile(base+o.ext, buf.Bytes(), 0o644); err != nil {

@@ -1,4 +1,4 @@
-// Package otlp reads and writes OpenTelemetry profiles in the pprofextended
+// Package pprofextended reads and writes OpenTelemetry profiles in the pprofextended
 // schema published as go.opentelemetry.io/proto/otlp v1.3.1
 // profiles/v1experimental (package opentelemetry.proto.profiles.v1experimental),
 // as binary protobuf or OTLP JSON, plain or gzipped.
@@ -37,7 +37,7 @@
 //     "pprof.profile.doc_url".
 //   - The reader accepts the deprecated Sample.location_index and
 //     Sample.label as well as their replacements.
-package otlp
+package pprofextended
 
 import (
 	"bytes"

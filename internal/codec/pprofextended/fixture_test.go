@@ -1,4 +1,4 @@
-package otlp
+package pprofextended
 
 import (
 	"bytes"
@@ -72,9 +72,9 @@ func richPprof() *gp.Profile {
 }
 
 // TestRichFixture keeps testdata/otlp/rich.pb.gz what richPprof builds
-// (go test ./internal/otlp -run TestRichFixture -update rewrites it).
+// (go test ./internal/codec/pprofextended -run TestRichFixture -update rewrites it).
 func TestRichFixture(t *testing.T) {
-	path := filepath.Join("..", "..", "testdata", "otlp", "rich.pb.gz")
+	path := filepath.Join("..", "..", "..", "testdata", "otlp", "rich.pb.gz")
 	p := richPprof()
 	if err := p.CheckValid(); err != nil {
 		t.Fatal(err)

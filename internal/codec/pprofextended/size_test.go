@@ -1,4 +1,4 @@
-package otlp
+package pprofextended
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // sizes are deterministic, so a layout change that makes any of them bigger
 // (or smaller) fails here until the README says so.
 func TestSizeFiguresInREADME(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

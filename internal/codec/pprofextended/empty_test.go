@@ -1,4 +1,4 @@
-package otlp
+package pprofextended
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ func emptyEntriesPprof(withUnmapped bool) *gp.Profile {
 // TestEmptyEntriesFixture keeps testdata/otlp/empty-entries.pb.gz what
 // emptyEntriesPprof(false) builds (-update rewrites it).
 func TestEmptyEntriesFixture(t *testing.T) {
-	path := filepath.Join("..", "..", "testdata", "otlp", "empty-entries.pb.gz")
+	path := filepath.Join("..", "..", "..", "testdata", "otlp", "empty-entries.pb.gz")
 	p := emptyEntriesPprof(false)
 	if err := p.CheckValid(); err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestEmptyLinkStaysReal(t *testing.T) {
 // (TestLosslessPprof checks the whole profile).
 func TestEmptyFunctionFixtures(t *testing.T) {
 	for _, name := range []string{"go/threadcreate.pb.gz", "pprof/gperftools-stripped.pb.gz"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", name))
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestEmptyFunctionFixtures(t *testing.T) {
 // differs from pprofx's) is still recognised and dropped without a word;
 // comparing with a re-encoding would call it foreign.
 func TestDerivedIDSurvivesLayout(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "cpu.pb.gz"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "go", "cpu.pb.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
