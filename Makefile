@@ -24,12 +24,12 @@ include proto/proto.mk
 # The one test command: formatting, vet, every test, and the nested module
 # modules that read pprofx's OTLP output with the official OpenTelemetry
 # bindings (pprofextended: internal/codec/pprofextended/officialtest; v1development, and the
-# collector's pdata: internal/otlpdev/officialtest).
+# collector's pdata: internal/codec/otlp/officialtest).
 test: fmt-check vet cross
 	$(GO) test ./...
 	$(MAKE) agree
 	cd internal/codec/pprofextended/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
-	cd internal/otlpdev/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd internal/codec/otlp/officialtest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd internal/view/flamegraph/browsertest && $(GO) vet ./... && $(GO) test -count=1 ./...
 	@if [ -n "$$PPROFX_SKIP_COLLECTOR" ] && [ -z "$$CI" ]; then \
 		echo "make test: PPROFX_SKIP_COLLECTOR is set: SKIPPED internal/push/collectortest (pushes to a real collector; CI runs it)"; \
@@ -90,8 +90,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./internal/codec/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzBlocks$$' -fuzztime $(FUZZTIME) ./internal/codec/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/pprofextended
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlpdev
-	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/otlpdev
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlp
+	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlp
 	$(GO) test -run '^$$' -fuzz '^FuzzELF$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/symbolize
 	$(GO) test -run '^$$' -fuzz '^FuzzInflate$$' -fuzztime $(FUZZTIME) ./internal/symbolize
 	$(GO) test -run '^$$' -fuzz '^FuzzLineNames$$' -fuzztime $(FUZZTIME) ./internal/symbolize

@@ -30,17 +30,17 @@ cd "$(dirname "$0")/.."
 inputs=${1:-.*}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go test -c -o "$tmp/otlpdev.test" ./internal/otlpdev
+go test -c -o "$tmp/otlpdev.test" ./internal/codec/otlp
 t="$tmp/otlpdev.test"
 
 echo "== size: gzipped v1development / gzipped pprof (target <= 1 on every real fixture)"
 echo "   both gzipped at compress/gzip's default level; 'as is': pprofx's .otlp.gz over the input file"
-(cd internal/otlpdev && "$t" -test.run '^$' -test.bench "Size/($inputs)\$" -test.benchtime 1x) |
+(cd internal/codec/otlp && "$t" -test.run '^$' -test.bench "Size/($inputs)\$" -test.benchtime 1x) |
 	awk '/^BenchmarkSize/ { for (i = 2; i <= NF; i++) { if ($i == "otlp.gz/pprof.gz") r = $(i-1); if ($i == "otlp.gz/pprof.gz-asis") a = $(i-1);
 		if ($i == "otlp.gz-bytes") o = $(i-1); if ($i == "pprof.gz-bytes") p = $(i-1) }
 		sub(/^BenchmarkSize\//, "", $1); sub(/-[0-9]+$/, "", $1); printf "  %-14s %.3f  (as is %.3f; %d / %d bytes)\n", $1, r, a, o, p }'
 
-names=$(cd internal/otlpdev && "$t" -test.run '^$' -test.bench "Size/($inputs)\$" -test.benchtime 1x |
+names=$(cd internal/codec/otlp && "$t" -test.run '^$' -test.bench "Size/($inputs)\$" -test.benchtime 1x |
 	awk '/^BenchmarkSize/ { sub(/^BenchmarkSize\//, "", $1); sub(/-[0-9]+$/, "", $1); print $1 }')
 
 if [ "${WALL:-0}" = 1 ]; then
@@ -52,7 +52,7 @@ if [ "${WALL:-0}" = 1 ]; then
 		i=0
 		while [ $i -lt "$rounds" ]; do
 			for in in $names; do
-				(cd internal/otlpdev && GOGC=$gogc "$t" -test.run '^$' -test.bench "^Benchmark(ParseData|Convert|Back)/$in\$" -test.benchtime "$benchtime") |
+				(cd internal/codec/otlp && GOGC=$gogc "$t" -test.run '^$' -test.bench "^Benchmark(ParseData|Convert|Back)/$in\$" -test.benchtime "$benchtime") |
 					awk -v r=$i '/^Benchmark(ParseData|Convert|Back)\// { c = 0; for (j = 4; j <= NF; j++) if ($j == "cpu-ns/op") c = $(j-1); print r, $1, $3, c }' >>"$tmp/runs"
 			done
 			i=$((i + 1))
@@ -70,7 +70,7 @@ fi
 command -v valgrind >/dev/null || { echo "valgrind not installed: WALL=1 $0 for wall-clock figures"; exit 1; }
 echo "== instructions per operation under callgrind, ratio to ParseData (target <= 1): GOGC=off, then GOGC=100 (collection counted)"
 count() { # GOGC benchmark-regexp iterations -> instructions of the whole run
-	(cd internal/otlpdev && GOGC=$1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 \
+	(cd internal/codec/otlp && GOGC=$1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 \
 		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$t" -test.run '^$' -test.bench "$2" -test.benchtime "$3"x 2>&1 >/dev/null |
 		sed -n 's/.*Collected : //p')
 }

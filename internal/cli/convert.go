@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
 
@@ -148,7 +148,7 @@ func convertRun(o *ConvertOptions) error {
 		}
 		wo.ProfileID = id
 	}
-	if _, err := otlpdev.ParseSampleLayout(o.OTLPProto); err != nil {
+	if _, err := otlp.ParseSampleLayout(o.OTLPProto); err != nil {
 		return &UsageError{err.Error()}
 	}
 	res, err := pprofextended.ParseResource(o.Resource)

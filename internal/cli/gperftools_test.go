@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/codec/gperftools"
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/codec/streamenc"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 )
 
 const gperfDir = "../../testdata/gperftools/"
@@ -210,7 +210,7 @@ func TestConvertGperftoolsStreamedOTLP(t *testing.T) {
 			gz := suffix == ".otlp.gz"
 			var want bytes.Buffer
 			if to == "otlp" {
-				err = otlpdev.Encode(&want, ps, otlpdev.EncodeOptions{Gzip: gz, ScopeVersion: version()})
+				err = otlp.Encode(&want, ps, otlp.EncodeOptions{Gzip: gz, ScopeVersion: version()})
 			} else {
 				err = pprofextended.Encode(&want, ps, pprofextended.EncodeOptions{Gzip: gz, ScopeVersion: version()})
 			}

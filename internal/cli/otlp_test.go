@@ -8,16 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
 // decodeAny reads OTLP output of either dialect.
 func decodeAny(data []byte) ([]*model.Profile, error) {
-	if ps, err := otlpdev.Decode(data, otlpdev.DecodeOptions{}); err == nil {
+	if ps, err := otlp.Decode(data, otlp.DecodeOptions{}); err == nil {
 		return ps, nil
 	}
 	return pprofextended.Decode(data, pprofextended.DecodeOptions{})
@@ -48,7 +48,7 @@ func TestConvertOTLPRoundTrip(t *testing.T) {
 		if strings.HasPrefix(c.to, "pprofextended") {
 			ps, err = pprofextended.Decode(data, pprofextended.DecodeOptions{})
 		} else {
-			ps, err = otlpdev.Decode(data, otlpdev.DecodeOptions{})
+			ps, err = otlp.Decode(data, otlp.DecodeOptions{})
 		}
 		if err != nil {
 			t.Fatal(err)

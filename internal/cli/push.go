@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/push"
 )
 
@@ -243,7 +243,7 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 		ios.clearProgress()
 		fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(current), oneLine(msg))
 	}
-	eo := otlpdev.EncodeOptions{Resource: res, NameScope: true, ScopeVersion: version(), Warn: warn}
+	eo := otlp.EncodeOptions{Resource: res, NameScope: true, ScopeVersion: version(), Warn: warn}
 	var (
 		mu      sync.Mutex
 		partial bool
@@ -257,9 +257,9 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 		Config: o.Config,
 		Encode: func(w io.Writer, ps []*model.Profile, json bool) error {
 			if json {
-				return otlpdev.EncodeJSON(w, ps, eo)
+				return otlp.EncodeJSON(w, ps, eo)
 			}
-			return otlpdev.Encode(w, ps, eo)
+			return otlp.Encode(w, ps, eo)
 		},
 		DryRun: dry,
 		OnRetry: func(b *push.Batch, err error, wait time.Duration) {

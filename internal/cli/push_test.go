@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/push"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
@@ -120,7 +120,7 @@ func TestPushDryRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := otlpdev.Decode(data, otlpdev.DecodeOptions{})
+		ps, err := otlp.Decode(data, otlp.DecodeOptions{})
 		if err != nil || len(ps) != len(inputs) {
 			t.Fatalf("%d profiles, %v", len(ps), err)
 		}

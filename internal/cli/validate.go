@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 )
 
 // ValidateOptions are the inputs of `pprofx validate`.
@@ -53,7 +53,7 @@ file breaks a MUST rule or cannot be read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			o.MaxInputSize = int64(size)
-			if _, err := otlpdev.ParseSampleLayout(o.OTLPProto); err != nil {
+			if _, err := otlp.ParseSampleLayout(o.OTLPProto); err != nil {
 				return &UsageError{err.Error()}
 			}
 			if runF != nil {
@@ -93,7 +93,7 @@ func validateRun(o *ValidateOptions) error {
 		}
 		nerr, nwarn := 0, 0
 		for _, f := range src.Findings {
-			if f.Severity == otlpdev.Must {
+			if f.Severity == otlp.Must {
 				nerr++
 			} else {
 				nwarn++

@@ -20,10 +20,10 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 )
 
 // DefaultMaxInputSize is the default bound on how many (decompressed)
@@ -118,7 +118,7 @@ type Input struct {
 	// Facts about the input beyond its profiles, for inspect: name, value.
 	Facts [][2]string
 	// Findings of ReadOptions.Validate.
-	Findings []otlpdev.Finding
+	Findings []otlp.Finding
 	Items    []Item
 }
 

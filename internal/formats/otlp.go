@@ -23,7 +23,7 @@ var (
 )
 
 // Output formats of OTLP profiles in the OTEP's pprofextended dialect
-// (v1experimental). --to otlp writes v1development (otlpdev.go).
+// (v1experimental). --to otlp writes v1development (the otlp codec).
 const (
 	OutPprofExtended     OutFormat = "pprofextended"
 	OutPprofExtendedJSON OutFormat = "pprofextended-json"

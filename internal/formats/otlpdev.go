@@ -7,10 +7,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats/wirecheck"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 )
 
 // Output formats of OTLP profiles v1development (opentelemetry-proto
@@ -51,22 +51,22 @@ func init() {
 		f        OutFormat
 		desc     string
 		suffixes []string
-		enc      func(io.Writer, []*model.Profile, otlpdev.EncodeOptions) error
+		enc      func(io.Writer, []*model.Profile, otlp.EncodeOptions) error
 	}{
-		{OutOTLP, "OTLP profiles v1development, binary protobuf (.otlp; .otlp.gz gzipped)", []string{".otlp", ".otlp.gz"}, otlpdev.Encode},
-		{OutOTLPJSON, "OTLP profiles v1development, OTLP JSON (.otlp.json; .otlp.json.gz gzipped)", []string{".otlp.json", ".otlp.json.gz"}, otlpdev.EncodeJSON},
-		{OutOTLPJSONL, "OTLP profiles v1development, JSON lines as the collector's fileexporter writes them (.jsonl)", []string{".jsonl", ".jsonl.gz"}, otlpdev.EncodeJSONLines},
-		{OutOTLPFramed, "OTLP profiles v1development, 4-byte-length framed protobuf as the fileexporter's format: proto writes it", nil, otlpdev.EncodeFramed},
+		{OutOTLP, "OTLP profiles v1development, binary protobuf (.otlp; .otlp.gz gzipped)", []string{".otlp", ".otlp.gz"}, otlp.Encode},
+		{OutOTLPJSON, "OTLP profiles v1development, OTLP JSON (.otlp.json; .otlp.json.gz gzipped)", []string{".otlp.json", ".otlp.json.gz"}, otlp.EncodeJSON},
+		{OutOTLPJSONL, "OTLP profiles v1development, JSON lines as the collector's fileexporter writes them (.jsonl)", []string{".jsonl", ".jsonl.gz"}, otlp.EncodeJSONLines},
+		{OutOTLPFramed, "OTLP profiles v1development, 4-byte-length framed protobuf as the fileexporter's format: proto writes it", nil, otlp.EncodeFramed},
 	} {
 		enc, f := w.enc, w.f
 		registerWriter(w.f, writer{desc: w.desc, suffixes: w.suffixes, multi: true, text: w.f == OutOTLPJSON || w.f == OutOTLPJSONL,
 			write: func(out io.Writer, items []Item, opts WriteOptions) error {
-				eo := otlpdev.EncodeOptions{Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
+				eo := otlp.EncodeOptions{Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
 					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}
 				if s := items[0].Stream; s != nil && f == OutOTLP {
-					return otlpdev.EncodeStream(out, s.Tables, s.Samples, "", eo)
+					return otlp.EncodeStream(out, s.Tables, s.Samples, "", eo)
 				} else if s != nil && f == OutOTLPFramed {
-					return otlpdev.EncodeFramedStream(out, s.Tables, s.Samples, "", eo)
+					return otlp.EncodeFramedStream(out, s.Tables, s.Samples, "", eo)
 				}
 				ps := make([]*model.Profile, len(items))
 				for i, it := range items {
@@ -79,28 +79,28 @@ func init() {
 
 // readOTLPDev reads OTLP profiles v1development (any of its layouts) into in.
 func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
-	layout, err := otlpdev.ParseSampleLayout(opts.OTLPProto)
+	layout, err := otlp.ParseSampleLayout(opts.OTLPProto)
 	if err != nil {
 		return err
 	}
-	do := otlpdev.DecodeOptions{Layout: layout, Warn: opts.Warn}
+	do := otlp.DecodeOptions{Layout: layout, Warn: opts.Warn}
 	if opts.Validate {
-		fs, _, err := otlpdev.ValidateData(data, do, 1000)
+		fs, _, err := otlp.ValidateData(data, do, 1000)
 		if err != nil {
 			return err
 		}
 		in.Findings = fs
 		for _, f := range fs {
-			if f.Severity == otlpdev.Must {
+			if f.Severity == otlp.Must {
 				return nil
 			}
 		}
 	}
-	msgs, err := otlpdev.Messages(data, do)
+	msgs, err := otlp.Messages(data, do)
 	if err != nil {
 		return err
 	}
-	ps, err := otlpdev.DecodeMessages(msgs, do)
+	ps, err := otlp.DecodeMessages(msgs, do)
 	if err != nil {
 		return err
 	}
@@ -108,12 +108,12 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 	if in.Format == detect.OTLPDevJSON && len(msgs) > 1 {
 		parts = append(parts, "JSON lines")
 	}
-	if in.Format == detect.OTLPDev && in.Layout == "" && otlpdev.LooksFramed(data) {
+	if in.Format == detect.OTLPDev && in.Layout == "" && otlp.LooksFramed(data) {
 		parts = append(parts, "collector file, 4-byte length framed")
 	} else if in.Layout != "" {
 		parts = append(parts, in.Layout)
 	}
-	if layout == otlpdev.LayoutV19 {
+	if layout == otlp.LayoutV19 {
 		parts = append(parts, "proto v1.9 Sample layout")
 	}
 	in.Layout = strings.Join(parts, ", ")
@@ -126,7 +126,7 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 		}
 	}
 	release := "opentelemetry-proto v1.10+ (Sample: attribute_indices=2, link_index=3, values=4)"
-	if layout == otlpdev.LayoutV19 {
+	if layout == otlp.LayoutV19 {
 		release = "opentelemetry-proto v1.9 (Sample: values=2, attribute_indices=3, link_index=4)"
 	}
 	in.Facts = append(in.Facts, [2]string{"dialect", "v1development, " + release})

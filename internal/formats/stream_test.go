@@ -9,11 +9,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/codec/streamenc"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 )
 
 // gperfShape is a 64-bit little-endian gperftools profile of n records over
@@ -204,10 +204,10 @@ func TestOTLPEncodeStreamEdgeStacks(t *testing.T) {
 			}
 			want.Reset()
 			got.Reset()
-			if err := otlpdev.Encode(&want, []*model.Profile{p}, otlpdev.EncodeOptions{Gzip: gz}); err != nil {
+			if err := otlp.Encode(&want, []*model.Profile{p}, otlp.EncodeOptions{Gzip: gz}); err != nil {
 				t.Fatal(err)
 			}
-			if err := otlpdev.EncodeStream(&got, &tables, samples, t.TempDir(), otlpdev.EncodeOptions{Gzip: gz}); err != nil {
+			if err := otlp.EncodeStream(&got, &tables, samples, t.TempDir(), otlp.EncodeOptions{Gzip: gz}); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got.Bytes(), want.Bytes()) {

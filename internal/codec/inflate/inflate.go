@@ -1,5 +1,5 @@
 // Package inflate inflates a gzipped input held in memory, for the decoders
-// that take bytes rather than a stream (otlp.Decode, otlpdev.Decode); the
+// that take bytes rather than a stream (pprofextended.Decode, otlp.Decode); the
 // command line takes compression off in internal/formats, as the bytes
 // arrive, and these get plain bytes.
 package inflate

@@ -4,7 +4,7 @@ import "google.golang.org/protobuf/reflect/protoreflect"
 
 // The OTLP JSON mapping below is schema-agnostic (it walks the generated
 // descriptors), so the codec of the v1development dialect
-// (internal/otlpdev) uses it too.
+// (internal/codec/otlp) uses it too.
 
 // AppendJSON appends message m in OTLP JSON (lowerCamelCase keys, hex ids,
 // enums as integers, 64-bit integers as decimal strings).

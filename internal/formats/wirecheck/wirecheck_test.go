@@ -15,12 +15,12 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
@@ -66,7 +66,7 @@ func fixture(t testing.TB, name string) []byte {
 	if dialect == "exp" {
 		err = pprofextended.Encode(&buf, []*model.Profile{p}, pprofextended.EncodeOptions{})
 	} else {
-		err = otlpdev.Encode(&buf, []*model.Profile{p}, otlpdev.EncodeOptions{})
+		err = otlp.Encode(&buf, []*model.Profile{p}, otlp.EncodeOptions{})
 	}
 	if err != nil {
 		t.Fatal(err)

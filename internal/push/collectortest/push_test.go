@@ -14,10 +14,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/pprofx/pprofx/internal/cli"
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/formats"
-	"github.com/pprofx/pprofx/internal/otlpdev"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
@@ -83,7 +83,7 @@ func sent(t testing.TB, files []string) map[string][]*gp.Profile {
 func received(t testing.TB, data []byte) []*gp.Profile {
 	t.Helper()
 	pdataReads(t, data)
-	ps, err := otlpdev.Decode(data, otlpdev.DecodeOptions{Warn: func(s string) { t.Errorf("reading the collector's file: warning: %s", s) }})
+	ps, err := otlp.Decode(data, otlp.DecodeOptions{Warn: func(s string) { t.Errorf("reading the collector's file: warning: %s", s) }})
 	if err != nil {
 		t.Fatalf("reading the collector's file: %v", err)
 	}

@@ -1,8 +1,8 @@
-module github.com/pprofx/pprofx/internal/otlpdev/officialtest
+module github.com/pprofx/pprofx/internal/codec/otlp/officialtest
 
 go 1.26.8
 
-replace github.com/pprofx/pprofx => ../../..
+replace github.com/pprofx/pprofx => ../../../..
 
 require (
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe

@@ -1,4 +1,4 @@
-package otlpdev
+package otlp
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // (4 sample types: 4 Profiles), parsed.
 func heapMessage(t *testing.T) (*pb.ProfilesData, []byte) {
 	t.Helper()
-	src, err := os.ReadFile("../../testdata/go/heap.pb.gz")
+	src, err := os.ReadFile("../../../testdata/go/heap.pb.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestFastParser(t *testing.T) {
 		}
 		inputs = append(inputs, buf.Bytes())
 	}
-	pdata, err := os.ReadFile("../../testdata/otlp-dev/cpu.otlp")
+	pdata, err := os.ReadFile("../../../testdata/otlp-dev/cpu.otlp")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ var (
 // NAME.otlp.json, and for a non-pprof input NAME.src.pb.gz (pprofx's pprof
 // of it, the reference).
 func TestMain(m *testing.M) {
-	root, _ := filepath.Abs(filepath.Join("..", "..", ".."))
+	root, _ := filepath.Abs(filepath.Join("..", "..", "..", ".."))
 	fixtures, _ = filepath.Glob(filepath.Join(root, "testdata", "go", "*.pb.gz"))
 	tool, _ := filepath.Glob(filepath.Join(root, "testdata", "pprof", "*.pb.gz"))
 	gperf, _ := filepath.Glob(filepath.Join(root, "testdata", "gperftools", "*.prof"))

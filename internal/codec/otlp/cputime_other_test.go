@@ -1,6 +1,6 @@
 //go:build !unix
 
-package otlpdev
+package otlp
 
 import "time"
 

@@ -1,4 +1,4 @@
-package otlpdev
+package otlp
 
 import (
 	"bytes"
@@ -20,11 +20,11 @@ import (
 // empty-entries.pb.gz.
 func pprofFixtures(t testing.TB) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "go", "*.pb.gz"))
-	tool, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "pprof", "*.pb.gz"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "go", "*.pb.gz"))
+	tool, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "pprof", "*.pb.gz"))
 	files = append(files, tool...)
-	files = append(files, filepath.Join("..", "..", "testdata", "otlp", "rich.pb.gz"),
-		filepath.Join("..", "..", "testdata", "otlp", "empty-entries.pb.gz"))
+	files = append(files, filepath.Join("..", "..", "..", "testdata", "otlp", "rich.pb.gz"),
+		filepath.Join("..", "..", "..", "testdata", "otlp", "empty-entries.pb.gz"))
 	if len(files) < 8 {
 		t.Fatalf("fixtures missing: %v", files)
 	}

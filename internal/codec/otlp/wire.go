@@ -1,4 +1,4 @@
-package otlpdev
+package otlp
 
 import (
 	"google.golang.org/protobuf/encoding/protowire"

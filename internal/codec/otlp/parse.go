@@ -1,4 +1,4 @@
-package otlpdev
+package otlp
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ import (
 // attribute values (common.proto) go to proto.Unmarshal piece by piece.
 // The v1.9 Sample numbering is read here directly.
 
-var errSlow = errors.New("otlpdev: not the fast path")
+var errSlow = errors.New("otlp: not the fast path")
 
 type parser struct {
 	layout SampleLayout

@@ -1,4 +1,4 @@
-package otlpdev
+package otlp
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func TestHasFunctionsConvention(t *testing.T) {
 		t.Errorf("%s written for a Go runtime profile, whose flags are all inferred", AttrHasFunctions)
 	}
 
-	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "goroutine.pb.gz"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "go", "goroutine.pb.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func encodePprof(t *testing.T, in []byte, n int) []byte {
 // v1development.
 func encodeFixture(t *testing.T, elem ...string) []byte {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(append([]string{"..", "..", "testdata"}, elem...)...))
+	src, err := os.ReadFile(filepath.Join(append([]string{"..", "..", "..", "testdata"}, elem...)...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package otlpdev
+package otlp
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func seeds(f *testing.F) {
 		}
 	}
 	for _, name := range []string{"cpu.otlp", "cpu.framed", "cpu.otlp.json"} {
-		data, err := os.ReadFile("../../testdata/otlp-dev/" + name)
+		data, err := os.ReadFile("../../../testdata/otlp-dev/" + name)
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package otlpdev
+package otlp
 
 import "github.com/pprofx/pprofx/internal/model"
 

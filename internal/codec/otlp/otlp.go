@@ -1,4 +1,4 @@
-// Package otlpdev reads and writes OpenTelemetry profiles in the schema
+// Package otlp reads and writes OpenTelemetry profiles in the schema
 // collectors speak today: opentelemetry.proto.profiles.v1development as
 // published in opentelemetry-proto v1.11.0 (Go:
 // go.opentelemetry.io/proto/otlp/profiles/v1development v0.4.0), as binary
@@ -38,7 +38,7 @@
 //     inferred when absent.
 //   - A profile that names no instrumentation scope gets none, unless
 //     EncodeOptions.NameScope asks for pprofx's.
-package otlpdev
+package otlp
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package otlpdev
+package otlp
 
 import (
 	"bytes"
@@ -650,7 +650,7 @@ func (e *encoder) str(s string) int32 {
 	if x, ok := e.keys[s]; ok {
 		return x
 	}
-	panic("otlpdev: string not laid out: " + s)
+	panic("otlp: string not laid out: " + s)
 }
 
 // layoutMappings keeps the mappings in input order (the order pprof

@@ -1,4 +1,4 @@
-package otlpdev
+package otlp
 
 import (
 	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
