@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
+
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
@@ -107,7 +109,7 @@ func otlpItemName(id []byte, res []model.Attribute) string {
 func attrText(as []model.Attribute) string {
 	var parts []string
 	for _, a := range as {
-		parts = append(parts, a.Key+"="+pprofextended.ValueText(a.Value))
+		parts = append(parts, a.Key+"="+otlpcommon.ValueText(a.Value))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
+
 	"google.golang.org/protobuf/proto"
 
 	"github.com/pprofx/pprofx/internal/codec/inflate"
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
 	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
-	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -112,7 +113,7 @@ func binaryMessage(data []byte, layout SampleLayout, check bool) (*pb.ProfilesDa
 		}
 		pd := &pb.ProfilesData{}
 		if err := proto.Unmarshal(b, pd); err != nil {
-			return nil, pprofextended.LocateWireError(b, pd.ProtoReflect().Descriptor(), err)
+			return nil, otlpcommon.LocateWireError(b, pd.ProtoReflect().Descriptor(), err)
 		}
 		return pd, nil
 	}
@@ -331,7 +332,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 func (t *dict) stringIndex(p *model.Profile, v model.Value) int32 {
 	s := v.Str
 	if v.Kind != model.KindString {
-		s = pprofextended.ValueText(v)
+		s = otlpcommon.ValueText(v)
 	}
 	for i, x := range p.Strings {
 		if x == s {
@@ -759,7 +760,7 @@ func textOf(v model.Value) string {
 	if v.Kind == model.KindString {
 		return v.Str
 	}
-	return pprofextended.ValueText(v)
+	return otlpcommon.ValueText(v)
 }
 
 // labels converts a sample attribute into labels: a string or an integer
@@ -781,7 +782,7 @@ func (d *decoder) labels(b *model.Builder, at *attr) []model.Label {
 			return l
 		}
 		d.warn("otlp: sample attributes that are neither strings nor integers became string labels")
-		return model.Label{Key: key, Str: b.String(pprofextended.ValueText(v))}
+		return model.Label{Key: key, Str: b.String(otlpcommon.ValueText(v))}
 	}
 	if at.value.Kind == model.KindArray {
 		out := make([]model.Label, 0, len(at.value.Array))

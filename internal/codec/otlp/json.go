@@ -7,16 +7,18 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
+
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
-	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
 // OTLP JSON is protobuf's JSON mapping with OTLP's changes (lowerCamelCase
 // keys, hex trace/span/profile ids, 64-bit integers as decimal strings); the
-// mapping itself is internal/codec/pprofextended's, which walks the generated descriptors.
+// mapping itself is internal/codec/otlpcommon's, which walks the generated
+// descriptors.
 
 // AppendJSON appends ps as one OTLP JSON ProfilesData (one line, no
 // newline) to b.
@@ -34,7 +36,7 @@ func protoToJSON(b, data []byte) ([]byte, error) {
 	if err := proto.Unmarshal(data, pd); err != nil {
 		return b, fmt.Errorf("otlp: %v", err)
 	}
-	return pprofextended.AppendJSON(b, pd.ProtoReflect()), nil
+	return otlpcommon.AppendJSON(b, pd.ProtoReflect()), nil
 }
 
 // jsonMessages reads one OTLP JSON object, or several one after the other
@@ -52,7 +54,7 @@ func jsonMessages(data []byte, check bool) ([]*pb.ProfilesData, error) {
 			return nil, fmt.Errorf("otlp json: line %d: byte %d: %v", n+1, start, err)
 		}
 		pd := &pb.ProfilesData{}
-		if err := pprofextended.UnmarshalJSON(raw, pd.ProtoReflect()); err != nil {
+		if err := otlpcommon.UnmarshalJSON(raw, pd.ProtoReflect()); err != nil {
 			return nil, jsonErr(n, dec.More(), err)
 		}
 		if check {

@@ -1,11 +1,10 @@
 package pprofextended
 
 import (
-	"bytes"
-	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 
 	"google.golang.org/protobuf/proto"
 
@@ -41,11 +40,11 @@ func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
 			return nil, binErr
 		}
 		pd = &profilespb.ProfilesData{}
-		if err := jsonToMessage(data, pd.ProtoReflect()); err != nil {
+		if err := otlpcommon.UnmarshalJSON(data, pd.ProtoReflect()); err != nil {
 			return nil, fmt.Errorf("otlp: neither binary (%v) nor JSON (%v)", binErr, err)
 		}
 	case looksJSON(data):
-		if err := jsonToMessage(data, pd.ProtoReflect()); err != nil {
+		if err := otlpcommon.UnmarshalJSON(data, pd.ProtoReflect()); err != nil {
 			return nil, fmt.Errorf("otlp json: %v", err)
 		}
 	default:
@@ -76,11 +75,11 @@ func decodeBinary(data []byte) (*profilespb.ProfilesData, *stripped, error) {
 	md := pd.ProtoReflect().Descriptor()
 	st, err := stripSamples(data)
 	if err != nil {
-		return nil, nil, locateWireError(data, md, err)
+		return nil, nil, otlpcommon.LocateWireError(data, md, err)
 	}
 	need, err := wireMemory(st.data, md, 0)
 	if err != nil {
-		return nil, nil, locateWireError(data, md, err)
+		return nil, nil, otlpcommon.LocateWireError(data, md, err)
 	}
 	nsamples := 0
 	for _, n := range st.samples {
@@ -92,7 +91,7 @@ func decodeBinary(data []byte) (*profilespb.ProfilesData, *stripped, error) {
 		return nil, nil, &memoryError{err}
 	}
 	if err := proto.Unmarshal(st.data, pd); err != nil {
-		return nil, nil, locateWireError(data, md, err)
+		return nil, nil, otlpcommon.LocateWireError(data, md, err)
 	}
 	return pd, st, nil
 }
@@ -193,7 +192,7 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 			l.NumUnit = units[kv.GetKey()]
 		default:
 			d.warn("otlp: attributes that are neither strings nor integers became string labels")
-			l.Str = b.String(formatValue(convertValue(v)))
+			l.Str = b.String(otlpcommon.ValueText(convertValue(v)))
 		}
 		attrLabels[i] = l
 	}
@@ -551,50 +550,4 @@ func convertValue(v *commonpb.AnyValue) model.Value {
 		return model.Value{Kind: model.KindMap, Map: convertAttributes(x.KvlistValue.GetValues())}
 	}
 	return model.Value{}
-}
-
-// ValueText renders an attribute value as text: strings as they are,
-// numbers and booleans in Go syntax, bytes in hex, arrays as [a,b] and maps
-// as {k=v,...}.
-func ValueText(v model.Value) string { return formatValue(v) }
-
-// formatValue renders v as text, for a label or a comment; see ValueText.
-func formatValue(v model.Value) string {
-	switch v.Kind {
-	case model.KindString:
-		return v.Str
-	case model.KindBool:
-		return strconv.FormatBool(v.Bool)
-	case model.KindInt:
-		return strconv.FormatInt(v.Int, 10)
-	case model.KindDouble:
-		return strconv.FormatFloat(v.Double, 'g', -1, 64)
-	case model.KindBytes:
-		return hex.EncodeToString(v.Bytes)
-	case model.KindArray:
-		var buf bytes.Buffer
-		buf.WriteByte('[')
-		for i, e := range v.Array {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			buf.WriteString(formatValue(e))
-		}
-		buf.WriteByte(']')
-		return buf.String()
-	case model.KindMap:
-		var buf bytes.Buffer
-		buf.WriteByte('{')
-		for i, a := range v.Map {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			buf.WriteString(a.Key)
-			buf.WriteByte('=')
-			buf.WriteString(formatValue(a.Value))
-		}
-		buf.WriteByte('}')
-		return buf.String()
-	}
-	return ""
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
+
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -48,20 +50,20 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 	comment := func(s string) { p.Comments = append(p.Comments, builder().String(s)) }
 
 	for _, a := range p.Resource.Attributes {
-		comment("otlp.resource: " + a.Key + "=" + formatValue(a.Value))
+		comment("otlp.resource: " + a.Key + "=" + otlpcommon.ValueText(a.Value))
 	}
 	if p.Resource.SchemaURL != "" {
 		comment("otlp.resource.schema_url: " + p.Resource.SchemaURL)
 	}
 	p.Resource = model.Resource{}
 	for _, a := range p.Attributes {
-		comment("otlp.attribute: " + a.Key + "=" + formatValue(a.Value))
+		comment("otlp.attribute: " + a.Key + "=" + otlpcommon.ValueText(a.Value))
 	}
 	p.Attributes, p.DroppedAttributesCount = nil, 0
 	if p.Scope.Name != "" && p.Scope.Name != ScopeName {
 		comment(fmt.Sprintf("otlp.scope: %s %s", p.Scope.Name, p.Scope.Version))
 		for _, a := range p.Scope.Attributes {
-			comment("otlp.scope.attribute: " + a.Key + "=" + formatValue(a.Value))
+			comment("otlp.scope.attribute: " + a.Key + "=" + otlpcommon.ValueText(a.Value))
 		}
 	}
 	p.Scope = model.Scope{}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
+
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -72,7 +74,7 @@ func labelsOf(p *model.Profile, ls int32) string {
 func attrs(as []model.Attribute) string {
 	var parts []string
 	for _, a := range as {
-		parts = append(parts, a.Key+"="+formatValue(a.Value)+fmt.Sprintf("(%d)", a.Value.Kind))
+		parts = append(parts, a.Key+"="+otlpcommon.ValueText(a.Value)+fmt.Sprintf("(%d)", a.Value.Kind))
 	}
 	return strings.Join(parts, ";")
 }

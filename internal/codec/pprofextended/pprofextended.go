@@ -45,6 +45,11 @@ import (
 	"io"
 	"sync"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
+	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
+
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/pprofx/pprofx/internal/model"
@@ -147,4 +152,13 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// binaryToJSON turns a binary ProfilesData into OTLP JSON.
+func binaryToJSON(data []byte) ([]byte, error) {
+	pd := &profilespb.ProfilesData{}
+	if err := proto.Unmarshal(data, pd); err != nil {
+		return nil, err
+	}
+	return otlpcommon.AppendJSON(make([]byte, 0, 2*len(data)+64), pd.ProtoReflect()), nil
 }

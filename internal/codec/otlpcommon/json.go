@@ -1,4 +1,7 @@
-package pprofextended
+// Package otlpcommon holds what both OTLP profile dialects share: the
+// schema-agnostic OTLP JSON mapping, the location of a wire error, and the
+// text of an attribute value.
+package otlpcommon
 
 import (
 	"bytes"
@@ -13,10 +16,8 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -35,15 +36,6 @@ func isHexID(fd protoreflect.FieldDescriptor) bool {
 		return true
 	}
 	return false
-}
-
-// binaryToJSON turns a binary ProfilesData into OTLP JSON.
-func binaryToJSON(data []byte) ([]byte, error) {
-	pd := &profilespb.ProfilesData{}
-	if err := proto.Unmarshal(data, pd); err != nil {
-		return nil, err
-	}
-	return appendJSONMessage(make([]byte, 0, 2*len(data)+64), pd.ProtoReflect()), nil
 }
 
 func appendJSONMessage(b []byte, m protoreflect.Message) []byte {
@@ -611,4 +603,18 @@ func wireTypeName(t protowire.Type) string {
 		return "group"
 	}
 	return fmt.Sprintf("wire type %d", t)
+}
+
+// AppendJSON appends message m in OTLP JSON (lowerCamelCase keys, hex ids,
+// enums as integers, 64-bit integers as decimal strings).
+func AppendJSON(b []byte, m protoreflect.Message) []byte { return appendJSONMessage(b, m) }
+
+// UnmarshalJSON reads one OTLP JSON object into m. It takes snake_case keys
+// too, ignores unknown ones, and names a bad value by its field path.
+func UnmarshalJSON(data []byte, m protoreflect.Message) error { return jsonToMessage(data, m) }
+
+// LocateWireError finds where binary data fails to parse as md: the byte
+// offset and field path of the first bad field; err when it finds none.
+func LocateWireError(data []byte, md protoreflect.MessageDescriptor, err error) error {
+	return locateWireError(data, md, err)
 }
