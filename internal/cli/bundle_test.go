@@ -241,7 +241,7 @@ func TestMergeNamesAsGiven(t *testing.T) {
 		if e.Name != inputs[i] {
 			t.Errorf("entry %d named %q, want %q", i, e.Name, inputs[i])
 		}
-		if want := []string{"otlp-v1development", "pprof", "gperftools"}[i]; e.SourceFormat != want {
+		if want := []string{"otlp", "pprof", "gperftools"}[i]; e.SourceFormat != want {
 			t.Errorf("entry %d source format %q, want %q", i, e.SourceFormat, want)
 		}
 	}

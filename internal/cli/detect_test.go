@@ -44,7 +44,7 @@ func TestV1DevelopmentCollectorFiles(t *testing.T) {
 	want := parse(t, mustRead(t, cpuFixture))
 	for _, in := range inputs {
 		s := run(t, nil, ExitOK, "inspect", in)
-		if o := s.out.String(); !strings.Contains(o, "otlp-v1development") && !strings.Contains(o, "otlp-json-v1development") {
+		if o := s.out.String(); !strings.Contains(o, ": otlp") || !strings.Contains(o, "dialect:        v1development") {
 			t.Errorf("inspect %s names no v1development:\n%s", in, o)
 		}
 		out := filepath.Join(dir, "out.pb.gz")

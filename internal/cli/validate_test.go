@@ -42,7 +42,7 @@ func TestValidate(t *testing.T) {
 	}
 	s = run(t, nil, ExitFail, "validate", bad, junk)
 	o := s.out.String()
-	if !strings.Contains(o, bad+": error: resource_profiles[0].scope_profiles[0].profiles[0].samples[3].stack_index: 9000 beyond stack_table (") || !strings.Contains(o, bad+": otlp-v1development: invalid: 1 errors") ||
+	if !strings.Contains(o, bad+": error: resource_profiles[0].scope_profiles[0].profiles[0].samples[3].stack_index: 9000 beyond stack_table (") || !strings.Contains(o, bad+": otlp: invalid: 1 errors") ||
 		!strings.Contains(o, junk+": error: unknown format") {
 		t.Errorf("stdout:\n%s", o)
 	}

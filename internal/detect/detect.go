@@ -18,16 +18,18 @@ const (
 	Unknown    Format = ""
 	Pprof      Format = "pprof"
 	Gperftools Format = "gperftools"
-	OTLP       Format = "otlp"      // OTLP profiles v1experimental (pprofextended)
-	OTLPJSON   Format = "otlp-json" // the same in OTLP JSON
-	Bundle     Format = "bundle"
-	Folded     Format = "folded"
+	// OTLP profiles v1experimental, the OTEP's older pprofextended
+	// dialect, in protobuf and in OTLP JSON.
+	PprofExtended     Format = "pprofextended"
+	PprofExtendedJSON Format = "pprofextended-json"
+	Bundle            Format = "bundle"
+	Folded            Format = "folded"
 	// OTLP profiles v1development (opentelemetry-proto v1.4 and later, as
 	// the collector writes them): binary ProfilesData (also in the
 	// collector file exporter's 4-byte length-prefixed framing), and OTLP
 	// JSON (also JSON lines).
-	OTLPDev     Format = "otlp-v1development"
-	OTLPDevJSON Format = "otlp-json-v1development"
+	OTLP     Format = "otlp"
+	OTLPJSON Format = "otlp-json"
 	// Recognised, not read.
 	GoLegacyText Format = "go-legacy-text"
 	PerfData     Format = "perf.data"
@@ -105,7 +107,7 @@ func Sniff(head []byte) (Result, error) {
 		return Result{Format: f}, nil
 	}
 	if sniffFramed(head) {
-		return Result{Format: OTLPDev}, nil
+		return Result{Format: OTLP}, nil
 	}
 	return Result{}, fmt.Errorf("unknown format (first bytes: % x)", first(head, 16))
 }
@@ -126,7 +128,7 @@ func sniffJSON(head []byte) (Format, bool) {
 	case f != "":
 		return f, true
 	case hasKey(head, "resourceProfiles") || hasKey(head, "resource_profiles"):
-		return OTLPJSON, true
+		return PprofExtendedJSON, true
 	}
 	return "", false
 }
@@ -163,9 +165,9 @@ func jsonDialect(data []byte) Format {
 	}
 	switch {
 	case dev && !exp:
-		return OTLPDevJSON
-	case exp && !dev:
 		return OTLPJSON
+	case exp && !dev:
+		return PprofExtendedJSON
 	}
 	return ""
 }

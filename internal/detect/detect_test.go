@@ -46,9 +46,9 @@ func TestSniffTable(t *testing.T) {
 		// decoder's error says why (a Java profile is version 1).
 		{"gperftools version 1", func() []byte { b := gperfHeader(8, binary.LittleEndian, 3); b[16] = 1; return b }(), Gperftools, "64-bit little-endian"},
 		{"bundle", []byte(BundleMagic + "\x01\x00\x00\x00"), Bundle, ""},
-		{"otlp json", []byte(` {"resourceProfiles":[{"resource":{}}]}`), OTLPJSON, ""},
-		{"otlp proto", []byte{0x0a, 0x05, 0x0a, 0x03, 0x0a, 0x01, 0x78}, OTLP, ""},
-		{"otlp proto, scope first", []byte{0x0a, 0x04, 0x12, 0x02, 0x0a, 0x00}, OTLP, ""},
+		{"otlp json", []byte(` {"resourceProfiles":[{"resource":{}}]}`), PprofExtendedJSON, ""},
+		{"otlp proto", []byte{0x0a, 0x05, 0x0a, 0x03, 0x0a, 0x01, 0x78}, PprofExtended, ""},
+		{"otlp proto, scope first", []byte{0x0a, 0x04, 0x12, 0x02, 0x0a, 0x00}, PprofExtended, ""},
 		{"pprof sample type first", []byte{0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x32, 0x00}, Pprof, ""},
 		{"pprof string table only", []byte{0x32, 0x00, 0x32, 0x01, 0x61}, Pprof, ""},
 		{"pprof period first", []byte{0x60, 0x0a, 0x32, 0x00}, Pprof, ""},

@@ -85,12 +85,12 @@ func TestSniffV1Development(t *testing.T) {
 	if len(nums) != 2 || nums[0] != 2 || nums[1] != 1 {
 		t.Fatalf("pdata wrote fields %v, want dictionary (2) then resource_profiles (1)", nums)
 	}
-	sniffs(t, "pdata binary", bin, OTLPDev, "")
+	sniffs(t, "pdata binary", bin, OTLP, "")
 	ordered := append(append([]byte{}, raw[1]...), raw[0]...)
-	sniffs(t, "fields in number order", ordered, OTLPDev, OTLP)
-	sniffs(t, "framed", mustRead(t, "otlp-dev/cpu.framed"), OTLPDev, "")
+	sniffs(t, "fields in number order", ordered, OTLP, PprofExtended)
+	sniffs(t, "framed", mustRead(t, "otlp-dev/cpu.framed"), OTLP, "")
 	js := mustRead(t, "otlp-dev/cpu.otlp.json")
-	sniffs(t, "pdata JSON", js, OTLPDevJSON, OTLPJSON)
+	sniffs(t, "pdata JSON", js, OTLPJSON, PprofExtendedJSON)
 
 	// A resource big enough that the head holds nothing else: the
 	// head says v1experimental, the whole input says v1development.
@@ -99,11 +99,11 @@ func TestSniffV1Development(t *testing.T) {
 	if len(big) == len(js) {
 		t.Fatal("no resource attributes in the JSON fixture")
 	}
-	if got, _ := Sniff(big[:HeadSize]); got.Format != OTLPJSON {
-		t.Errorf("big resource head: %q, want %q (undecided: the reader refines)", got.Format, OTLPJSON)
+	if got, _ := Sniff(big[:HeadSize]); got.Format != PprofExtendedJSON {
+		t.Errorf("big resource head: %q, want %q (undecided: the reader refines)", got.Format, PprofExtendedJSON)
 	}
-	if f := Refine(OTLPJSON, big); f != OTLPDevJSON {
-		t.Errorf("big resource, whole input: %q, want %q", f, OTLPDevJSON)
+	if f := Refine(PprofExtendedJSON, big); f != OTLPJSON {
+		t.Errorf("big resource, whole input: %q, want %q", f, OTLPJSON)
 	}
 }
 
@@ -124,7 +124,7 @@ func TestSniffV1Experimental(t *testing.T) {
 			if err := pprofextended.Encode(&buf, []*model.Profile{m}, pprofextended.EncodeOptions{JSON: js}); err != nil {
 				t.Fatal(err)
 			}
-			want := map[bool]Format{false: OTLP, true: OTLPJSON}[js]
+			want := map[bool]Format{false: PprofExtended, true: PprofExtendedJSON}[js]
 			sniffs(t, name, buf.Bytes(), want, "")
 			if f := Refine(want, buf.Bytes()); f != want {
 				t.Errorf("%s: refined to %q", name, f)
@@ -138,8 +138,8 @@ func TestSniffV1Experimental(t *testing.T) {
 		{"v1experimental, number order", []byte{0x0a, 0x0c, 0x12, 0x0a, 0x12, 0x08, 0x0a, 0x02, 0x01, 0x02, 0x42, 0x02, 0x08, 0x01}},
 		{"v1experimental, profile id first", append(append([]byte{0x0a, 0x1a, 0x12, 0x18, 0x12, 0x16, 0x0a, 0x10}, bytes.Repeat([]byte{0xab}, 16)...), 0x42, 0x02, 0x08, 0x01)},
 	} {
-		sniffs(t, c.name, c.data, OTLP, "")
-		if f := Refine(OTLP, c.data); f != OTLP {
+		sniffs(t, c.name, c.data, PprofExtended, "")
+		if f := Refine(PprofExtended, c.data); f != PprofExtended {
 			t.Errorf("%s: refined to %q", c.name, f)
 		}
 	}

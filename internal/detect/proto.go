@@ -247,7 +247,7 @@ func sniffProto(head []byte) (Format, bool) {
 	// Most heads are decided by their first bytes: look at 1 KiB first,
 	// then at all of head if that did not decide.
 	if len(head) > 1<<10 {
-		if f, ok := sniffProtoHead(head[:1<<10]); ok && f != OTLP {
+		if f, ok := sniffProtoHead(head[:1<<10]); ok && f != PprofExtended {
 			return f, true
 		}
 	}
@@ -264,9 +264,9 @@ func sniffProtoHead(head []byte) (Format, bool) {
 	}
 	switch {
 	case dOK && (!eOK && !pOK || devDictionaryFirst(head)):
-		return OTLPDev, true
-	case eOK && !pOK:
 		return OTLP, true
+	case eOK && !pOK:
+		return PprofExtended, true
 	case pOK && !eOK:
 		return Pprof, true
 	case pOK && eOK:
@@ -307,7 +307,7 @@ func sniffFramed(head []byte) bool {
 	if uint64(len(body)) > uint64(n) {
 		body = body[:n]
 	}
-	if f, ok := sniffProto(body); ok && f == OTLPDev {
+	if f, ok := sniffProto(body); ok && f == OTLP {
 		return true
 	}
 	return false
@@ -318,16 +318,16 @@ func sniffFramed(head []byte) bool {
 // OTLPDevJSON when the input is v1development, else f.
 func Refine(f Format, data []byte) Format {
 	switch f {
-	case OTLP:
+	case PprofExtended:
 		schemasOnce.Do(buildSchemas)
 		if ok, _ := fits(data, devData); ok {
 			if eOK, _ := fits(data, expData); !eOK {
-				return OTLPDev
+				return OTLP
 			}
 		}
-	case OTLPJSON:
-		if jsonDialect(data) == OTLPDevJSON {
-			return OTLPDevJSON
+	case PprofExtendedJSON:
+		if jsonDialect(data) == OTLPJSON {
+			return OTLPJSON
 		}
 	}
 	return f

@@ -144,17 +144,17 @@ func describe(f detect.Format, c detect.Compression, layout string) string {
 
 // Names of the formats, as users write them.
 var formatTitles = map[detect.Format]string{
-	detect.Pprof:        "pprof profile",
-	detect.Gperftools:   "gperftools CPU profile",
-	detect.OTLP:         "OTLP profiles (pprofextended, v1experimental; protobuf)",
-	detect.OTLPJSON:     "OTLP profiles (pprofextended, v1experimental; JSON)",
-	detect.OTLPDev:      "OTLP profiles (v1development; protobuf)",
-	detect.OTLPDevJSON:  "OTLP profiles (v1development; JSON)",
-	detect.Bundle:       "pprofx bundle",
-	detect.GoLegacyText: "Go legacy text profile",
-	detect.PerfData:     "Linux perf.data",
-	detect.JFR:          "Java Flight Recorder file",
-	detect.Folded:       "folded stacks",
+	detect.Pprof:             "pprof profile",
+	detect.Gperftools:        "gperftools CPU profile",
+	detect.PprofExtended:     "OTLP profiles (pprofextended, v1experimental; protobuf)",
+	detect.PprofExtendedJSON: "OTLP profiles (pprofextended, v1experimental; JSON)",
+	detect.OTLP:              "OTLP profiles (v1development; protobuf)",
+	detect.OTLPJSON:          "OTLP profiles (v1development; JSON)",
+	detect.Bundle:            "pprofx bundle",
+	detect.GoLegacyText:      "Go legacy text profile",
+	detect.PerfData:          "Linux perf.data",
+	detect.JFR:               "Java Flight Recorder file",
+	detect.Folded:            "folded stacks",
 }
 
 type limitedReader struct {

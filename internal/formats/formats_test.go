@@ -89,10 +89,10 @@ func TestOTLPReadWrite(t *testing.T) {
 		f      OutFormat
 		gz     bool
 		format detect.Format
-	}{{OutPprofExtended, false, detect.OTLP}, {OutPprofExtended, true, detect.OTLP}, {OutPprofExtendedJSON, false, detect.OTLPJSON},
-		{OutPprofExtendedJSON, true, detect.OTLPJSON}, {OutOTLP, false, detect.OTLPDev}, {OutOTLP, true, detect.OTLPDev},
-		{OutOTLPJSON, false, detect.OTLPDevJSON}, {OutOTLPJSON, true, detect.OTLPDevJSON}, {OutOTLPJSONL, false, detect.OTLPDevJSON},
-		{OutOTLPFramed, false, detect.OTLPDev}, {OutOTLPFramed, true, detect.OTLPDev}} {
+	}{{OutPprofExtended, false, detect.PprofExtended}, {OutPprofExtended, true, detect.PprofExtended}, {OutPprofExtendedJSON, false, detect.PprofExtendedJSON},
+		{OutPprofExtendedJSON, true, detect.PprofExtendedJSON}, {OutOTLP, false, detect.OTLP}, {OutOTLP, true, detect.OTLP},
+		{OutOTLPJSON, false, detect.OTLPJSON}, {OutOTLPJSON, true, detect.OTLPJSON}, {OutOTLPJSONL, false, detect.OTLPJSON},
+		{OutOTLPFramed, false, detect.OTLP}, {OutOTLPFramed, true, detect.OTLP}} {
 		var buf bytes.Buffer
 		items := []Item{src.Items[0], src.Items[0]}
 		if err := Write(&buf, c.f, items, WriteOptions{Gzip: c.gz, ScopeVersion: "v9",
@@ -116,13 +116,13 @@ func TestOTLPReadWrite(t *testing.T) {
 		// The pprofextended dialect names pprofx's scope; v1development
 		// writes none for a profile that names none.
 		wantScope := "pprofx v9"
-		if c.format == detect.OTLPDev || c.format == detect.OTLPDevJSON {
+		if c.format == detect.OTLP || c.format == detect.OTLPJSON {
 			wantScope = ""
 		}
 		if facts["resource"] != "service.name=api" || facts["scope"] != wantScope {
 			t.Errorf("%s: facts %v", c.f, facts)
 		}
-		if c.format == detect.OTLP || c.format == detect.OTLPJSON {
+		if c.format == detect.PprofExtended || c.format == detect.PprofExtendedJSON {
 			if facts["profile containers"] != "2" || !strings.HasPrefix(in.Items[0].Name, "id ") || !strings.HasSuffix(in.Items[0].Name, ", service.name=api") {
 				t.Errorf("%s: facts %v, item name %q", c.f, facts, in.Items[0].Name)
 			}

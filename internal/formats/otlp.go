@@ -37,7 +37,7 @@ func init() {
 		// schemas (the head may not have told them apart): an input that
 		// fits neither fails at its first bad byte, before the rest is read.
 		var checked io.Reader = wirecheck.NewProto(r, opts.limit(), "otlp", false, otlpSchema, otlpDevSchema)
-		if in.Format == detect.OTLPJSON {
+		if in.Format == detect.PprofExtendedJSON {
 			checked = wirecheck.NewJSON(r, "otlp json")
 		}
 		data, err := readAll(checked, opts.sizeHint)
@@ -66,8 +66,8 @@ func init() {
 		}
 		return nil
 	}
-	registerReader(detect.OTLP, read)
-	registerReader(detect.OTLPJSON, read)
+	registerReader(detect.PprofExtended, read)
+	registerReader(detect.PprofExtendedJSON, read)
 	for _, f := range []OutFormat{OutPprofExtended, OutPprofExtendedJSON} {
 		json := f == OutPprofExtendedJSON
 		w := writer{

@@ -29,7 +29,7 @@ func init() {
 		// bad byte, before the rest is read.
 		pc := wirecheck.NewProto(r, opts.limit(), "otlp", true, otlpDevSchema)
 		var checked io.Reader = pc
-		if in.Format == detect.OTLPDevJSON {
+		if in.Format == detect.OTLPJSON {
 			checked = wirecheck.NewJSON(r, "otlp json")
 		}
 		data, err := readAll(checked, opts.sizeHint)
@@ -45,8 +45,8 @@ func init() {
 		}
 		return readOTLPDev(data, in, opts)
 	}
-	registerReader(detect.OTLPDev, read)
-	registerReader(detect.OTLPDevJSON, read)
+	registerReader(detect.OTLP, read)
+	registerReader(detect.OTLPJSON, read)
 	for _, w := range []struct {
 		f        OutFormat
 		desc     string
@@ -105,10 +105,10 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 		return err
 	}
 	var parts []string
-	if in.Format == detect.OTLPDevJSON && len(msgs) > 1 {
+	if in.Format == detect.OTLPJSON && len(msgs) > 1 {
 		parts = append(parts, "JSON lines")
 	}
-	if in.Format == detect.OTLPDev && in.Layout == "" && otlp.LooksFramed(data) {
+	if in.Format == detect.OTLP && in.Layout == "" && otlp.LooksFramed(data) {
 		parts = append(parts, "collector file, 4-byte length framed")
 	} else if in.Layout != "" {
 		parts = append(parts, in.Layout)
