@@ -4,8 +4,6 @@ package main
 import (
 	"os"
 
-	_ "github.com/pprofx/pprofx/internal/prefault"
-
 	"github.com/pprofx/pprofx/internal/cli"
 )
 
