@@ -12,7 +12,7 @@ import (
 	"github.com/pprofx/pprofx/internal/testutil/hostile"
 )
 
-// TestHostileInputs runs every crafted input of issue 10 (package
+// TestHostileInputs runs every crafted input (package
 // internal/testutil/hostile, at its small scale) through pprofx in-process: the
 // exit status and the message must be the expected ones, and what the run
 // allocates in all (runtime.MemStats.TotalAlloc, which counts garbage too,

@@ -156,7 +156,7 @@ func TestConvertSymbolizesPprofOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-// convert of a gperftools profile to pprof streams its samples (issue 14)
+// convert of a gperftools profile to pprof streams its samples
 // and symbolizes its tables; the whole-model path (taken with
 // --keep-original) must give the same bytes, symbols included.
 func TestConvertStreamedSymbolizesAsWholeModel(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // TestCorpusSizes reports, with -v, the bundle size of the corpus's CPU and
 // heap profiles against their summed .pb.gz sizes, and the size of
 // google/pprof's lossy profile.Merge of the same profiles written gzipped,
-// as pprof writes it. The targets (issue 5: at most 11 % CPU, 9 % heap) are
+// as pprof writes it. The targets (at most 11 % CPU, 9 % heap) are
 // checked by scripts/bundle-bench.sh, not here: figures are not tests.
 func TestCorpusSizes(t *testing.T) {
 	files := corpusFiles(t)

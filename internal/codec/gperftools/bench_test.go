@@ -18,7 +18,7 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// The large benchmark file, as issue 3 describes it: 64-bit little-endian,
+// The large benchmark file: 64-bit little-endian,
 // 1,000,000 records of depth 32 over ~67k distinct PCs (272 MB). Records
 // repeat 100,000 distinct stacks (10 records each on average), as a
 // long-running process's profile does after hash-table evictions and flushes.

@@ -1,5 +1,4 @@
-// Package hostile generates the crafted inputs of issue 10 ("Hostile
-// inputs"): small files that decompress or expand to far more than they
+// Package hostile generates crafted ("hostile") inputs: small files that decompress or expand to far more than they
 // take, each with the command to run on it and what pprofx must answer.
 // The generator is deterministic: the same case gives the same bytes.
 // internal/tools/genhostile writes them out; the tests of internal/cli run

@@ -1,5 +1,5 @@
 // Command gengperf writes large gperftools CPU profiles (64-bit
-// little-endian) of the four stack shapes that issue 14 measures, for
+// little-endian) of the four stack shapes the benchmarks measure, for
 // scripts/gperf-bench.sh. The files are big (about 272 MB by default): write
 // them to /tmp, never into the repository.
 //

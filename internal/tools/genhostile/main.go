@@ -1,4 +1,4 @@
-// Command genhostile writes the crafted inputs of issue 10 (package
+// Command genhostile writes the crafted inputs (package
 // internal/testutil/hostile) into a folder and prints one line per case, tab
 // separated: file, decompressed size, expected exit status, expected
 // message ("-" for none), "early" when it must be refused after its first

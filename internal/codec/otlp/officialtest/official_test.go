@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 	gperf, _ := filepath.Glob(filepath.Join(root, "testdata", "gperftools", "*.prof"))
 	fixtures = append(append(fixtures, tool...), gperf...)
 	fixtures = append(fixtures, filepath.Join(root, "testdata", "otlp", "rich.pb.gz"))
-	// Symbolized gperftools profiles (issue 13): functions, files, lines,
+	// Symbolized gperftools profiles: functions, files, lines,
 	// inline frames and build ids from the fixture binaries, found through
 	// PPROF_BINARY_PATH as pprof finds them.
 	symbolized, _ := filepath.Glob(filepath.Join(root, "testdata", "symbolize", "*.prof"))
