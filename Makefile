@@ -1,7 +1,7 @@
 # pprofx — make test is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: all build install test vet cross agree fmt-check bench fuzz fixtures clean
+.PHONY: all build install test vet cross agree fmt-check bench fuzz fixtures docs clean
 
 all: build
 
@@ -96,6 +96,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLineNames$$' -fuzztime $(FUZZTIME) ./internal/symbolize
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/codec/folded
 	$(GO) test -run '^$$' -fuzz '^FuzzAnswer$$' -fuzztime $(FUZZTIME) ./internal/push
+
+# The command reference, generated from the command tree: markdown under
+# docs/cli, man pages under docs/man. A test fails when they are stale.
+docs:
+	$(GO) run ./internal/tools/gendocs -o docs
 
 # Regenerate the Go runtime/pprof fixtures (new real samples each time).
 fixtures:
