@@ -141,46 +141,89 @@ func (d *decoder) profilesData(pd *profilespb.ProfilesData) ([]*model.Profile, e
 	return out, nil
 }
 
+// containerReader reads one ProfileContainer's profile into p: the
+// indices of the input's tables as the model's.
+type containerReader struct {
+	d          *decoder
+	pp         string // the profile's field path, for errors
+	prof       *profilespb.Profile
+	p          *model.Profile
+	b          *model.Builder
+	ns         int64 // the input's string_table's length
+	attrLabels []model.Label
+	mapIdx     []int32
+	funcIdx    []int32
+	linkIdx    []int32
+	// slices maps a (start, length) of location_indices that samples
+	// share to its stack, resolved once.
+	slices map[[2]uint64]int32
+}
+
+// str checks a string index.
+func (r *containerReader) str(v int64, format string, args ...any) (int32, error) {
+	if v < 0 || v >= r.ns {
+		return 0, fmt.Errorf("%s.%s: string index %d beyond string_table (%d)", r.pp, fmt.Sprintf(format, args...), v, r.ns)
+	}
+	return int32(v), nil
+}
+
+// checkAttrs checks a list of attribute indices.
+func (r *containerReader) checkAttrs(list []uint64, what string) error {
+	nattr := uint64(len(r.attrLabels))
+	for j, a := range list {
+		if a >= nattr {
+			return fmt.Errorf("%s.%s.attributes[%d]: %d beyond attribute_table (%d)", r.pp, what, j, a, nattr)
+		}
+	}
+	return nil
+}
+
 func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *profilespb.ScopeProfiles, c *profilespb.ProfileContainer) (*model.Profile, error) {
 	prof := c.GetProfile()
 	if prof == nil {
 		return nil, fmt.Errorf("%s.profile: missing", path)
 	}
-	pp := path + ".profile"
-	p := model.New()
-	st := prof.StringTable
-	if len(st) > 0 {
+	r := &containerReader{d: d, pp: path + ".profile", prof: prof, p: model.New()}
+	if st := prof.StringTable; len(st) > 0 {
 		if st[0] != "" {
-			return nil, fmt.Errorf("%s.string_table[0]: %q, must be empty", pp, st[0])
+			return nil, fmt.Errorf("%s.string_table[0]: %q, must be empty", r.pp, st[0])
 		}
-		p.Strings = st
+		r.p.Strings = st
 	}
-	ns := int64(len(p.Strings))
-	str := func(v int64, format string, args ...any) (int32, error) {
-		if v < 0 || v >= ns {
-			return 0, fmt.Errorf("%s.%s: string index %d beyond string_table (%d)", pp, fmt.Sprintf(format, args...), v, ns)
+	r.ns = int64(len(r.p.Strings))
+	r.b = model.BuilderFor(r.p)
+	for _, step := range []func() error{r.attributes, r.mappings, r.functions, r.locations, r.links, r.sampleTypes, r.samples, r.header} {
+		if err := step(); err != nil {
+			return nil, err
 		}
-		return int32(v), nil
 	}
-	var err error
-	b := model.BuilderFor(p)
+	if err := d.containerFields(r.p, r.b, path, rp, sp, c); err != nil {
+		return nil, err
+	}
+	if err := r.p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return r.p, nil
+}
 
-	// Attribute units and the attribute table, as labels.
+// attributes reads the attribute units and the attribute table, as labels.
+func (r *containerReader) attributes() error {
+	prof, p, b := r.prof, r.p, r.b
 	units := map[string]int32{}
 	for i, u := range prof.AttributeUnits {
-		k, err := str(u.AttributeKey, "attribute_units[%d].attribute_key", i)
+		k, err := r.str(u.AttributeKey, "attribute_units[%d].attribute_key", i)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		unit, err := str(u.Unit, "attribute_units[%d].unit", i)
+		unit, err := r.str(u.Unit, "attribute_units[%d].unit", i)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if _, ok := units[p.Strings[k]]; !ok {
 			units[p.Strings[k]] = unit
 		}
 	}
-	attrLabels := make([]model.Label, len(prof.AttributeTable))
+	r.attrLabels = make([]model.Label, len(prof.AttributeTable))
 	for i, kv := range prof.AttributeTable {
 		l := model.Label{Key: b.String(kv.GetKey())}
 		v := kv.GetValue()
@@ -191,76 +234,82 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 			l.Num = x.IntValue
 			l.NumUnit = units[kv.GetKey()]
 		default:
-			d.warn("otlp: attributes that are neither strings nor integers became string labels")
+			r.d.warn("otlp: attributes that are neither strings nor integers became string labels")
 			l.Str = b.String(otlpcommon.ValueText(convertValue(v)))
 		}
-		attrLabels[i] = l
+		r.attrLabels[i] = l
 	}
-	nattr := uint64(len(attrLabels))
-	checkAttrs := func(list []uint64, what string) error {
-		for j, a := range list {
-			if a >= nattr {
-				return fmt.Errorf("%s.%s.attributes[%d]: %d beyond attribute_table (%d)", pp, what, j, a, nattr)
-			}
-		}
-		return nil
-	}
+	return nil
+}
 
-	// Mappings. Only an all-zero mapping at index 0 is "none" (the
-	// placeholder the writer puts there); an all-zero one elsewhere is a
-	// real (empty) mapping.
-	mapIdx := make([]int32, len(prof.Mapping))
+// mappings reads the mapping table. Only an all-zero mapping at index 0
+// is "none" (the placeholder the writer puts there); an all-zero one
+// elsewhere is a real (empty) mapping.
+func (r *containerReader) mappings() error {
+	prof, p := r.prof, r.p
+	var err error
+	r.mapIdx = make([]int32, len(prof.Mapping))
 	for i, m := range prof.Mapping {
-		if err := checkAttrs(m.Attributes, fmt.Sprintf("mapping[%d]", i)); err != nil {
-			return nil, err
+		if err := r.checkAttrs(m.Attributes, fmt.Sprintf("mapping[%d]", i)); err != nil {
+			return err
 		}
 		if len(m.Attributes) > 0 {
-			d.warn("otlp: mapping attributes were dropped (the model has no place for them)")
+			r.d.warn("otlp: mapping attributes were dropped (the model has no place for them)")
 		}
 		if i == 0 && m.MemoryStart == 0 && m.MemoryLimit == 0 && m.FileOffset == 0 && m.Filename == 0 && m.BuildId == 0 &&
 			m.BuildIdKind == 0 && !m.HasFunctions && !m.HasFilenames && !m.HasLineNumbers && !m.HasInlineFrames {
-			mapIdx[i] = model.NoMapping
+			r.mapIdx[i] = model.NoMapping
 			continue
 		}
 		mm := model.Mapping{Start: m.MemoryStart, Limit: m.MemoryLimit, Offset: m.FileOffset,
 			BuildIDKind: int32(m.BuildIdKind), HasFunctions: m.HasFunctions, HasFilenames: m.HasFilenames,
 			HasLineNumbers: m.HasLineNumbers, HasInlineFrames: m.HasInlineFrames}
-		if mm.File, err = str(m.Filename, "mapping[%d].filename", i); err != nil {
-			return nil, err
+		if mm.File, err = r.str(m.Filename, "mapping[%d].filename", i); err != nil {
+			return err
 		}
-		if mm.BuildID, err = str(m.BuildId, "mapping[%d].build_id", i); err != nil {
-			return nil, err
+		if mm.BuildID, err = r.str(m.BuildId, "mapping[%d].build_id", i); err != nil {
+			return err
 		}
-		mapIdx[i] = int32(len(p.Mappings))
+		r.mapIdx[i] = int32(len(p.Mappings))
 		p.Mappings = append(p.Mappings, mm)
 	}
+	return nil
+}
 
-	// Functions. Only an all-zero function at index 0 is "none" (a line
-	// with no function); an all-zero one elsewhere is a real function with
-	// every field empty, as pprof's symbolizer writes for an address it
-	// finds nothing for.
-	funcIdx := make([]int32, len(prof.Function))
+// functions reads the function table. Only an all-zero function at index
+// 0 is "none" (a line with no function); an all-zero one elsewhere is a
+// real function with every field empty, as pprof's symbolizer writes for
+// an address it finds nothing for.
+func (r *containerReader) functions() error {
+	prof, p := r.prof, r.p
+	var err error
+	r.funcIdx = make([]int32, len(prof.Function))
 	p.Functions = make([]model.Function, 0, len(prof.Function))
 	for i, f := range prof.Function {
 		if i == 0 && f.Name == 0 && f.SystemName == 0 && f.Filename == 0 && f.StartLine == 0 {
-			funcIdx[i] = model.NoFunction
+			r.funcIdx[i] = model.NoFunction
 			continue
 		}
-		funcIdx[i] = int32(len(p.Functions))
+		r.funcIdx[i] = int32(len(p.Functions))
 		p.Functions = append(p.Functions, model.Function{})
 		mf := &p.Functions[len(p.Functions)-1]
-		if mf.Name, err = str(f.Name, "function[%d].name", i); err != nil {
-			return nil, err
+		if mf.Name, err = r.str(f.Name, "function[%d].name", i); err != nil {
+			return err
 		}
-		if mf.SystemName, err = str(f.SystemName, "function[%d].system_name", i); err != nil {
-			return nil, err
+		if mf.SystemName, err = r.str(f.SystemName, "function[%d].system_name", i); err != nil {
+			return err
 		}
-		if mf.Filename, err = str(f.Filename, "function[%d].filename", i); err != nil {
-			return nil, err
+		if mf.Filename, err = r.str(f.Filename, "function[%d].filename", i); err != nil {
+			return err
 		}
 		mf.StartLine = f.StartLine
 	}
+	return nil
+}
 
+// locations reads the location table and checks location_indices.
+func (r *containerReader) locations() error {
+	prof, p, pp := r.prof, r.p, r.pp
 	nf := uint64(len(prof.Function))
 	p.Locations = make([]model.Location, len(prof.Location))
 	nlines := 0
@@ -271,68 +320,78 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 	for i, l := range prof.Location {
 		ml := &p.Locations[i]
 		ml.Address, ml.IsFolded, ml.Mapping = l.Address, l.IsFolded, model.NoMapping
-		if l.MappingIndex >= uint64(len(mapIdx)) {
-			if l.MappingIndex != 0 || len(mapIdx) != 0 {
-				return nil, fmt.Errorf("%s.location[%d].mapping_index: %d beyond mapping (%d)", pp, i, l.MappingIndex, len(mapIdx))
+		if l.MappingIndex >= uint64(len(r.mapIdx)) {
+			if l.MappingIndex != 0 || len(r.mapIdx) != 0 {
+				return fmt.Errorf("%s.location[%d].mapping_index: %d beyond mapping (%d)", pp, i, l.MappingIndex, len(r.mapIdx))
 			}
 		} else {
-			ml.Mapping = mapIdx[l.MappingIndex]
+			ml.Mapping = r.mapIdx[l.MappingIndex]
 		}
-		if err := checkAttrs(l.Attributes, fmt.Sprintf("location[%d]", i)); err != nil {
-			return nil, err
+		if err := r.checkAttrs(l.Attributes, fmt.Sprintf("location[%d]", i)); err != nil {
+			return err
 		}
-		if _, err := str(int64(l.TypeIndex), "location[%d].type_index", i); err != nil {
-			return nil, err
+		if _, err := r.str(int64(l.TypeIndex), "location[%d].type_index", i); err != nil {
+			return err
 		}
 		if len(l.Attributes) > 0 || l.TypeIndex != 0 {
-			d.warn("otlp: location attributes and frame types were dropped (the model has no place for them)")
+			r.d.warn("otlp: location attributes and frame types were dropped (the model has no place for them)")
 		}
 		first := len(lines)
 		for j, ln := range l.Line {
 			if ln.FunctionIndex >= nf {
-				return nil, fmt.Errorf("%s.location[%d].line[%d].function_index: %d beyond function (%d)", pp, i, j, ln.FunctionIndex, nf)
+				return fmt.Errorf("%s.location[%d].line[%d].function_index: %d beyond function (%d)", pp, i, j, ln.FunctionIndex, nf)
 			}
-			lines = append(lines, model.Line{Function: funcIdx[ln.FunctionIndex], Line: ln.Line, Column: ln.Column})
+			lines = append(lines, model.Line{Function: r.funcIdx[ln.FunctionIndex], Line: ln.Line, Column: ln.Column})
 		}
 		if len(lines) > first {
 			ml.Lines = lines[first:len(lines):len(lines)]
 		}
 	}
-
 	nloc := int64(len(prof.Location))
-	li := prof.LocationIndices
-	for i, x := range li {
+	for i, x := range prof.LocationIndices {
 		if x < 0 || x >= nloc {
-			return nil, fmt.Errorf("%s.location_indices[%d]: %d beyond location (%d)", pp, i, x, nloc)
+			return fmt.Errorf("%s.location_indices[%d]: %d beyond location (%d)", pp, i, x, nloc)
 		}
 	}
+	return nil
+}
 
-	// Links. Only an all-zero link at index 0 is "none".
-	linkIdx := make([]int32, len(prof.LinkTable))
+// links reads the link table. Only an all-zero link at index 0 is "none".
+func (r *containerReader) links() error {
+	prof, p, pp := r.prof, r.p, r.pp
+	r.linkIdx = make([]int32, len(prof.LinkTable))
 	for i, l := range prof.LinkTable {
 		if len(l.TraceId) != 0 && len(l.TraceId) != 16 {
-			return nil, fmt.Errorf("%s.link_table[%d].trace_id: %d bytes, want 16", pp, i, len(l.TraceId))
+			return fmt.Errorf("%s.link_table[%d].trace_id: %d bytes, want 16", pp, i, len(l.TraceId))
 		}
 		if len(l.SpanId) != 0 && len(l.SpanId) != 8 {
-			return nil, fmt.Errorf("%s.link_table[%d].span_id: %d bytes, want 8", pp, i, len(l.SpanId))
+			return fmt.Errorf("%s.link_table[%d].span_id: %d bytes, want 8", pp, i, len(l.SpanId))
 		}
 		if i == 0 && isNoLink(l.TraceId, l.SpanId) {
-			linkIdx[i] = model.NoLink
+			r.linkIdx[i] = model.NoLink
 			continue
 		}
-		linkIdx[i] = int32(len(p.Links))
+		r.linkIdx[i] = int32(len(p.Links))
 		p.Links = append(p.Links, model.Link{TraceID: l.TraceId, SpanID: l.SpanId})
 	}
+	return nil
+}
 
-	for i, t := range prof.SampleType {
-		vt, err := d.valueType(t, str, fmt.Sprintf("sample_type[%d]", i))
+func (r *containerReader) sampleTypes() error {
+	for i, t := range r.prof.SampleType {
+		vt, err := r.d.valueType(t, r.str, fmt.Sprintf("sample_type[%d]", i))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		p.SampleTypes = append(p.SampleTypes, vt)
+		r.p.SampleTypes = append(r.p.SampleTypes, vt)
 	}
+	return nil
+}
 
-	// The samples: from the wire for binary input, else from prof.Sample.
+// samples reads the samples: from the wire for binary input, else from
+// prof.Sample.
+func (r *containerReader) samples() error {
+	d, prof, p, pp := r.d, r.prof, r.p, r.pp
 	var ws *wireSamples
 	nsamples := len(prof.Sample)
 	if d.st != nil {
@@ -340,136 +399,163 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 		nsamples = d.st.samples[d.ci]
 	}
 	p.Samples = make([]model.Sample, nsamples)
-	nli := uint64(len(li))
-	// A slice of location_indices shared by many samples is resolved once.
-	slices := map[[2]uint64]int32{}
+	r.slices = map[[2]uint64]int32{}
 	var s sampleIn
-	one := func(i int) error {
-		ms := &p.Samples[i]
-		if s.start != 0 || s.length != 0 || len(s.locIndex) == 0 {
-			if s.start > nli {
-				return fmt.Errorf("%s.sample[%d].locations_start_index: %d beyond location_indices (%d)", pp, i, s.start, nli)
-			}
-			if s.length > nli-s.start {
-				return fmt.Errorf("%s.sample[%d].locations_length: %d from %d beyond location_indices (%d)", pp, i, s.length, s.start, nli)
-			}
-			key := [2]uint64{s.start, s.length}
-			stack, ok := slices[key]
-			if !ok {
-				if d.frameRoom -= int64(s.length); d.frameRoom < 0 {
-					return fmt.Errorf("%s.sample[%d]: the samples' distinct stacks reach more frames than the input's size can justify (a crafted file?)", pp, i)
-				}
-				frames := d.frames[:0]
-				for _, x := range li[s.start : s.start+s.length] {
-					frames = append(frames, int32(x))
-				}
-				d.frames = frames
-				stack = b.Stack(frames)
-				slices[key] = stack
-			}
-			ms.Stack = stack
-		} else {
-			frames := d.frames[:0]
-			for j, x := range s.locIndex {
-				if x >= uint64(nloc) {
-					return fmt.Errorf("%s.sample[%d].location_index[%d]: %d beyond location (%d)", pp, i, j, x, nloc)
-				}
-				frames = append(frames, int32(x))
-			}
-			d.frames = frames
-			ms.Stack = b.Stack(frames)
-		}
-		if len(s.values) != len(prof.SampleType) {
-			return fmt.Errorf("%s.sample[%d].value: %d values for %d sample types", pp, i, len(s.values), len(prof.SampleType))
-		}
-		ms.Values = s.values
-		labels := d.labels[:0]
-		for j, a := range s.attrs {
-			if a >= nattr {
-				return fmt.Errorf("%s.sample[%d].attributes[%d]: %d beyond attribute_table (%d)", pp, i, j, a, nattr)
-			}
-			labels = append(labels, attrLabels[a])
-		}
-		for j, l := range s.labels {
-			var ml model.Label
-			var err error
-			if ml.Key, err = str(l.key, "sample[%d].label[%d].key", i, j); err != nil {
-				return err
-			}
-			if ml.Str, err = str(l.str, "sample[%d].label[%d].str", i, j); err != nil {
-				return err
-			}
-			if ml.NumUnit, err = str(l.unit, "sample[%d].label[%d].num_unit", i, j); err != nil {
-				return err
-			}
-			ml.Num = l.num
-			labels = append(labels, ml)
-		}
-		d.labels = labels
-		ms.LabelSet = b.LabelSet(labels)
-		ms.Link = model.NoLink
-		if s.link >= uint64(len(linkIdx)) {
-			if s.link != 0 || len(linkIdx) != 0 {
-				return fmt.Errorf("%s.sample[%d].link: %d beyond link_table (%d)", pp, i, s.link, len(linkIdx))
-			}
-		} else {
-			ms.Link = linkIdx[s.link]
-		}
-		if _, err := str(int64(s.stackID), "sample[%d].stacktrace_id_index", i); err != nil {
-			return err
-		}
-		if s.stackID != 0 {
-			d.warn("otlp: sample stacktrace ids were dropped (the model has no place for them)")
-		}
-		if len(s.timestamps) > 0 {
-			ms.Timestamps = s.timestamps
-		}
-		return nil
-	}
+	one := func(i int) error { return r.sample(i, &s) }
 	if ws != nil {
 		if err := ws.each(&s, one); err != nil {
 			if strings.HasPrefix(err.Error(), "sample[") {
-				return nil, fmt.Errorf("%s.%v", pp, err)
+				return fmt.Errorf("%s.%v", pp, err)
 			}
-			return nil, err
+			return err
 		}
-	} else {
-		for i, g := range prof.Sample {
-			s.fromGenerated(g)
-			if err := one(i); err != nil {
-				return nil, err
-			}
+		return nil
+	}
+	for i, g := range prof.Sample {
+		s.fromGenerated(g)
+		if err := one(i); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
-	if prof.PeriodType != nil {
-		if p.PeriodType, err = d.valueType(prof.PeriodType, str, "period_type"); err != nil {
+// sample reads sample i, as read from the input into s.
+func (r *containerReader) sample(i int, s *sampleIn) error {
+	d, prof, p, pp, b := r.d, r.prof, r.p, r.pp, r.b
+	li := prof.LocationIndices
+	nli, nloc := uint64(len(li)), int64(len(prof.Location))
+	ms := &p.Samples[i]
+	if s.start != 0 || s.length != 0 || len(s.locIndex) == 0 {
+		if s.start > nli {
+			return fmt.Errorf("%s.sample[%d].locations_start_index: %d beyond location_indices (%d)", pp, i, s.start, nli)
+		}
+		if s.length > nli-s.start {
+			return fmt.Errorf("%s.sample[%d].locations_length: %d from %d beyond location_indices (%d)", pp, i, s.length, s.start, nli)
+		}
+		key := [2]uint64{s.start, s.length}
+		stack, ok := r.slices[key]
+		if !ok {
+			if d.frameRoom -= int64(s.length); d.frameRoom < 0 {
+				return fmt.Errorf("%s.sample[%d]: the samples' distinct stacks reach more frames than the input's size can justify (a crafted file?)", pp, i)
+			}
+			frames := d.frames[:0]
+			for _, x := range li[s.start : s.start+s.length] {
+				frames = append(frames, int32(x))
+			}
+			d.frames = frames
+			stack = b.Stack(frames)
+			r.slices[key] = stack
+		}
+		ms.Stack = stack
+	} else {
+		frames := d.frames[:0]
+		for j, x := range s.locIndex {
+			if x >= uint64(nloc) {
+				return fmt.Errorf("%s.sample[%d].location_index[%d]: %d beyond location (%d)", pp, i, j, x, nloc)
+			}
+			frames = append(frames, int32(x))
+		}
+		d.frames = frames
+		ms.Stack = b.Stack(frames)
+	}
+	if len(s.values) != len(prof.SampleType) {
+		return fmt.Errorf("%s.sample[%d].value: %d values for %d sample types", pp, i, len(s.values), len(prof.SampleType))
+	}
+	ms.Values = s.values
+	labels, err := r.sampleLabels(i, s)
+	if err != nil {
+		return err
+	}
+	ms.LabelSet = b.LabelSet(labels)
+	ms.Link = model.NoLink
+	if s.link >= uint64(len(r.linkIdx)) {
+		if s.link != 0 || len(r.linkIdx) != 0 {
+			return fmt.Errorf("%s.sample[%d].link: %d beyond link_table (%d)", pp, i, s.link, len(r.linkIdx))
+		}
+	} else {
+		ms.Link = r.linkIdx[s.link]
+	}
+	if _, err := r.str(int64(s.stackID), "sample[%d].stacktrace_id_index", i); err != nil {
+		return err
+	}
+	if s.stackID != 0 {
+		d.warn("otlp: sample stacktrace ids were dropped (the model has no place for them)")
+	}
+	if len(s.timestamps) > 0 {
+		ms.Timestamps = s.timestamps
+	}
+	return nil
+}
+
+// sampleLabels gives sample i's attributes and labels as model labels, in
+// a buffer the next sample reuses.
+func (r *containerReader) sampleLabels(i int, s *sampleIn) ([]model.Label, error) {
+	d := r.d
+	nattr := uint64(len(r.attrLabels))
+	labels := d.labels[:0]
+	for j, a := range s.attrs {
+		if a >= nattr {
+			return nil, fmt.Errorf("%s.sample[%d].attributes[%d]: %d beyond attribute_table (%d)", r.pp, i, j, a, nattr)
+		}
+		labels = append(labels, r.attrLabels[a])
+	}
+	for j, l := range s.labels {
+		var ml model.Label
+		var err error
+		if ml.Key, err = r.str(l.key, "sample[%d].label[%d].key", i, j); err != nil {
 			return nil, err
+		}
+		if ml.Str, err = r.str(l.str, "sample[%d].label[%d].str", i, j); err != nil {
+			return nil, err
+		}
+		if ml.NumUnit, err = r.str(l.unit, "sample[%d].label[%d].num_unit", i, j); err != nil {
+			return nil, err
+		}
+		ml.Num = l.num
+		labels = append(labels, ml)
+	}
+	d.labels = labels
+	return labels, nil
+}
+
+// header reads the profile's own fields: period, times, comments, frame
+// filters and the default sample type.
+func (r *containerReader) header() error {
+	prof, p := r.prof, r.p
+	var err error
+	if prof.PeriodType != nil {
+		if p.PeriodType, err = r.d.valueType(prof.PeriodType, r.str, "period_type"); err != nil {
+			return err
 		}
 	}
 	p.Period, p.TimeNanos, p.DurationNanos = prof.Period, prof.TimeNanos, prof.DurationNanos
 	for i, c := range prof.Comment {
-		x, err := str(c, "comment[%d]", i)
+		x, err := r.str(c, "comment[%d]", i)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.Comments = append(p.Comments, x)
 	}
-	if p.DropFrames, err = str(prof.DropFrames, "drop_frames"); err != nil {
-		return nil, err
+	if p.DropFrames, err = r.str(prof.DropFrames, "drop_frames"); err != nil {
+		return err
 	}
-	if p.KeepFrames, err = str(prof.KeepFrames, "keep_frames"); err != nil {
-		return nil, err
+	if p.KeepFrames, err = r.str(prof.KeepFrames, "keep_frames"); err != nil {
+		return err
 	}
-	if p.DefaultSampleType, err = str(prof.DefaultSampleType, "default_sample_type"); err != nil {
-		return nil, err
+	if p.DefaultSampleType, err = r.str(prof.DefaultSampleType, "default_sample_type"); err != nil {
+		return err
 	}
+	return nil
+}
 
-	// The container.
+// containerFields reads the fields around the profile: the container's id,
+// times and attributes, the resource and the scope.
+func (d *decoder) containerFields(p *model.Profile, b *model.Builder, path string, rp *profilespb.ResourceProfiles, sp *profilespb.ScopeProfiles, c *profilespb.ProfileContainer) error {
 	switch {
 	case len(c.ProfileId) == 0:
 	case len(c.ProfileId) != 16:
-		return nil, fmt.Errorf("%s.profile_id: %d bytes, want 16", path, len(c.ProfileId))
+		return fmt.Errorf("%s.profile_id: %d bytes, want 16", path, len(c.ProfileId))
 	case allZero(c.ProfileId):
 		d.warn("otlp: an all-zero profile_id (invalid) was dropped")
 	default:
@@ -497,11 +583,7 @@ func (d *decoder) container(path string, rp *profilespb.ResourceProfiles, sp *pr
 			DroppedAttributesCount: s.DroppedAttributesCount}
 	}
 	p.Scope.SchemaURL = sp.GetSchemaUrl()
-
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return p, nil
+	return nil
 }
 
 func (d *decoder) valueType(t *profilespb.ValueType, str func(int64, string, ...any) (int32, error), what string) (model.ValueType, error) {
