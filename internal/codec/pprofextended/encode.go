@@ -84,6 +84,9 @@ type encoder struct {
 	lsEnd      []int32
 	kv         []kvKey // attribute table
 	units      [][2]int32
+	// Placeholders: 1 when a table's index 0 is an all-zero "none" entry.
+	linkShift, mapShift, funcShift int
+	anyLink                        bool // some sample has a link
 }
 
 type kvKey struct {
@@ -228,45 +231,60 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	e.layoutStacks()
 	e.layoutFunctions()
 	e.layoutStrings()
+	e.placeholders(p)
 
 	for _, t := range p.SampleTypes {
 		b = e.appendValueType(b, fProfileSampleType, t)
 	}
+	b = e.appendSamples(b, p)
+	b = e.appendMappings(b, p)
+	b = e.appendLocations(b, p)
+	b = e.appendFunctions(b, p)
+	b = e.appendHeader(b, p)
+	b = e.appendAttributeTable(b, p)
+	return e.appendLinks(b, p)
+}
 
+// placeholders decides which tables get an all-zero entry 0 for "none",
+// shifting every index into them by one.
+func (e *encoder) placeholders(p *model.Profile) {
+	e.linkShift, e.mapShift, e.funcShift, e.anyLink = 0, 0, 0, false
+	anyNoLink := false
 	// Links: index shift when some sample has none and some has one.
-	linkShift, anyLink, anyNoLink := 0, false, false
 	for i := range p.Samples {
 		if p.Samples[i].Link == model.NoLink {
 			anyNoLink = true
 		} else {
-			anyLink = true
+			e.anyLink = true
 		}
 	}
 	// A placeholder goes first when some reference is none, or when the
 	// first real entry is all zero (the reader would take it for the
 	// placeholder); see placeholders in otlp.go.
-	if anyLink && (anyNoLink || isNoLink(p.Links[0].TraceID, p.Links[0].SpanID)) {
-		linkShift = 1
+	if e.anyLink && (anyNoLink || isNoLink(p.Links[0].TraceID, p.Links[0].SpanID)) {
+		e.linkShift = 1
 	}
-	mapShift, funcShift := 0, 0
 	for i := range p.Locations {
 		l := &p.Locations[i]
 		if l.Mapping == model.NoMapping {
-			mapShift = 1
+			e.mapShift = 1
 		}
 		for _, ln := range l.Lines {
 			if ln.Function == model.NoFunction {
-				funcShift = 1
+				e.funcShift = 1
 			}
 		}
 	}
 	if len(p.Mappings) > 0 && e.zeroMapping(&p.Mappings[0]) {
-		mapShift = 1
+		e.mapShift = 1
 	}
 	if len(e.forder) > 0 && e.zeroFunction(&p.Functions[e.forder[0]]) {
-		funcShift = 1
+		e.funcShift = 1
 	}
+}
 
+// appendSamples appends the samples.
+func (e *encoder) appendSamples(b []byte, p *model.Profile) []byte {
 	var lab []byte
 	for i := range p.Samples {
 		s := &p.Samples[i]
@@ -309,7 +327,7 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		b = appendVarintField(b, 7, uint64(e.stStart[s.Stack]))
 		b = appendVarintField(b, 8, uint64(n))
 		if s.Link != model.NoLink {
-			b = appendVarintField(b, 12, uint64(int(s.Link)+linkShift))
+			b = appendVarintField(b, 12, uint64(int(s.Link)+e.linkShift))
 		}
 		if len(s.Timestamps) > 0 {
 			var ts int
@@ -322,7 +340,12 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		b = end(b, sb)
 	}
 
-	if mapShift == 1 {
+	return b
+}
+
+// appendMappings appends the mapping table.
+func (e *encoder) appendMappings(b []byte, p *model.Profile) []byte {
+	if e.mapShift == 1 {
 		b = append(appendTag(b, fProfileMapping, protowire.BytesType), 0)
 	}
 	for i := range p.Mappings {
@@ -341,6 +364,11 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		b = appendVarintField(b, 11, uint64(m.BuildIDKind))
 		b = end(b, mb)
 	}
+	return b
+}
+
+// appendLocations appends the location table, in the layout's order.
+func (e *encoder) appendLocations(b []byte, p *model.Profile) []byte {
 	for _, i := range e.lorder {
 		l := &p.Locations[i]
 		var lb int
@@ -355,20 +383,25 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 			var nb int
 			b, nb = begin(b, 4)
 			if ln.Function != model.NoFunction {
-				b = appendVarintField(b, 1, uint64(int(e.fmap[ln.Function])+funcShift))
+				b = appendVarintField(b, 1, uint64(int(e.fmap[ln.Function])+e.funcShift))
 			}
 			b = appendVarintField(b, 2, uint64(ln.Line))
 			b = appendVarintField(b, 3, uint64(ln.Column))
 			b = end(b, nb)
 		}
 		if l.Mapping != model.NoMapping {
-			b = appendVarintField(b, 2, uint64(int(l.Mapping)+mapShift))
+			b = appendVarintField(b, 2, uint64(int(l.Mapping)+e.mapShift))
 		}
 		b = appendVarintField(b, 3, l.Address)
 		b = appendBoolField(b, 5, l.IsFolded)
 		b = end(b, lb)
 	}
-	if funcShift == 1 {
+	return b
+}
+
+// appendFunctions appends the function table, in the layout's order.
+func (e *encoder) appendFunctions(b []byte, p *model.Profile) []byte {
+	if e.funcShift == 1 {
 		b = append(appendTag(b, fProfileFunction, protowire.BytesType), 0)
 	}
 	for _, i := range e.forder {
@@ -388,6 +421,11 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		b = appendVarintField(b, 5, uint64(f.StartLine))
 		b = end(b, fb)
 	}
+	return b
+}
+
+// appendHeader appends the string table and the profile's own fields.
+func (e *encoder) appendHeader(b []byte, p *model.Profile) []byte {
 	for _, s := range e.strs {
 		b = appendTag(b, fProfileStringTable, protowire.BytesType)
 		b = protowire.AppendString(b, e.validUTF8(s))
@@ -417,6 +455,11 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		}
 		b = end(b, lb)
 	}
+	return b
+}
+
+// appendAttributeTable appends the attribute table and its units.
+func (e *encoder) appendAttributeTable(b []byte, p *model.Profile) []byte {
 	for _, k := range e.kv {
 		var kb int
 		b, kb = begin(b, fProfileAttributeTable)
@@ -440,8 +483,13 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 		b = appendVarintField(b, 2, e.sx(u[1]))
 		b = end(b, ub)
 	}
-	if anyLink {
-		if linkShift == 1 {
+	return b
+}
+
+// appendLinks appends the link table.
+func (e *encoder) appendLinks(b []byte, p *model.Profile) []byte {
+	if e.anyLink {
+		if e.linkShift == 1 {
 			b = append(appendTag(b, fProfileLinkTable, protowire.BytesType), 0)
 		}
 		for _, l := range p.Links {
