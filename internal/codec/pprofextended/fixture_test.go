@@ -10,7 +10,7 @@ import (
 	gp "github.com/google/pprof/profile"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/otlp/rich.pb.gz")
+var update = flag.Bool("update", false, "rewrite the golden files (testdata/otlp/rich.pb.gz, testdata/size-ratios.golden)")
 
 // richPprof is a pprof profile, built with google/pprof's profile package,
 // that uses every pprof feature the OTLP round trip must keep: two sample
