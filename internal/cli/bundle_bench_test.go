@@ -6,13 +6,13 @@ import (
 )
 
 // BenchmarkMergeCommand runs `pprofx merge` (its run function) over the
-// 100-file corpus of scripts/bundle-corpus.sh, output to a file: reading,
+// 100-file corpus of scripts/bench/bundle-corpus.sh, output to a file: reading,
 // decoding and bundling, as a user runs it. Compare with
-// internal/codec/bundle's BenchmarkParseData (scripts/bundle-bench.sh does).
+// internal/codec/bundle's BenchmarkParseData (scripts/bench/bundle-bench.sh does).
 func BenchmarkMergeCommand(b *testing.B) {
 	files, _ := filepath.Glob("../../corpus/*.pb.gz")
 	if len(files) == 0 {
-		b.Skip("no corpus: run scripts/bundle-corpus.sh")
+		b.Skip("no corpus: run scripts/bench/bundle-corpus.sh")
 	}
 	out := filepath.Join(b.TempDir(), "corpus.ppxb")
 	for b.Loop() {

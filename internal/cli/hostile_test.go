@@ -18,7 +18,7 @@ import (
 // allocates in all (runtime.MemStats.TotalAlloc, which counts garbage too,
 // so it is at least the peak heap) must stay within the bound the issue
 // sets for peak RSS: 64 MiB + 16 x the decompressed input.
-// scripts/hostile-rss.sh measures the same cases at the issue's scale as
+// scripts/bench/hostile-rss.sh measures the same cases at the issue's scale as
 // whole processes.
 func TestHostileInputs(t *testing.T) {
 	if testing.Short() {

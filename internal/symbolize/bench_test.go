@@ -10,7 +10,7 @@ import (
 // BenchmarkSymbolize symbolizes a fixture profile as `pprofx symbolize`
 // does: the fixture binaries, then the recorded paths (this machine's
 // libraries) and /usr/lib/debug. The whole-process comparison with
-// google/pprof is scripts/symbolize-bench.sh.
+// google/pprof is scripts/bench/symbolize-bench.sh.
 func BenchmarkSymbolize(b *testing.B) {
 	for _, prof := range []string{"cprog.prof", "cxxprog.prof", "cxxprog-all.prof", "i386.prof", "s390x.prof"} {
 		b.Run(prof, func(b *testing.B) {

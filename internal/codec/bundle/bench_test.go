@@ -11,7 +11,7 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-// The benchmarks run on the corpus of scripts/bundle-corpus.sh (100 files)
+// The benchmarks run on the corpus of scripts/bench/bundle-corpus.sh (100 files)
 // and skip without it.
 
 type corpusData struct {

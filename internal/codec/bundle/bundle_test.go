@@ -205,7 +205,7 @@ func TestEmptyBundle(t *testing.T) {
 }
 
 // corpusFiles lists the bundle corpus: the committed testdata/corpus
-// (scripts/bundle-corpus.sh made it), or the directory $PPROFX_CORPUS.
+// (scripts/bench/bundle-corpus.sh made it), or the directory $PPROFX_CORPUS.
 func corpusFiles(t testing.TB) []string {
 	dir := os.Getenv("PPROFX_CORPUS")
 	if dir == "" {
@@ -213,7 +213,7 @@ func corpusFiles(t testing.TB) []string {
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.pb.gz"))
 	if len(files) == 0 {
-		t.Fatalf("no corpus in %s (scripts/bundle-corpus.sh makes one)", dir)
+		t.Fatalf("no corpus in %s (scripts/bench/bundle-corpus.sh makes one)", dir)
 	}
 	return files
 }

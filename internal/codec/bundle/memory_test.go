@@ -65,7 +65,7 @@ func mergeChild(list string) error {
 }
 
 // BenchmarkMergePeakRSS merges the 100-file corpus and the 1,000-file one
-// (scripts/bundle-corpus.sh, then the same program with -n 500 into
+// (scripts/bench/bundle-corpus.sh, then the same program with -n 500 into
 // corpus/1000) in a child process each time, and reports the child's peak
 // resident set size and the bundle's size.
 func BenchmarkMergePeakRSS(b *testing.B) {

@@ -17,7 +17,7 @@ import (
 // heap profiles against their summed .pb.gz sizes, and the size of
 // google/pprof's lossy profile.Merge of the same profiles written gzipped,
 // as pprof writes it. The targets (at most 11 % CPU, 9 % heap) are
-// checked by scripts/bundle-bench.sh, not here: figures are not tests.
+// checked by scripts/bench/bundle-bench.sh, not here: figures are not tests.
 func TestCorpusSizes(t *testing.T) {
 	files := corpusFiles(t)
 	for _, kind := range []string{"cpu", "heap"} {

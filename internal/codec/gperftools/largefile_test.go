@@ -7,7 +7,7 @@ import (
 
 // TestWriteLargeFile writes the 272 MB benchmark file (writeLarge) to the
 // path in PPROFX_WRITE_LARGE, for benchmark scripts that time other tools
-// on it (scripts/views-bench.sh); without the variable it does nothing.
+// on it (scripts/bench/views-bench.sh); without the variable it does nothing.
 func TestWriteLargeFile(t *testing.T) {
 	path := os.Getenv("PPROFX_WRITE_LARGE")
 	if path == "" {

@@ -2,7 +2,7 @@
 // take, each with the command to run on it and what pprofx must answer.
 // The generator is deterministic: the same case gives the same bytes.
 // internal/tools/genhostile writes them out; the tests of internal/cli run
-// each at a small scale in-process; scripts/hostile-rss.sh runs each at
+// each at a small scale in-process; scripts/bench/hostile-rss.sh runs each at
 // the scale as a whole process.
 package hostile
 

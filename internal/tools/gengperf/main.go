@@ -1,6 +1,6 @@
 // Command gengperf writes large gperftools CPU profiles (64-bit
 // little-endian) of the four stack shapes the benchmarks measure, for
-// scripts/gperf-bench.sh. The files are big (about 272 MB by default): write
+// scripts/bench/gperf-bench.sh. The files are big (about 272 MB by default): write
 // them to /tmp, never into the repository.
 //
 //	go run ./internal/tools/gengperf -shape distinct32 -o /tmp/d32.prof

@@ -3,7 +3,7 @@
 // separated: file, decompressed size, expected exit status, expected
 // message ("-" for none), "early" when it must be refused after its first
 // bytes (else "-"), description, pprofx arguments (IN: the file, OUT: a
-// scratch output). scripts/hostile-rss.sh runs them.
+// scratch output). scripts/bench/hostile-rss.sh runs them.
 //
 //	go run ./internal/tools/genhostile -o /tmp/hostile [-small] [-list]
 package main

@@ -1,4 +1,4 @@
-// Command gperfref is the reference side of scripts/gperf-bench.sh:
+// Command gperfref is the reference side of scripts/bench/gperf-bench.sh:
 // google/pprof's profile.ParseData of a whole file, and with -write also
 // profile.Write (which gzips) to a file, as a process of its own, so that
 // its wall time and peak RSS are measured as pprofx's are.

@@ -4,7 +4,7 @@
 // every other workload under pprof.Do labels), and a heap profile after each
 // CPU profile: 100 files, cpu-NN.pb.gz and heap-NN.pb.gz, in the directory
 // given by -o. The files are what runtime/pprof writes; run it through
-// scripts/bundle-corpus.sh.
+// scripts/bench/bundle-corpus.sh.
 package main
 
 import (

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Measures bundles against the figures of issue 5 on the corpus made by
-# scripts/bundle-corpus.sh (testdata/corpus, 100 files, committed; or
+# Measures bundles against their targets on the corpus made by
+# scripts/bench/bundle-corpus.sh (testdata/corpus, 100 files, committed; or
 # $CORPUS; ./corpus/1000 for the
 # memory comparison, made with
 #   go run ./internal/codec/bundle/cmd/bundle-corpus -o corpus/1000 -n 500).
@@ -9,7 +9,7 @@
 # against google/pprof's ParseData of the same files, unpack one vs all,
 # and peak RSS of merging 1,000 vs 100 profiles.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 corpus=${CORPUS:-testdata/corpus}
 ls $corpus/cpu-*.pb.gz >/dev/null
 tmp=$(mktemp -d)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 13's speed target: symbolizing a gperftools CPU profile with the
+# The speed of symbolizing a gperftools CPU profile with the
 # same binaries, whole process, pprofx against google/pprof's command
 # (-proto, with binutils: addr2line, nm, objdump on PATH), >= 10x faster.
 #
@@ -15,11 +15,11 @@
 # big-endian binary). It prints one table: per profile, the medians and
 # the median of the per-round ratios. CPU time and peak RSS are the figures
 # to quote from a loaded machine; wall-clock ratios are only meaningful
-# from a quiet one (the load average is printed with the table).
+# from a quiet one (the machine load is printed with the table).
 #
-#   scripts/symbolize-bench.sh [ROUNDS]                 (default 11)
-#   scripts/symbolize-bench.sh --instructions           (one run each under valgrind)
-#   scripts/symbolize-bench.sh --hyperfine [RUNS]       (wall clock by hyperfine, default 30)
+#   scripts/bench/symbolize-bench.sh [ROUNDS]                 (default 11)
+#   scripts/bench/symbolize-bench.sh --instructions           (one run each under valgrind)
+#   scripts/bench/symbolize-bench.sh --hyperfine [RUNS]       (wall clock by hyperfine, default 30)
 #
 # --hyperfine times wall clock to the microsecond (/usr/bin/time's %e has
 # 10 ms steps, and pprofx's runs take 20-60 ms): hyperfine runs the two
@@ -42,7 +42,7 @@
 # (this machine's libc and libstdc++, with their /usr/lib/debug files
 # where installed): the same work for both.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mode=time
 rounds=11
 case ${1:-} in
@@ -99,7 +99,7 @@ fi
 if [ $mode = hyperfine ]; then
 	command -v hyperfine >/dev/null || { echo "hyperfine not installed" >&2; exit 1; }
 	echo "symbolize, whole process, wall clock by hyperfine (median of $rounds runs each, 3 warm-up)"
-	echo "load average before $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs)"
+	echo "machine load before $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs)"
 	printf '  %-11s | %-10s | %-10s | %-6s | %s\n' profile pprofx pprof ratio "peak RSS pprofx / pprof (most of 3 runs)"
 	# rss CMD...: peak RSS in KB, the most of 3 runs (for pprof, that of its
 	# largest process: /usr/bin/time's %M is the largest of the tree).
@@ -141,7 +141,7 @@ else:
     print("  %-11s | %7.1f ms | %7.1f ms | %5.1fx | %.1f / %.1f MB" % (sys.argv[2], m[0] * 1e3, m[1] * 1e3, m[1] / m[0], r1, r2))
 ' "$tmp/h.json" $prof "$r1" "$r2"
 	done
-	echo "load average after $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "machine load after $(cut -d' ' -f1-3 /proc/loadavg)"
 	exit 0
 fi
 
@@ -172,7 +172,7 @@ while [ $i -lt "$rounds" ]; do
 done
 
 echo "symbolize, whole process: pprofx symbolize vs google/pprof -proto (binutils), medians of $rounds rounds"
-echo "load average before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs): wall figures mean little above 1"
+echo "machine load before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs): wall figures mean little above 1"
 awk 'function median(arr, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (arr[j] < arr[i]) { t = arr[i]; arr[i] = arr[j]; arr[j] = t }
 		return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2 }
 	{ key = $1 " " $2; r = $3; w[key, r] = $4; c[key, r] = $5; f[key, r] = $7; if ($6 > m[key]) m[key] = $6; profs[$1] = 1; rounds[r] = 1 }

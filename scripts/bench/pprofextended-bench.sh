@@ -1,5 +1,5 @@
 #!/bin/sh
-# Measures issue 4's targets: pprof -> OTLP conversion time against
+# Measures the pprofextended dialect: pprof -> OTLP conversion time against
 # google/pprof's ParseData of the same file, and gzipped OTLP size against
 # gzipped pprof size, on every fixture and the generated profiles.
 #
@@ -8,9 +8,9 @@
 # back ROUNDS times (default 15) and reports, per input, the median of the
 # per-round ratios (Convert / ParseData), with their min and max.
 #
-#   scripts/otlp-bench.sh [ROUNDS] [INPUT-REGEXP]
+#   scripts/bench/pprofextended-bench.sh [ROUNDS] [INPUT-REGEXP]
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rounds=${1:-15}
 inputs=${2:-.*}
 tmp=$(mktemp -d)

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Measures issue 11's targets for OTLP profiles v1development:
+# Measures OTLP profiles v1development against its targets:
 #   size:  gzipped v1development output <= gzipped pprof input, every fixture;
-#   speed: pprof -> v1development (pprof.Decode + otlpdev.Encode) and
-#          v1development -> pprof (otlpdev.Decode + pprof.Encode, raw) each
+#   speed: pprof -> v1development (pprof.Decode + otlp.Encode) and
+#          v1development -> pprof (otlp.Decode + pprof.Encode, raw) each
 #          <= 1x google/pprof ParseData of the same (gzipped) pprof file.
 #
 # Speed is measured two ways:
@@ -22,16 +22,16 @@
 #     time). Once per GOGC value in GOGCS (default "100 off": the default
 #     collector, and none). Only meaningful on a quiet machine.
 #
-#   scripts/otlpdev-bench.sh [INPUT-REGEXP]        size + callgrind
-#   WALL=1 ROUNDS=15 scripts/otlpdev-bench.sh      size + wall clock and CPU time
+#   scripts/bench/otlp-bench.sh [INPUT-REGEXP]        size + callgrind
+#   WALL=1 ROUNDS=15 scripts/bench/otlp-bench.sh      size + wall clock and CPU time
 #   (also BENCHTIME, default 0.2s per benchmark and round; GOGCS)
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 inputs=${1:-.*}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go test -c -o "$tmp/otlpdev.test" ./internal/codec/otlp
-t="$tmp/otlpdev.test"
+go test -c -o "$tmp/otlp.test" ./internal/codec/otlp
+t="$tmp/otlp.test"
 
 echo "== size: gzipped v1development / gzipped pprof (target <= 1 on every real fixture)"
 echo "   both gzipped at compress/gzip's default level; 'as is': pprofx's .otlp.gz over the input file"

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Issue 15's speed figure: writing the HTML flame graph of the 272 MB
+# The speed of writing the HTML flame graph of the 272 MB
 # gperftools benchmark file (1M records, 100k distinct stacks of depth 32,
 # internal/codec/gperftools/bench_test.go) against `go tool pprof -proto` of the
 # same file, in one run, interleaved, median of ROUNDS (default 5).
 # Also folded and speedscope output, and peak RSS of each (/usr/bin/time -v).
 #
-#   scripts/views-bench.sh [ROUNDS]
+#   scripts/bench/views-bench.sh [ROUNDS]
 #
 # Wall-clock times swing on a shared machine: the user+system CPU times are
 # printed too. pprof runs with -symbolize=none (the file's binaries do not
 # exist; it would only look for them).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROUNDS=${1:-5}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -44,4 +44,4 @@ for name in pprof-proto html folded speedscope; do
 		"$(cut -d' ' -f1 "$dir/$name" | median)" "$(cut -d' ' -f2 "$dir/$name" | median)" \
 		"$(cut -d' ' -f3 "$dir/$name" | median | awk '{print $1/1024}')" "$(stat -c %s "$out")"
 done
-echo "(median of $ROUNDS interleaved rounds; $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "(median of $ROUNDS interleaved rounds; $(nproc) cores; machine load: $(cut -d' ' -f1-3 /proc/loadavg))"

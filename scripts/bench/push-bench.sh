@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pushes the 100-profile bundle corpus (scripts/bundle-corpus.sh makes it)
+# Pushes the 100-profile bundle corpus (scripts/bench/bundle-corpus.sh makes it)
 # to a local OpenTelemetry Collector (internal/push/collectortest's build:
 # OTLP receiver, file exporter writing every request to a file) over each
 # protocol, RUNS times each, and prints the medians: wall time, profiles/s,
@@ -9,9 +9,9 @@
 # the last answers), and the CPU seconds of pprofx and of the collector
 # (/usr/bin/time and /proc/PID/stat; not skewed by other load, unlike wall
 # time). Usage:
-#   scripts/bundle-corpus.sh && scripts/push-bench.sh [CORPUS_DIR] [RUNS] [EXTRA PUSH FLAGS...]
+#   scripts/bench/bundle-corpus.sh && scripts/bench/push-bench.sh [CORPUS_DIR] [RUNS] [EXTRA PUSH FLAGS...]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 corpus=${1:-corpus}
 runs=${2:-5}
 shift $(( $# > 2 ? 2 : $# )) || true
@@ -52,7 +52,7 @@ clk=$(getconf CLK_TCK)
 colcpu() { awk -v c="$clk" '{print ($14+$15)/c}' /proc/$colpid/stat; }
 files=$(ls "$corpus" | wc -l)
 inbytes=$(cat "$corpus"/* | wc -c)
-echo "corpus: $files files, $inbytes bytes; $runs runs per protocol; $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "corpus: $files files, $inbytes bytes; $runs runs per protocol; $(nproc) cores; machine load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-14s %8s %11s %12s %12s %9s %10s %10s\n' protocol wall profiles/s "in MB/s" "req MB/s" waiting "pprofx cpu" "otelcol cpu"
 for proto in http/protobuf http/json grpc; do
 	ep=http://127.0.0.1:$hport

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Runs pprofx on each crafted input of issue 10 (internal/testutil/hostile) as a
+# Runs pprofx on each crafted input (internal/testutil/hostile) as a
 # whole process under /usr/bin/time -v and prints, per case, the input's
 # file and decompressed sizes, the bound (64 MiB + 16 x decompressed), the
 # peak RSS, the wall time, the exit status and whether the answer is the
 # expected one. A case refused early (after its first bytes) is held to
 # 64 MiB whatever its size.
 #
-#   scripts/hostile-rss.sh            # the issue's sizes (needs ~3 GB of /tmp, a few minutes)
-#   scripts/hostile-rss.sh -small     # the tests' sizes
+#   scripts/bench/hostile-rss.sh            # the issue's sizes (needs ~3 GB of /tmp, a few minutes)
+#   scripts/bench/hostile-rss.sh -small     # the tests' sizes
 #
 # Peak RSS does not depend on the machine's load; wall times do.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 scale=${1:-}
 dir=${HOSTILE_DIR:-/tmp/pprofx-hostile${scale}}
 mkdir -p "$dir" "$dir/out"

@@ -3,12 +3,12 @@
 # ./corpus (git-ignored) or DIR: 50 one-second CPU profiles and 50 heap
 # profiles of one Go program running a changing mix of workloads. The one
 # the tests and README figures use is committed as testdata/corpus
-# (scripts/bundle-corpus.sh testdata/corpus replaces it; then the README's
+# (scripts/bench/bundle-corpus.sh testdata/corpus replaces it; then the README's
 # figures must be measured again). Usage:
-#   scripts/bundle-corpus.sh [DIR]
+#   scripts/bench/bundle-corpus.sh [DIR]
 # Then: go test ./internal/codec/bundle -run Corpus -bench . -benchtime 3x
 set -eu
 dir=${1:-corpus}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 go run ./internal/codec/bundle/cmd/bundle-corpus -o "$dir"
 ls "$dir" | wc -l
