@@ -58,8 +58,7 @@ cross:
 # pprofx's symbolization against google/pprof's (binutils) on a real C++
 # library with its DWARF, libstdc++6-<gcc>-dbg's debug build: every
 # location must agree but where addr2line names another file and
-# llvm-symbolizer agrees with pprofx (scripts/symbolize-agree.sh, README's
-# Symbolization). CI installs the library and llvm (.ci/run); elsewhere,
+# llvm-symbolizer agrees with pprofx (scripts/symbolize-agree.sh, docs/symbolization.md). CI installs the library and llvm (.ci/run); elsewhere,
 # without them, this says SKIPPED.
 agree:
 	@lib=$$(ls /usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.* 2>/dev/null | grep -v -e '-gdb.py$$' | head -1); \
@@ -72,7 +71,7 @@ agree:
 		echo "make agree: SKIPPED (needs libstdc++6-<gcc>-dbg, llvm and binutils: apt-get install libstdc++6-12-dbg llvm)"; \
 	fi
 
-# Benchmarks against the references the issues name (see README).
+# Every in-process benchmark once (docs/performance.md, scripts/bench/README.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 

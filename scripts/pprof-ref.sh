@@ -4,7 +4,7 @@
 # at PPROF_REF_MOD, default /tmp/pprofref-mod, when there is one; else
 # PPROF_REF, default /tmp/pprof-ref, is used as it is; without either, from
 # a module of the version go.mod pins, fetched into DIR; "module" makes a
-# module a must) and pprofx, both as README installs pprofx (CGO_ENABLED=0:
+# module a must) and pprofx, both as make build builds pprofx (CGO_ENABLED=0:
 # a static binary, no dynamic loader at start-up), and links binutils alone
 # (addr2line, nm, objdump, c++filt) into DIR/tools: with llvm-symbolizer on
 # PATH pprof would use that instead. Sets ref to pprof's path. See

@@ -31,7 +31,7 @@ dir=${GPERF_DIR:-/tmp/pprofx-gperf-bench}
 mkdir -p "$dir"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx # as README installs it
+CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx # as make build builds it
 go build -o "$tmp/gperfref" ./internal/tools/gperfref
 go build -o "$tmp/gengperf" ./internal/tools/gengperf
 
@@ -47,7 +47,7 @@ run() {
 	echo "$name $(tail -1 "$tmp/t")" >>"$tmp/runs"
 }
 
-# GPERF_MARKDOWN=1 prints the table in markdown, as README shows it.
+# GPERF_MARKDOWN=1 prints the table in markdown, as docs/performance.md shows it.
 md=${GPERF_MARKDOWN:-}
 if [ -n "$md" ]; then
 	echo "| shape | command | wall s | cpu s | peak MB | wall ratio | cpu ratio |"

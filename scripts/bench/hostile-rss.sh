@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 scale=${1:-}
 dir=${HOSTILE_DIR:-/tmp/pprofx-hostile${scale}}
 mkdir -p "$dir" "$dir/out"
-CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx # as README installs it
+CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx # as make build builds it
 # The files are made once (a few minutes at full scale); the list of cases
 # every time.
 go run ./internal/tools/genhostile -o "$dir" $scale -list > "$dir/manifest.tsv"

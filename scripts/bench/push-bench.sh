@@ -20,7 +20,7 @@ ls "$corpus"/* >/dev/null
 tmp=$(mktemp -d)
 trap 'kill $colpid 2>/dev/null || true; wait $colpid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 colpid=
-CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx # as README installs it
+CGO_ENABLED=0 go build -tags grpcnotrace -o "$tmp/pprofx" ./cmd/pprofx # as make build builds it
 (cd internal/push/collectortest && go build -o "$tmp/otelcol" ./cmd/otelcol-pprofx)
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 hport=$(port); gport=$(port)

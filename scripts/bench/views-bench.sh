@@ -17,7 +17,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 large=$dir/large.prof
 PPROFX_WRITE_LARGE=$large go test -count=1 -run '^TestWriteLargeFile$' ./internal/codec/gperftools >/dev/null
-CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx # as README installs it
+CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx # as make build builds it
 pprof=$(go tool -n pprof)
 echo "input: $(stat -c %s "$large") bytes ($large)"
 

@@ -1468,7 +1468,7 @@ const fScopeProfiles = 2
 
 // markOmittable sets e.omittable[i] for each sample i of input profile pi
 // that a profile after the first may leave out when its value there is 0
-// (pprofx's convention, README): one without timestamps whose written key
+// (pprofx's convention, docs/otlp.md): one without timestamps whose written key
 // (stack, attributes, link) no other sample of the profile has. The reader
 // matches each sample of a later profile to the sample of the first with
 // its key, and gives the samples it finds no match for the value 0. Keys

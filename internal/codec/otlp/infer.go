@@ -2,7 +2,7 @@ package otlp
 
 import "github.com/pprofx/pprofx/internal/model"
 
-// Conventions (pprofx's, documented in README): a mapping's
+// Conventions (pprofx's, documented in docs/otlp.md): a mapping's
 // pprof.mapping.has_functions, has_filenames and has_line_numbers
 // attributes may be left out when their value is the one a reader infers
 // from the dictionary, and are then inferred:
