@@ -51,31 +51,9 @@ func EncodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 		e.opts.ProfileID = slices.Repeat([]byte{0xff}, 16)
 	}
 	ps := []*model.Profile{p}
-	outer := e.profilesData(ps)
-	lmap := slices.Clone(e.lmap)
-	profilePath := []protowire.Number{fProfilesDataResourceProfiles, fResourceProfilesScope, fScopeProfilesProfiles, fContainerProfile}
-	var body []byte
-	if _, err := streamenc.Splice(outer, descendTo(profilePath), func(path []protowire.Number, b []byte) ([]streamenc.Seg, bool) {
-		if slices.Equal(path, profilePath) {
-			body = b
-		}
-		return nil, false
-	}); err != nil {
-		return err
-	}
-	if body == nil {
-		return fmt.Errorf("internal error: otlp: EncodeStream found no Profile message")
-	}
-	x, err := streamenc.SplitAfter(body, fProfileSampleType)
+	body, x, y, lmap, err := e.tableOnlyProfile(ps)
 	if err != nil {
 		return err
-	}
-	y, seen, err := streamenc.FirstAbove(body, fProfileLocationIndices)
-	if err != nil {
-		return err
-	}
-	if _, has, _ := streamenc.FirstAbove(body[x:], fProfileSample); has || seen {
-		return fmt.Errorf("internal error: otlp: EncodeStream: samples in the table-only Profile")
 	}
 
 	// location_indices and each sample's start in it.
@@ -134,7 +112,7 @@ func EncodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 	} else if nsamp, err = streamenc.Count(gen); err != nil {
 		return fmt.Errorf("otlp: %v", err)
 	}
-	outer = e.profilesData(ps)
+	outer := e.profilesData(ps)
 	all, err := streamenc.Splice(outer, descendTo(profilePath), func(path []protowire.Number, _ []byte) ([]streamenc.Seg, bool) {
 		if slices.Equal(path, profilePath) {
 			return segs(nsamp), true
@@ -152,6 +130,40 @@ func EncodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 		return err
 	}
 	return zw.Close()
+}
+
+// profilePath is where the Profile message is in a ProfilesData.
+var profilePath = []protowire.Number{fProfilesDataResourceProfiles, fResourceProfilesScope, fScopeProfilesProfiles, fContainerProfile}
+
+// tableOnlyProfile writes ps, whose one profile has its tables but no
+// samples, and returns the Profile message's body in it, where the samples
+// go (x: after the sample types) and where location_indices goes (y), and
+// the written index of each model location.
+func (e *encoder) tableOnlyProfile(ps []*model.Profile) (body []byte, x, y int, lmap []int32, err error) {
+	outer := e.profilesData(ps)
+	lmap = slices.Clone(e.lmap)
+	if _, err := streamenc.Splice(outer, descendTo(profilePath), func(path []protowire.Number, b []byte) ([]streamenc.Seg, bool) {
+		if slices.Equal(path, profilePath) {
+			body = b
+		}
+		return nil, false
+	}); err != nil {
+		return nil, 0, 0, nil, err
+	}
+	if body == nil {
+		return nil, 0, 0, nil, fmt.Errorf("internal error: otlp: EncodeStream found no Profile message")
+	}
+	if x, err = streamenc.SplitAfter(body, fProfileSampleType); err != nil {
+		return nil, 0, 0, nil, err
+	}
+	var seen bool
+	if y, seen, err = streamenc.FirstAbove(body, fProfileLocationIndices); err != nil {
+		return nil, 0, 0, nil, err
+	}
+	if _, has, _ := streamenc.FirstAbove(body[x:], fProfileSample); has || seen {
+		return nil, 0, 0, nil, fmt.Errorf("internal error: otlp: EncodeStream: samples in the table-only Profile")
+	}
+	return body, x, y, lmap, nil
 }
 
 // descendTo accepts the paths that lead to path.
