@@ -9,42 +9,79 @@ func (p *Profile) Validate() error {
 	if p == nil {
 		return fmt.Errorf("nil profile")
 	}
-	ns := len(p.Strings)
-	if ns == 0 || p.Strings[0] != "" {
+	if len(p.Strings) == 0 || p.Strings[0] != "" {
 		return fmt.Errorf("strings[0] must be the empty string")
 	}
-	str := func(what string, i int32) error {
-		if i < 0 || int(i) >= ns {
-			return fmt.Errorf("%s: string index %d out of range (%d strings)", what, i, ns)
-		}
-		return nil
+	v := validator{p: p, ns: len(p.Strings)}
+	if err := v.mappingsAndFunctions(); err != nil {
+		return err
 	}
-	vt := func(what string, v ValueType) error {
-		if err := str(what+".type", v.Type); err != nil {
-			return err
-		}
-		return str(what+".unit", v.Unit)
+	if err := v.locations(); err != nil {
+		return err
 	}
-	bad := func(i int32) bool { return i < 0 || int(i) >= ns }
-	for i, m := range p.Mappings {
-		if bad(m.File) {
-			return str(fmt.Sprintf("mapping[%d].file", i), m.File)
+	if err := v.stacks(); err != nil {
+		return err
+	}
+	if err := v.labelSets(); err != nil {
+		return err
+	}
+	if err := v.links(); err != nil {
+		return err
+	}
+	if err := v.samples(); err != nil {
+		return err
+	}
+	return v.header()
+}
+
+// validator checks one profile's references; the names of what is checked
+// are formatted only on failure.
+type validator struct {
+	p  *Profile
+	ns int // strings
+}
+
+func (v *validator) bad(i int32) bool { return i < 0 || int(i) >= v.ns }
+
+func (v *validator) str(what string, i int32) error {
+	if v.bad(i) {
+		return fmt.Errorf("%s: string index %d out of range (%d strings)", what, i, v.ns)
+	}
+	return nil
+}
+
+func (v *validator) valueType(what string, t ValueType) error {
+	if err := v.str(what+".type", t.Type); err != nil {
+		return err
+	}
+	return v.str(what+".unit", t.Unit)
+}
+
+func (v *validator) mappingsAndFunctions() error {
+	for i, m := range v.p.Mappings {
+		if v.bad(m.File) {
+			return v.str(fmt.Sprintf("mapping[%d].file", i), m.File)
 		}
-		if bad(m.BuildID) {
-			return str(fmt.Sprintf("mapping[%d].build_id", i), m.BuildID)
+		if v.bad(m.BuildID) {
+			return v.str(fmt.Sprintf("mapping[%d].build_id", i), m.BuildID)
 		}
 	}
-	for i, f := range p.Functions {
-		if bad(f.Name) {
-			return str(fmt.Sprintf("function[%d].name", i), f.Name)
+	for i, f := range v.p.Functions {
+		if v.bad(f.Name) {
+			return v.str(fmt.Sprintf("function[%d].name", i), f.Name)
 		}
-		if bad(f.SystemName) {
-			return str(fmt.Sprintf("function[%d].system_name", i), f.SystemName)
+		if v.bad(f.SystemName) {
+			return v.str(fmt.Sprintf("function[%d].system_name", i), f.SystemName)
 		}
-		if bad(f.Filename) {
-			return str(fmt.Sprintf("function[%d].filename", i), f.Filename)
+		if v.bad(f.Filename) {
+			return v.str(fmt.Sprintf("function[%d].filename", i), f.Filename)
 		}
 	}
+	return nil
+}
+
+func (v *validator) locations() error {
+	p := v.p
 	nf := len(p.Functions)
 	for i, l := range p.Locations {
 		if l.Mapping != NoMapping && (l.Mapping < 0 || int(l.Mapping) >= len(p.Mappings)) {
@@ -56,7 +93,11 @@ func (p *Profile) Validate() error {
 			}
 		}
 	}
-	st := &p.Stacks
+	return nil
+}
+
+func (v *validator) stacks() error {
+	st := &v.p.Stacks
 	if len(st.Offsets) == 1 || (len(st.Offsets) == 0 && len(st.Frames) != 0) {
 		return fmt.Errorf("stacks: %d offsets for %d frames", len(st.Offsets), len(st.Frames))
 	}
@@ -70,7 +111,7 @@ func (p *Profile) Validate() error {
 			}
 		}
 	}
-	nl := len(p.Locations)
+	nl := len(v.p.Locations)
 	for i := 0; i < st.Len(); i++ {
 		for j, loc := range st.Get(i) {
 			if loc < 0 || int(loc) >= nl {
@@ -78,24 +119,33 @@ func (p *Profile) Validate() error {
 			}
 		}
 	}
+	return nil
+}
+
+func (v *validator) labelSets() error {
+	p := v.p
 	if len(p.LabelSets) == 0 || len(p.LabelSets[0].Labels) != 0 {
 		return fmt.Errorf("label_sets[0] must be the empty set")
 	}
 	for i, ls := range p.LabelSets {
 		for j, l := range ls.Labels {
-			if bad(l.Key) || bad(l.Str) || bad(l.NumUnit) {
+			if v.bad(l.Key) || v.bad(l.Str) || v.bad(l.NumUnit) {
 				what := fmt.Sprintf("label_set[%d][%d]", i, j)
-				if err := str(what+".key", l.Key); err != nil {
+				if err := v.str(what+".key", l.Key); err != nil {
 					return err
 				}
-				if err := str(what+".str", l.Str); err != nil {
+				if err := v.str(what+".str", l.Str); err != nil {
 					return err
 				}
-				return str(what+".num_unit", l.NumUnit)
+				return v.str(what+".num_unit", l.NumUnit)
 			}
 		}
 	}
-	for i, l := range p.Links {
+	return nil
+}
+
+func (v *validator) links() error {
+	for i, l := range v.p.Links {
 		if len(l.TraceID) != 0 && len(l.TraceID) != 16 {
 			return fmt.Errorf("link[%d].trace_id: %d bytes, want 16", i, len(l.TraceID))
 		}
@@ -103,10 +153,15 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("link[%d].span_id: %d bytes, want 8", i, len(l.SpanID))
 		}
 	}
-	nv := len(p.SampleTypes)
+	return nil
+}
+
+func (v *validator) samples() error {
+	p := v.p
+	nv, nst := len(p.SampleTypes), p.Stacks.Len()
 	for i, s := range p.Samples {
-		if s.Stack < 0 || int(s.Stack) >= st.Len() {
-			return fmt.Errorf("sample[%d].stack: index %d out of range (%d stacks)", i, s.Stack, st.Len())
+		if s.Stack < 0 || int(s.Stack) >= nst {
+			return fmt.Errorf("sample[%d].stack: index %d out of range (%d stacks)", i, s.Stack, nst)
 		}
 		if len(s.Values) != nv {
 			return fmt.Errorf("sample[%d]: %d values for %d sample types", i, len(s.Values), nv)
@@ -118,26 +173,30 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("sample[%d].link: index %d out of range (%d links)", i, s.Link, len(p.Links))
 		}
 	}
-	// The names of what is checked are formatted only on failure.
+	return nil
+}
+
+func (v *validator) header() error {
+	p := v.p
 	for i, t := range p.SampleTypes {
-		if bad(t.Type) || bad(t.Unit) {
-			return vt(fmt.Sprintf("sample_type[%d]", i), t)
+		if v.bad(t.Type) || v.bad(t.Unit) {
+			return v.valueType(fmt.Sprintf("sample_type[%d]", i), t)
 		}
 	}
-	if bad(p.PeriodType.Type) || bad(p.PeriodType.Unit) {
-		return vt("period_type", p.PeriodType)
+	if v.bad(p.PeriodType.Type) || v.bad(p.PeriodType.Unit) {
+		return v.valueType("period_type", p.PeriodType)
 	}
 	for i, c := range p.Comments {
-		if bad(c) {
-			return str(fmt.Sprintf("comment[%d]", i), c)
+		if v.bad(c) {
+			return v.str(fmt.Sprintf("comment[%d]", i), c)
 		}
 	}
 	for _, e := range [...]struct {
 		n string
 		v int32
 	}{{"default_sample_type", p.DefaultSampleType}, {"drop_frames", p.DropFrames}, {"keep_frames", p.KeepFrames}, {"doc_url", p.DocURL}} {
-		if bad(e.v) {
-			return str(e.n, e.v)
+		if v.bad(e.v) {
+			return v.str(e.n, e.v)
 		}
 	}
 	if len(p.ProfileID) != 0 && len(p.ProfileID) != 16 {
