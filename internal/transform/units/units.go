@@ -119,3 +119,14 @@ func Known(name string) bool {
 	}
 	return false
 }
+
+// SameFamily reports whether some family knows both units (pprof's test
+// of compatible value types).
+func SameFamily(a, b string) bool {
+	for i := range families {
+		if families[i].sniff(a) != nil && families[i].sniff(b) != nil {
+			return true
+		}
+	}
+	return false
+}
