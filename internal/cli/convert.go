@@ -32,6 +32,7 @@ type ConvertOptions struct {
 	// Stack views (folded, speedscope, HTML) and folded input.
 	SampleType string // --sample-type: the value a one-type output holds; folded input's TYPE/UNIT
 	Lines      bool   // --lines: frames as "function file:line"
+	Filters    FilterFlags
 }
 
 // NewCmdConvert builds `pprofx convert`. runF replaces convertRun in tests.
@@ -76,7 +77,8 @@ written from there, so memory stays bounded whatever the shape of the
 stacks. OTLP output also sorts the stacks in runs spilled to temporary files
 in $TMPDIR and reads them back (about the output's size on disk, for a
 moment). Converted to OTLP JSON, or with --keep-original, it is decoded
-whole.`,
+whole. A filter (below) reads the input whole.
+`+filterHelp,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert heap.pb -o heap.pb.gz
   pprofx convert testdata/go/cpu.pb.gz -o cpu.html
@@ -91,7 +93,9 @@ whole.`,
   pprofx convert cpu.prof -o cpu.pb.gz --symbols-dir ./build   # gperftools, symbolized
   pprofx convert cpu.prof -o cpu.otlp --symbolize=none          # addresses, with build ids
   cat cpu.prof | pprofx convert - -o - --to pprof-raw | wc -c
-  cat cpu.prof | pprofx convert - -o cpu.otlp.gz --symbolize=none  # streamed; stacks sorted in $TMPDIR`,
+  cat cpu.prof | pprofx convert - -o cpu.otlp.gz --symbolize=none  # streamed; stacks sorted in $TMPDIR
+  pprofx convert testdata/go/cpu.pb.gz -o sha.pb.gz --focus sha256 --hide '^runtime\.'
+  pprofx convert testdata/go/heap.pb.gz -o big.folded --tagfocus bytes=1kb:`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Input = args[0]
@@ -118,6 +122,7 @@ whole.`,
 	o.Sym.OnlyBare = true
 	f.StringVar(&o.SampleType, "sample-type", "", "folded output: the sample type written (default: the profile's default, as pprof picks it); folded input: its TYPE/UNIT (default samples/count)")
 	f.BoolVar(&o.Lines, "lines", false, "folded, speedscope, HTML output: frames as \"function file:line\"")
+	o.Filters.register(f)
 	return cmd
 }
 
@@ -134,6 +139,9 @@ func joinLines(ls []string, sep string) string {
 
 func convertRun(o *ConvertOptions) error {
 	ios := o.IO
+	if err := o.Filters.compile(); err != nil {
+		return err
+	}
 	to, err := outputFormat(o.To, o.Output)
 	if err != nil {
 		return err
@@ -167,7 +175,7 @@ func convertRun(o *ConvertOptions) error {
 	warn := warner(ios, o.Input)
 	// pprof and binary OTLP output take a gperftools profile's samples as
 	// they are read back from a temporary file, rather than its whole model.
-	stream := formats.TakesStream(to) && !o.KeepOriginal
+	stream := formats.TakesStream(to) && !o.KeepOriginal && !o.Filters.active()
 	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal,
 		OTLPProto: o.OTLPProto, SampleType: o.SampleType, Stream: stream})
 	if err != nil {
@@ -198,6 +206,7 @@ func convertRun(o *ConvertOptions) error {
 		}
 	}
 	o.Sym.apply(src, items, warn)
+	o.Filters.apply(items, warn)
 	if err := formats.CheckExpansion(to, items, src.Size, o.MaxExpansion); err != nil {
 		return &FileError{o.Input, err}
 	}

@@ -163,6 +163,7 @@ var subcommands = []struct {
 	{"validate", func(ios *IOStreams) *cobra.Command { return NewCmdValidate(ios, nil) }},
 	{"symbolize", func(ios *IOStreams) *cobra.Command { return NewCmdSymbolize(ios, nil) }},
 	{"top", func(ios *IOStreams) *cobra.Command { return NewCmdTop(ios, nil) }},
+	{"diff", func(ios *IOStreams) *cobra.Command { return NewCmdDiff(ios, nil) }},
 	{"push", func(ios *IOStreams) *cobra.Command { return NewCmdPush(ios, nil) }},
 }
 
