@@ -78,7 +78,7 @@ stacks. OTLP output also sorts the stacks in runs spilled to temporary files
 in $TMPDIR and reads them back (about the output's size on disk, for a
 moment). Converted to OTLP JSON, or with --keep-original, it is decoded
 whole. A filter (below) reads the input whole.
-`+filterHelp,
+` + filterHelp,
 		Example: `  pprofx convert cpu.pb.gz -o cpu.pb
   pprofx convert heap.pb -o heap.pb.gz
   pprofx convert testdata/go/cpu.pb.gz -o cpu.html

@@ -103,8 +103,8 @@ func readOne(ios *IOStreams, name string, maxSize int64, salvage bool) (*model.P
 	return item.Profile, nil
 }
 
-// diffProfiles reads BASE and NEW and returns NEW minus BASE, filtered.
-func diffProfiles(ios *IOStreams, base, newName string, do diff.Options, ff *FilterFlags, maxSize int64, salvage bool) (*model.Profile, error) {
+// diffProfiles reads BASE and NEW and returns NEW minus BASE.
+func diffProfiles(ios *IOStreams, base, newName string, do diff.Options, maxSize int64, salvage bool) (*model.Profile, error) {
 	if base == "-" && newName == "-" {
 		return nil, &UsageError{"BASE and NEW cannot both be standard input"}
 	}
@@ -124,9 +124,6 @@ func diffProfiles(ios *IOStreams, base, newName string, do diff.Options, ff *Fil
 		}
 		return nil, &FileError{displayName(base) + ", " + displayName(newName), fmt.Errorf("cannot compare: %v", err)}
 	}
-	if ff.compiled != nil {
-		ff.compiled.Apply(d, warner(ios, newName))
-	}
 	return d, nil
 }
 
@@ -142,13 +139,14 @@ func diffRun(o *DiffOptions) error {
 	if err := refuseTerminal(ios, o.Output, to); err != nil {
 		return err
 	}
-	d, err := diffProfiles(ios, o.Base, o.New, diff.Options{Subtract: o.Subtract, Normalize: o.Normalize}, &o.Filters, o.MaxInputSize, o.Salvage)
+	d, err := diffProfiles(ios, o.Base, o.New, diff.Options{Subtract: o.Subtract, Normalize: o.Normalize}, o.MaxInputSize, o.Salvage)
 	if err != nil {
 		return err
 	}
+	items := []formats.Item{{Name: o.New, Profile: d}}
+	o.Filters.apply(items, warner(ios, o.New))
 	wo := writeOptions(ios, o.Output)
 	wo.SampleType, wo.Lines = o.SampleType, o.Lines
-	items := []formats.Item{{Name: o.New, Profile: d}}
 	return writeOutput(ios, o.Output, func(w io.Writer) error {
 		return formats.Write(w, to, items, wo)
 	})

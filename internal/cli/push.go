@@ -29,6 +29,7 @@ type PushOptions struct {
 	DryRun       string // file to write the requests to instead of sending them
 	MaxInputSize int64
 	Salvage      bool
+	Filters      FilterFlags
 }
 
 // getenv reads the OTEL_EXPORTER_OTLP_* variables; tests replace it.
@@ -84,7 +85,10 @@ accepted; an input that cannot be read is named and the others still go.
 
 --dry-run FILE writes the requests instead of sending them: protobuf
 bodies each prefixed by its 4-byte big-endian length (the collector file
-exporter's format), or JSON lines with http/json.`,
+exporter's format), or JSON lines with http/json.
+
+Filters apply to every profile before it is sent.
+` + filterHelp,
 		Example: `  pprofx push cpu.pb.gz heap.pb.gz --endpoint http://localhost:4318 --resource service.name=checkout
   pprofx push cpu.prof --endpoint localhost:4317 --protocol grpc --insecure
   find profiles -name '*.pb.gz' | pprofx push --files-from - --protocol http/json
@@ -177,6 +181,7 @@ exporter's format), or JSON lines with http/json.`,
 	f.StringVar(&o.FilesFrom, "files-from", "", `read input names from this file, one per line ("-": standard input)`)
 	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
 	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
+	o.Filters.register(f)
 	return cmd
 }
 
@@ -194,6 +199,9 @@ func setHeader(hs []push.Header, h push.Header) []push.Header {
 
 func pushRun(o *PushOptions) error {
 	ios := o.IO
+	if err := o.Filters.compile(); err != nil {
+		return err
+	}
 	names, stdin, err := inputNames(ios, "push", o.Inputs, o.FilesFrom)
 	if err != nil {
 		return err
@@ -392,6 +400,9 @@ func readPushInput(ios *IOStreams, o *PushOptions, name string) pushInput {
 		}
 	}
 	res.src, res.err = formats.Read(f, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn})
+	if res.err == nil {
+		o.Filters.apply(res.src.Items, warn)
+	}
 	return res
 }
 

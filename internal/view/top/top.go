@@ -27,14 +27,68 @@ type Row struct {
 // Table is the rows of one sample type, sorted.
 type Table struct {
 	Type, Unit string
-	Total      int64 // sum of the sample type's values over all samples
-	Rows       []Row
+	// Total is what percentages are of, pprof's report total: the sum of
+	// the absolute values of the sample type, or, when the profile holds
+	// samples labelled pprof::base=true (a -diff_base profile), of theirs.
+	Total int64
+	Rows  []Row
 }
 
 // Options control Compute.
 type Options struct {
 	SampleType string // callstacks.SampleIndex; "" = default
 	Cum        bool   // sort by cumulative value, not flat
+	// EdgeFraction is pprof's -edgefraction: a call edge whose weight is
+	// under this fraction of the total flat value is dropped, and with it
+	// the inline mark it gives its callee. pprof's default is 0.001.
+	EdgeFraction float64
+	// Total, when not nil, is the total to print percentages of: pprof
+	// takes it before filters apply (see Totals).
+	Total *int64
+}
+
+// DefaultEdgeFraction is pprof's default -edgefraction.
+const DefaultEdgeFraction = 0.001
+
+// TotalOf is pprof's report total of p for a sample type (see
+// Table.Total).
+func TotalOf(p *model.Profile, sampleType string) (int64, error) {
+	ti, err := callstacks.SampleIndex(p, sampleType)
+	if err != nil {
+		return 0, err
+	}
+	var total, diffTotal int64
+	base := diffBaseSets(p)
+	for _, s := range p.Samples {
+		if ti >= len(s.Values) {
+			continue
+		}
+		v := s.Values[ti]
+		if v < 0 {
+			v = -v
+		}
+		total += v
+		if s.LabelSet >= 0 && int(s.LabelSet) < len(base) && base[s.LabelSet] {
+			diffTotal += v
+		}
+	}
+	if diffTotal > 0 {
+		return diffTotal, nil
+	}
+	return total, nil
+}
+
+// diffBaseSets marks the label sets holding pprof::base=true.
+func diffBaseSets(p *model.Profile) []bool {
+	out := make([]bool, len(p.LabelSets))
+	for i, ls := range p.LabelSets {
+		for _, l := range ls.Labels {
+			if l.Str != 0 && p.String(l.Key) == "pprof::base" && p.String(l.Str) == "true" {
+				out[i] = true
+			}
+		}
+	}
+	return out
 }
 
 // key identifies a row as pprof's NodeInfo does at function granularity:
@@ -109,6 +163,8 @@ func Compute(p *model.Profile, opts Options) (*Table, error) {
 	// that has the edge has it inside one location.
 	type edge struct{ from, to int }
 	edgeInline := map[edge]bool{}
+	edgeWeight := map[edge]int64{}
+	var flatSum int64
 	var edgeOrder []edge
 	seenEdge := map[edge]int{}
 	for si, s := range p.Samples {
@@ -116,7 +172,6 @@ func Compute(p *model.Profile, opts Options) (*Table, error) {
 			continue
 		}
 		w := s.Values[ti]
-		t.Total += w
 		if w == 0 {
 			continue
 		}
@@ -134,6 +189,7 @@ func Compute(p *model.Profile, opts Options) (*Table, error) {
 				if parent >= 0 && n != parent {
 					if last, ok := seenEdge[e]; !ok || last != si {
 						seenEdge[e] = si
+						edgeWeight[e] += w
 						inline := ni != len(ln)-1
 						if prev, ok := edgeInline[e]; ok {
 							edgeInline[e] = prev && inline
@@ -148,9 +204,23 @@ func Compute(p *model.Profile, opts Options) (*Table, error) {
 		}
 		if parent >= 0 {
 			nodes[parent].row.Flat += w
+			flatSum += w
 		}
 	}
+	if opts.Total != nil {
+		t.Total = *opts.Total
+	} else if t.Total, err = TotalOf(p, opts.SampleType); err != nil {
+		return nil, err
+	}
+	// pprof's edge cutoff: of the signed sum of flat values.
+	cutoff := int64(float64(flatSum) * opts.EdgeFraction)
+	if cutoff < 0 {
+		cutoff = -cutoff
+	}
 	for _, e := range edgeOrder {
+		if w := edgeWeight[e]; w < 0 && -w < cutoff || w >= 0 && w < cutoff {
+			continue
+		}
 		if edgeInline[e] {
 			nodes[e.to].inl = true
 		} else {

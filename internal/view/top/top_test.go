@@ -24,6 +24,8 @@ func table(t *testing.T, out string) []string {
 
 // TestMatchesPprofTop: for every real fixture and every sample type, the
 // table is the one `go tool pprof -top` prints (all rows: -nodefraction=0),
+// with -edgefraction=0 and with pprof's default 0.001 (which drops the
+// inline marks of light edges),
 // line for line: same functions, order, values, percentages, inline marks.
 // The numbers are also compared unscaled (-unit), row by row.
 func TestMatchesPprofTop(t *testing.T) {
@@ -31,10 +33,14 @@ func TestMatchesPprofTop(t *testing.T) {
 		p := fx.Profile
 		for i, st := range p.SampleTypes {
 			typ, unit := p.String(st.Type), p.String(st.Unit)
-			for _, cum := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/%s/cum=%v", fx.Name, typ, cum), func(t *testing.T) {
+			for _, c := range []struct {
+				cum bool
+				ef  float64
+			}{{false, 0}, {true, 0}, {false, top.DefaultEdgeFraction}, {true, top.DefaultEdgeFraction}} {
+				cum := c.cum
+				t.Run(fmt.Sprintf("%s/%s/cum=%v/edgefraction=%v", fx.Name, typ, cum, c.ef), func(t *testing.T) {
 					t.Parallel()
-					tab, err := top.Compute(p, top.Options{SampleType: typ, Cum: cum})
+					tab, err := top.Compute(p, top.Options{SampleType: typ, Cum: cum, EdgeFraction: c.ef})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -42,7 +48,7 @@ func TestMatchesPprofTop(t *testing.T) {
 					if err := top.Write(&buf, tab, 0); err != nil {
 						t.Fatal(err)
 					}
-					args := []string{"-top", "-nodefraction=0", "-edgefraction=0", "-sample_index=" + strconv.Itoa(i)}
+					args := []string{"-top", "-nodefraction=0", "-edgefraction=" + strconv.FormatFloat(c.ef, 'g', -1, 64), "-sample_index=" + strconv.Itoa(i)}
 					if cum {
 						args = append(args, "-cum")
 					}
