@@ -49,14 +49,14 @@ sample by sample, to BASE's total of each sample type (both must have the
 same sample types).
 
 The output is any format pprofx writes, by --to or the output's name: .pb.gz
-(what pprof writes), OTLP, folded stacks (negative values), speedscope, and
-.html, a differential flame graph: frames sized by NEW, coloured by the
-change against BASE.
+(what pprof writes), OTLP, folded stacks (negative values), speedscope. HTML
+is refused: a flame graph of negative values would mislead, and the
+differential flame graph is not there yet.
 
 Filters apply to the merged profile, as pprof applies them (so to both).
 ` + filterHelp,
 		Example: `  pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o cpu-diff.pb.gz
-  pprofx diff testdata/corpus/heap-00.pb.gz testdata/corpus/heap-01.pb.gz -o heap-diff.html
+  pprofx diff testdata/corpus/heap-00.pb.gz testdata/corpus/heap-01.pb.gz -o heap-diff.speedscope.json
   pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o - --to folded --subtract
   pprofx diff testdata/gperftools/le64-100hz.prof testdata/gperftools/le64-hot.prof -o gperf-diff.pb.gz --normalize
   pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o sha.pb.gz --focus sha256`,
@@ -135,6 +135,9 @@ func diffRun(o *DiffOptions) error {
 	to, err := outputFormat(o.To, o.Output)
 	if err != nil {
 		return err
+	}
+	if to == formats.OutHTML {
+		return &UsageError{"diff: HTML output is not available (a flame graph of negative values would mislead); write .pb.gz, .folded or .speedscope.json"}
 	}
 	if err := refuseTerminal(ios, o.Output, to); err != nil {
 		return err
