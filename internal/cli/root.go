@@ -115,7 +115,9 @@ pprof (gzip or raw), gperftools CPU profiles (any layout), OTLP profiles
 JSON, the collector's JSON lines and framed files), pprofx bundles, folded
 stacks, and, through gzip or zstd, any of them compressed. It also writes
 folded stacks, speedscope JSON and a self-contained HTML flame graph, and
-prints pprof's -top table (top). merge puts many profiles into one compact
+prints pprof's -top table (top); diff compares two profiles as pprof
+-diff_base does, and convert, top, push and diff take pprof's filters
+(--focus, --hide, ...). merge puts many profiles into one compact
 bundle; unpack gives any one of them back exactly; validate checks files
 against their format's rules; symbolize turns addresses into functions.
 "-" stands for standard input or output wherever a file is named.
