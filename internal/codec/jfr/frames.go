@@ -1,0 +1,219 @@
+package jfr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/grafana/jfr-parser/parser"
+	"github.com/grafana/jfr-parser/parser/types"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Location attribute keys.
+const (
+	// AttrFrameType is the semantic conventions' profile.frame.type.
+	AttrFrameType = "profile.frame.type"
+	// AttrJFRFrameType holds JFR's own frame type, the description of the
+	// jdk.types.FrameType of jdk.types.StackFrame's field "type"
+	// ("Interpreted", "JIT compiled", "Inlined", "Native", "C++",
+	// "Kernel", "C1 compiled"), of the location's last (outermost) line.
+	AttrJFRFrameType = "jdk.types.StackFrame.type"
+	// AttrBytecodeIndex holds each line's jdk.types.StackFrame
+	// bytecodeIndex, innermost first, as an array of integers.
+	AttrBytecodeIndex = "jdk.types.StackFrame.bytecodeIndex"
+)
+
+// semconvFrameType maps a JFR frame type to profile.frame.type.
+var semconvFrameType = map[string]string{
+	"Interpreted": "jvm", "JIT compiled": "jvm", "Inlined": "jvm", "C1 compiled": "jvm",
+	"Native": "native", "C++": "native", "Kernel": "kernel",
+}
+
+// javaFrame reports whether a JFR frame type is a Java method's frame.
+func javaFrame(t string) bool { return semconvFrameType[t] == "jvm" }
+
+// addEvents turns a chunk's events into samples.
+func (d *decoder) addEvents(p *parser.Parser, ps *pools, h header, evs []event, periods [numKinds]int64) error {
+	stacks := map[uint64]int32{}
+	threads := map[uint64]int32{}
+	missing := [numKinds]int{}
+	for _, e := range evs {
+		st, ok := stacks[e.stack]
+		if !ok {
+			st = d.stack(p, ps, e.stack)
+			stacks[e.stack] = st
+		}
+		ls, ok := threads[e.thread]
+		if !ok {
+			ls = d.thread(p, e.thread)
+			threads[e.thread] = ls
+		}
+		measure := e.measure
+		if e.periodN {
+			measure = e.count * periods[e.kind]
+			if periods[e.kind] == 0 {
+				missing[e.kind]++
+			}
+		}
+		d.present[e.kind] = true
+		d.samples = append(d.samples, sample{kind: e.kind, count: e.count, measure: measure, stack: st, labelSet: ls, time: ticksToTime(e.ticks, h)})
+	}
+	for k, n := range missing {
+		if n > 0 {
+			d.warn(fmt.Sprintf("jfr: chunk %d: no sampling period recorded for %d %s samples; their %s are 0", d.info.Chunks+1, n, sampleTypes[k][0][0], sampleTypes[k][1][0]))
+		}
+	}
+	for k, per := range periods {
+		if per > 0 && d.present[k] && (d.period[k] == 0 || per < d.period[k]) {
+			d.period[k] = per
+		}
+	}
+	if d.start == 0 || h.startNanos < d.start {
+		d.start = h.startNanos
+	}
+	if end := h.startNanos + h.durationNanos; end > d.end {
+		d.end = end
+	}
+	return nil
+}
+
+// ticksToTime converts a time in the chunk's ticks to nanoseconds since
+// the Unix epoch.
+func ticksToTime(t int64, h header) uint64 {
+	return uint64(h.startNanos + ticksToNanos(t-h.startTicks, h.ticksPerSecond))
+}
+
+// thread returns the label set of a thread: its Java name, else its OS
+// name, as thread; its Java id, else its OS id, as thread_id.
+func (d *decoder) thread(p *parser.Parser, ref uint64) int32 {
+	i, ok := p.Threads.IDMap[types.ThreadRef(ref)]
+	if !ok || int(i) >= len(p.Threads.Thread) {
+		return 0
+	}
+	t := p.Threads.Thread[i]
+	name, id := t.JavaName, t.JavaThreadId
+	if name == "" {
+		name = t.OsName
+	}
+	if id == 0 {
+		id = t.OsThreadId
+	}
+	var ls []model.Label
+	if name != "" {
+		ls = append(ls, model.Label{Key: d.b.String("thread"), Str: d.b.String(strings.Clone(name))})
+	}
+	if id != 0 {
+		ls = append(ls, model.Label{Key: d.b.String("thread_id"), Num: int64(id)})
+	}
+	return d.b.LabelSet(ls)
+}
+
+// stack returns the model stack of a JFR stack trace: a location per
+// physical frame, inlined frames as the inline lines of the frame they
+// were inlined into.
+func (d *decoder) stack(p *parser.Parser, ps *pools, id uint64) int32 {
+	frames := ps.stacks[id]
+	if ps.truncated[id] {
+		d.warn("jfr: some stack traces are truncated (the recording's stackdepth setting); they are kept as recorded")
+	}
+	var locs []int32
+	for i := 0; i < len(frames); {
+		j := i
+		for j < len(frames)-1 && ps.frameTypes[frames[j].typ] == "Inlined" {
+			j++
+		}
+		locs = append(locs, d.location(p, ps, frames[i:j+1]))
+		i = j + 1
+	}
+	return d.b.Stack(locs)
+}
+
+// location returns the location of a physical frame: frames[len-1], with
+// the frames inlined into it before it, innermost first.
+func (d *decoder) location(p *parser.Parser, ps *pools, frames []frame) int32 {
+	last := ps.frameTypes[frames[len(frames)-1].typ]
+	var key strings.Builder
+	key.WriteString(last)
+	lines := make([]model.Line, len(frames))
+	bcis := make([]model.Value, len(frames))
+	for k, f := range frames {
+		fn := d.function(p, ps, f.method, ps.frameTypes[f.typ])
+		line := f.line
+		if line < 0 {
+			line = 0
+		}
+		lines[k] = model.Line{Function: fn, Line: line}
+		bcis[k] = model.Value{Kind: model.KindInt, Int: f.bci}
+		fmt.Fprintf(&key, "|%d:%d:%d", fn, f.line, f.bci)
+	}
+	if l, ok := d.locs[key.String()]; ok {
+		return l
+	}
+	var attrs []model.Attribute
+	if t := semconvFrameType[last]; t != "" {
+		attrs = append(attrs, model.Attribute{Key: AttrFrameType, Value: model.Value{Kind: model.KindString, Str: t}})
+	}
+	if last != "" {
+		attrs = append(attrs, model.Attribute{Key: AttrJFRFrameType, Value: model.Value{Kind: model.KindString, Str: last}})
+	}
+	attrs = append(attrs, model.Attribute{Key: AttrBytecodeIndex, Value: model.Value{Kind: model.KindArray, Array: bcis}})
+	pr := d.b.P
+	l := int32(len(pr.Locations))
+	pr.Locations = append(pr.Locations, model.Location{Mapping: model.NoMapping, Lines: lines, Attributes: attrs})
+	d.locs[key.String()] = l
+	return l
+}
+
+// function returns the function of a JFR method: package.Class.method
+// (the JVM's / as .) for Java frames, library.symbol for native ones as
+// async-profiler records them, the descriptor as its system name.
+func (d *decoder) function(p *parser.Parser, ps *pools, id uint64, frameType string) int32 {
+	md, ok := ps.methods[id]
+	var name, sys string
+	if !ok {
+		name = "[unknown method " + strconv.FormatUint(id, 10) + "]"
+	} else {
+		cls := ""
+		if i, ok := p.Classes.IDMap[types.ClassRef(md.class)]; ok && int(i) < len(p.Classes.Class) {
+			cls = p.GetSymbolString(p.Classes.Class[i].Name)
+		}
+		mname := p.GetSymbolString(types.SymbolRef(md.name))
+		sys = p.GetSymbolString(types.SymbolRef(md.descriptor))
+		if javaFrame(frameType) || frameType == "" {
+			cls = javaClassName(cls)
+		}
+		switch {
+		case cls == "":
+			name = mname
+		case mname == "":
+			name = cls
+		default:
+			name = cls + "." + mname
+		}
+	}
+	// jfr-parser's strings alias the chunk's bytes, which the next chunk
+	// reuses: the model keeps copies.
+	key := [3]int32{d.b.String(strings.Clone(name)), d.b.String(strings.Clone(sys)), 0}
+	if f, ok := d.funcs[key]; ok {
+		return f
+	}
+	pr := d.b.P
+	f := int32(len(pr.Functions))
+	pr.Functions = append(pr.Functions, model.Function{Name: key[0], SystemName: key[1]})
+	d.funcs[key] = f
+	return f
+}
+
+// javaClassName turns the JVM's internal class name (java/lang/String)
+// into its binary name (java.lang.String). A hidden class's name keeps
+// what follows its "+0x" address verbatim (Cpu$$Lambda$90+0x0000.../1234):
+// the JVM writes that part, and its "/", as it is.
+func javaClassName(s string) string {
+	head, tail := s, ""
+	if i := strings.Index(s, "+0x"); i >= 0 {
+		head, tail = s[:i], s[i:]
+	}
+	return strings.ReplaceAll(head, "/", ".") + tail
+}

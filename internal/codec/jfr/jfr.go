@@ -1,0 +1,157 @@
+// Package jfr reads JDK Flight Recorder recordings (JFR 2.x: the JDK 11 and
+// later, async-profiler 2.x to 4.x) into pprofx's model: one profile holding
+// a sample type pair for each kind of event present, a sample per event
+// with its thread as labels and its time as a timestamp.
+//
+// A recording is a sequence of chunks, each self-contained: its own
+// metadata, constant pools, clock (ticks per second) and settings. Decode
+// splits the recording into chunks by the sizes in their headers, reads one
+// chunk at a time and hands it alone to github.com/grafana/jfr-parser's
+// parser, so that no id of one chunk is ever looked up in another's pools.
+// What that library does not keep (frame types, bytecode indexes, method
+// descriptors, jdk.NativeMethodSample) pprofx reads from the same chunk
+// itself (scan.go, pools.go). See docs/jfr.md for the mapping.
+package jfr
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// chunkHeaderSize is the size of a chunk header (JFR 2.x).
+const chunkHeaderSize = 68
+
+// Magic starts every chunk.
+const Magic = "FLR\x00"
+
+// Options control Decode.
+type Options struct {
+	// Salvage keeps the complete chunks before a cut or broken one, with a
+	// warning, instead of failing.
+	Salvage bool
+	// Warn is told about anything read with a loss or a doubt.
+	Warn func(string)
+}
+
+// Info describes a decoded recording.
+type Info struct {
+	Version  string // of the first chunk, e.g. "2.1"
+	Chunks   int    // chunks read
+	Events   map[string]int
+	Salvaged bool
+}
+
+// header is a chunk header.
+type header struct {
+	major, minor   uint16
+	size           uint64
+	cpOffset       uint64
+	metaOffset     uint64
+	startNanos     int64
+	durationNanos  int64
+	startTicks     int64
+	ticksPerSecond int64
+	features       uint32
+}
+
+func parseHeader(b []byte) header {
+	be := binary.BigEndian
+	return header{
+		major:          be.Uint16(b[4:]),
+		minor:          be.Uint16(b[6:]),
+		size:           be.Uint64(b[8:]),
+		cpOffset:       be.Uint64(b[16:]),
+		metaOffset:     be.Uint64(b[24:]),
+		startNanos:     int64(be.Uint64(b[32:])),
+		durationNanos:  int64(be.Uint64(b[40:])),
+		startTicks:     int64(be.Uint64(b[48:])),
+		ticksPerSecond: int64(be.Uint64(b[56:])),
+		features:       be.Uint32(b[64:]),
+	}
+}
+
+// check says what is wrong with a chunk header, if anything.
+func (h header) check() error {
+	if h.major != 2 {
+		if h.major == 0 && h.minor == 9 || h.major == 1 && h.minor == 0 {
+			return fmt.Errorf("JFR version %d.%d (JDK 7 and 8 write 0.9, JDK 9 and 10 write 1.0) is not supported: only 2.x (JDK 11 and later, async-profiler)", h.major, h.minor)
+		}
+		return fmt.Errorf("JFR version %d.%d is not supported: only 2.x", h.major, h.minor)
+	}
+	if h.size < chunkHeaderSize || h.size > 1<<40 {
+		return fmt.Errorf("chunk size %d in the header is impossible", h.size)
+	}
+	if h.cpOffset < chunkHeaderSize || h.cpOffset >= h.size || h.metaOffset < chunkHeaderSize || h.metaOffset >= h.size {
+		return fmt.Errorf("constant pool offset %d or metadata offset %d is outside the chunk of %d bytes", h.cpOffset, h.metaOffset, h.size)
+	}
+	if h.ticksPerSecond <= 0 {
+		return fmt.Errorf("ticks per second %d in the header is not positive", h.ticksPerSecond)
+	}
+	return nil
+}
+
+// Decode reads a whole recording, chunk by chunk, from r.
+func Decode(r io.Reader, opts Options) (*model.Profile, *Info, error) {
+	d := newDecoder(opts)
+	var off int64
+	var hb [chunkHeaderSize]byte
+	var buf bytes.Buffer
+	for i := 0; ; i++ {
+		n, err := io.ReadFull(r, hb[:])
+		if n == 0 && err == io.EOF {
+			if i == 0 {
+				return nil, nil, errors.New("jfr: empty input")
+			}
+			break
+		}
+		fail := func(err error) (*model.Profile, *Info, error) {
+			err = fmt.Errorf("jfr: chunk %d at byte %d: %w", i+1, off, err)
+			if opts.Salvage && i > 0 {
+				d.warn(fmt.Sprintf("%v; kept the %d complete chunks before it (--salvage)", err, i))
+				d.info.Salvaged = true
+				return d.finish(), &d.info, nil
+			}
+			return nil, nil, err
+		}
+		if err != nil {
+			return fail(fmt.Errorf("cut in its header (%d of %d bytes)", n, chunkHeaderSize))
+		}
+		if string(hb[:4]) != Magic {
+			return fail(fmt.Errorf("no chunk magic (want %q, found %q)", Magic, hb[:4]))
+		}
+		h := parseHeader(hb[:])
+		if err := h.check(); err != nil {
+			return fail(err)
+		}
+		// The chunk is read as its bytes arrive: a size that lies costs no
+		// more memory than the input holds.
+		buf.Reset()
+		buf.Write(hb[:])
+		got, err := io.CopyN(&buf, r, int64(h.size)-chunkHeaderSize)
+		if err != nil && err != io.EOF {
+			return fail(err)
+		}
+		if got < int64(h.size)-chunkHeaderSize {
+			return fail(fmt.Errorf("cut: its header says %d bytes, the input ends after %d", h.size, got+chunkHeaderSize))
+		}
+		if err := d.chunk(buf.Bytes(), h); err != nil {
+			return fail(err)
+		}
+		if i == 0 {
+			d.info.Version = fmt.Sprintf("%d.%d", h.major, h.minor)
+		}
+		d.info.Chunks++
+		off += int64(h.size)
+	}
+	return d.finish(), &d.info, nil
+}
+
+// DecodeBytes reads a whole recording held in memory.
+func DecodeBytes(b []byte, opts Options) (*model.Profile, *Info, error) {
+	return Decode(bytes.NewReader(b), opts)
+}
