@@ -31,8 +31,20 @@ var semconvFrameType = map[string]string{
 	"Native": "native", "C++": "native", "Kernel": "kernel",
 }
 
-// javaFrame reports whether a JFR frame type is a Java method's frame.
-func javaFrame(t string) bool { return semconvFrameType[t] == "jvm" }
+// javaNamed reports whether a frame's class is a Java class, whose
+// internal name (java/lang/Object) is written with dots: Java frames, and
+// the JDK's "Native" frames of Java native methods; not async-profiler's
+// native, C++ and kernel frames, whose class is a library name and whose
+// descriptor is its placeholder "()L;" or "(Lk;)L;".
+func javaNamed(frameType, descriptor string) bool {
+	switch frameType {
+	case "C++", "Kernel":
+		return false
+	case "Native":
+		return descriptor != "()L;" && descriptor != "(Lk;)L;"
+	}
+	return true
+}
 
 // addEvents turns a chunk's events into samples.
 func (d *decoder) addEvents(p *parser.Parser, ps *pools, h header, evs []event, periods [numKinds]int64) error {
@@ -181,7 +193,7 @@ func (d *decoder) function(p *parser.Parser, ps *pools, id uint64, frameType str
 		}
 		mname := p.GetSymbolString(types.SymbolRef(md.name))
 		sys = p.GetSymbolString(types.SymbolRef(md.descriptor))
-		if javaFrame(frameType) || frameType == "" {
+		if javaNamed(frameType, sys) {
 			cls = javaClassName(cls)
 		}
 		switch {

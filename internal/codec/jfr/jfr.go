@@ -118,11 +118,18 @@ func Decode(r io.Reader, opts Options) (*model.Profile, *Info, error) {
 			}
 			return nil, nil, err
 		}
+		if n >= 4 && string(hb[:4]) != Magic {
+			return fail(fmt.Errorf("no chunk magic (want %q, found %q)", Magic, hb[:4]))
+		}
+		if n >= 8 {
+			// An old recording is named by its version even when short.
+			h := header{major: binary.BigEndian.Uint16(hb[4:]), minor: binary.BigEndian.Uint16(hb[6:])}
+			if h.major != 2 {
+				return fail(h.check())
+			}
+		}
 		if err != nil {
 			return fail(fmt.Errorf("cut in its header (%d of %d bytes)", n, chunkHeaderSize))
-		}
-		if string(hb[:4]) != Magic {
-			return fail(fmt.Errorf("no chunk magic (want %q, found %q)", Magic, hb[:4]))
 		}
 		h := parseHeader(hb[:])
 		if err := h.check(); err != nil {

@@ -161,7 +161,7 @@ func refName(f refFrame) string {
 	if f.Method.Type != nil {
 		cls = f.Method.Type.Name
 	}
-	if semconvFrameType[f.Type] == "jvm" {
+	if javaNamed(f.Type, f.Method.Descriptor) {
 		cls = javaClassName(cls)
 	}
 	switch {
