@@ -31,9 +31,8 @@ const (
 	OTLP     Format = "otlp"
 	OTLPJSON Format = "otlp-json"
 	// Recognised, not read.
-	GoLegacyText Format = "go-legacy-text"
-	PerfData     Format = "perf.data"
-	JFR          Format = "jfr"
+	PerfData Format = "perf.data"
+	JFR      Format = "jfr"
 )
 
 // Compression is the container a format was found in.
@@ -92,10 +91,9 @@ func Sniff(head []byte) (Result, error) {
 		return Result{Format: PerfData}, nil
 	case bytes.HasPrefix(head, []byte("FLR\x00")):
 		return Result{Format: JFR}, nil
-	case bytes.HasPrefix(head, []byte("heap profile:")) || bytes.HasPrefix(head, []byte("--- contention")) ||
-		bytes.HasPrefix(head, []byte("--- mutex")) || bytes.HasPrefix(head, []byte("goroutine profile:")) ||
-		bytes.HasPrefix(head, []byte("threadcreation profile:")):
-		return Result{Format: GoLegacyText}, nil
+	}
+	if l, ok := sniffLegacyText(head); ok {
+		return Result{Format: LegacyText, Layout: l}, nil
 	}
 	if f, ok := sniffJSON(head); ok {
 		return Result{Format: f}, nil
@@ -119,19 +117,8 @@ func first(b []byte, n int) []byte {
 	return b
 }
 
-func sniffJSON(head []byte) (Format, bool) {
-	t := bytes.TrimLeft(head, " \t\r\n")
-	if len(t) == 0 || t[0] != '{' {
-		return "", false
-	}
-	switch f := jsonDialect(head); {
-	case f != "":
-		return f, true
-	case hasKey(head, "resourceProfiles") || hasKey(head, "resource_profiles"):
-		return PprofExtendedJSON, true
-	}
-	return "", false
-}
+// sniffJSON tells the JSON formats apart (see json.go).
+func sniffJSON(head []byte) (Format, bool) { return sniffJSONFormat(head) }
 
 // Object keys that only one OTLP profiles schema has, in lowerCamelCase
 // and snake_case.

@@ -54,7 +54,7 @@ func TestSniffTable(t *testing.T) {
 		{"pprof period first", []byte{0x60, 0x0a, 0x32, 0x00}, Pprof, ""},
 		{"perf.data", []byte("PERFILE2\x68\x00"), PerfData, ""},
 		{"jfr", []byte("FLR\x00\x00\x02"), JFR, ""},
-		{"go legacy heap text", []byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n"), GoLegacyText, ""},
+		{"go legacy heap text", []byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n"), LegacyText, "heap profile @ heap/1048576"},
 	}
 	for _, c := range cases {
 		got, err := Sniff(c.in)

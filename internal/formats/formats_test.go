@@ -46,9 +46,16 @@ func TestReadCompressions(t *testing.T) {
 }
 
 func TestReadUnsupported(t *testing.T) {
-	_, err := Read(strings.NewReader("heap profile: 1: 2 [3: 4] @ heap/1048576\n"), ReadOptions{})
-	if err == nil || err.Error() != "detected Go legacy text profile, not supported yet" {
-		t.Fatalf("err = %v", err)
+	for in, want := range map[string]string{
+		`{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]}`:                        "Chrome trace-event JSON",
+		`[{"name":"a","ph":"B","ts":1,"pid":1,"tid":1}]`:                                                "Chrome trace-event JSON",
+		`{"version":1.2,"mode":"cpu","interval":1000,"samples":0,"frames":{},"raw":[]}`:                 "stackprof JSON (Ruby)",
+		`{"meta":{"interval":1,"startTime":1,"product":"Firefox","version":24},"libs":[],"threads":[]}`: "Firefox profiler JSON",
+	} {
+		_, err := Read(strings.NewReader(in), ReadOptions{})
+		if err == nil || err.Error() != "detected "+want+", not supported yet" {
+			t.Errorf("%s: err = %v", in, err)
+		}
 	}
 }
 
