@@ -1,0 +1,139 @@
+// Package legacytext reads the legacy text profiles google/pprof reads:
+// gperftools heap (heapprofile, heap_v2) and growth, contentionz, threadz,
+// Go's debug=1 text (heap, goroutine, threadcreate, mutex, block) and the
+// Java heapz/contentionz text.
+//
+// The profile is google/pprof's own reading of the bytes
+// (github.com/google/pprof/profile.ParseData), so its semantics are
+// pprof's: addresses one before the return address (except threadz'
+// leaves), heap samples unsampled with the rate in the header, contention
+// cycles in nanoseconds, the bytes label. To that reading it adds what the
+// text says and pprof leaves out:
+//
+//   - Go debug=1's "#\t0x… func+0x… file:line" comments become the
+//     functions, files and lines of the locations at those addresses
+//     (several lines at one address: the inlined calls, innermost first);
+//   - the "# labels: {…}" comments of a goroutine profile become the
+//     sample's labels;
+//   - threadz' thread names and ids become the labels thread.name and
+//     thread.id of the samples they were counted in.
+package legacytext
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// MaxLines bounds the lines of an input: google/pprof's reading holds the
+// whole text and every sample; beyond it the input is refused.
+const MaxLines = 50_000_000
+
+// maxLocate bounds the inputs whose error is located by reading them again
+// (a binary search over their lines).
+const maxLocate = 64 << 20
+
+// Options control Decode.
+type Options struct {
+	// Warn is told about what is read with a doubt.
+	Warn func(string)
+}
+
+// Decode reads a legacy text profile, whole.
+func Decode(data []byte, opts Options) (*model.Profile, error) {
+	if n := bytes.Count(data, []byte("\n")); n > MaxLines {
+		return nil, fmt.Errorf("legacy text: %d lines, more than the %d this reader takes", n, MaxLines)
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, fmt.Errorf("legacy text: byte %d: a NUL byte: not text", bytes.IndexByte(data, 0))
+	}
+	p, err := parse(data)
+	if err != nil {
+		return nil, locate(data, err)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' && opts.Warn != nil {
+		opts.Warn(fmt.Sprintf("legacy text: line %d has no line break: the input may be cut short", bytes.Count(data, []byte("\n"))+1))
+	}
+	enrich(p, data, opts.Warn)
+	var buf bytes.Buffer
+	if err := p.WriteUncompressed(&buf); err != nil {
+		return nil, fmt.Errorf("legacy text: %v", err)
+	}
+	return pprof.DecodeRaw(buf.Bytes())
+}
+
+// enrich adds to google/pprof's reading what the text says and the
+// reading leaves out.
+func enrich(p *profile.Profile, data []byte, warn func(string)) {
+	if bytes.Contains(data, []byte("\n#\t0x")) {
+		addGoFrames(p, data)
+		if err := addGoLabels(p, data); err != nil && warn != nil {
+			warn("legacy text: labels left out: " + err.Error())
+		}
+	}
+	if isThreadz(data) {
+		if err := addThreadNames(p, data); err != nil && warn != nil {
+			warn("legacy text: thread names left out: " + err.Error())
+		}
+	}
+}
+
+// parse is google/pprof's reading, with a panic of its parser turned into
+// an error.
+func parse(data []byte) (p *profile.Profile, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("google/pprof's parser failed: %v", r)
+		}
+	}()
+	return profile.ParseData(data)
+}
+
+// locate turns google/pprof's error, which names no place, into one that
+// names the first line at which it fails: the shortest run of whole lines
+// from the start that google/pprof refuses.
+func locate(data []byte, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "parsing profile: ")
+	var ends []int // ends[i]: offset after line i+1
+	for off := 0; off < len(data); {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			off = len(data)
+		} else {
+			off += i + 1
+		}
+		ends = append(ends, off)
+	}
+	fails := func(n int) bool {
+		_, err := parse(data[:ends[n-1]])
+		return err != nil
+	}
+	lo, hi := 1, len(ends)
+	unlocated := fmt.Errorf("legacy text: google/pprof does not read it: %s", msg)
+	if hi == 0 || len(data) > maxLocate || !fails(hi) {
+		return unlocated
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	// The search assumes that once a line is refused every longer run is:
+	// the line found must fail as the whole input does.
+	if _, err := parse(data[:ends[lo-1]]); err == nil || strings.TrimPrefix(err.Error(), "parsing profile: ") != msg {
+		return unlocated
+	}
+	line := string(bytes.TrimRight(data[max(0, ends[lo-1]-200):ends[lo-1]], "\r\n"))
+	if i := strings.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	return fmt.Errorf("legacy text: line %d: google/pprof does not read it (%s): %.80q", lo, msg, line)
+}
