@@ -85,6 +85,9 @@ whole. A filter (below) reads the input whole.
   pprofx convert testdata/go/heap.pb.gz -o heap.folded --sample-type inuse_space
   pprofx convert testdata/folded/perf-gzip.folded -o perf.pb.gz --sample-type cpu/nanoseconds
   pprofx convert testdata/go/cpu.pb.gz -o cpu.speedscope.json
+  pprofx convert testdata/cpuprofile/node-work.cpuprofile -o node.pb.gz  # node --cpu-prof
+  pprofx convert testdata/legacy/go-goroutine.txt -o goroutine.pb.gz     # Go debug=1 text
+  pprofx convert testdata/speedscope/two-sampled.speedscope.json --index 1 -o two.folded
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx convert cpu.otlp -o back.pb.gz
   pprofx convert heap.pb.gz -o heap.jsonl            # a collector fileexporter file

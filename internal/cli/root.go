@@ -113,7 +113,9 @@ can hold, and inspects them. Formats are detected from content, never names:
 pprof (gzip or raw), gperftools CPU profiles (any layout), OTLP profiles
 (v1development as collectors speak it, and the older pprofextended; protobuf,
 JSON, the collector's JSON lines and framed files), pprofx bundles, folded
-stacks, and, through gzip or zstd, any of them compressed. It also writes
+stacks, the legacy text profiles google/pprof reads (Go debug=1, gperftools
+heap, contentionz, threadz, Java), V8 .cpuprofile (node --cpu-prof),
+speedscope JSON, and, through gzip or zstd, any of them compressed. It also writes
 folded stacks, speedscope JSON and a self-contained HTML flame graph, and
 prints pprof's -top table (top); diff compares two profiles as pprof
 -diff_base does, and convert, top, push and diff take pprof's filters
