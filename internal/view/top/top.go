@@ -113,60 +113,88 @@ func Compute(p *model.Profile, opts Options) (*Table, error) {
 	}
 	st := p.SampleTypes[ti]
 	t := &Table{Type: p.String(st.Type), Unit: p.String(st.Unit)}
+	g := &graph{p: p, byKey: map[key]int{}, locNodes: make([][]int, len(p.Locations)), locDone: make([]bool, len(p.Locations)),
+		edgeInline: map[edge]bool{}, edgeWeight: map[edge]int64{}, seenEdge: map[edge]int{}}
+	g.walk(ti)
+	if opts.Total != nil {
+		t.Total = *opts.Total
+	} else if t.Total, err = TotalOf(p, opts.SampleType); err != nil {
+		return nil, err
+	}
+	g.markInline(opts.EdgeFraction)
+	t.Rows = g.rows(opts.Cum)
+	return t, nil
+}
 
-	var nodes []*node
-	byKey := map[key]int{}
-	locNodes := make([][]int, len(p.Locations)) // innermost first
-	locDone := make([]bool, len(p.Locations))
-	nodeOf := func(k key) int {
-		if i, ok := byKey[k]; ok {
-			return i
+// edge is a call from a node to another (from its caller).
+type edge struct{ from, to int }
+
+// graph is pprof's call graph at function granularity, as far as -top
+// needs it: nodes with flat and cum values, and the edges into them with
+// whether every sample that has an edge has it inside one location.
+type graph struct {
+	p        *model.Profile
+	nodes    []*node
+	byKey    map[key]int
+	locNodes [][]int // per location, its nodes innermost first
+	locDone  []bool
+
+	edgeInline map[edge]bool
+	edgeWeight map[edge]int64
+	edgeOrder  []edge
+	seenEdge   map[edge]int // last sample that counted the edge
+	flatSum    int64
+}
+
+// nodeOf returns the node of k, made on first use.
+func (g *graph) nodeOf(k key) int {
+	if i, ok := g.byKey[k]; ok {
+		return i
+	}
+	name := k.name
+	if name == "" {
+		name = "<unknown>"
+		if k.objfile != "" {
+			name = "[" + filepath.Base(k.objfile) + "]"
 		}
-		name := k.name
-		if name == "" {
-			name = "<unknown>"
-			if k.objfile != "" {
-				name = "[" + filepath.Base(k.objfile) + "]"
+	}
+	g.nodes = append(g.nodes, &node{row: Row{Name: name}, key: k, seen: -1})
+	g.byKey[k] = len(g.nodes) - 1
+	return len(g.nodes) - 1
+}
+
+// location returns the nodes of location li, innermost first.
+func (g *graph) location(li int32) []int {
+	if g.locDone[li] {
+		return g.locNodes[li]
+	}
+	p := g.p
+	loc := &p.Locations[li]
+	objfile := ""
+	if loc.Mapping >= 0 && int(loc.Mapping) < len(p.Mappings) {
+		objfile = p.String(p.Mappings[loc.Mapping].File)
+	}
+	var out []int
+	for _, ln := range loc.Lines {
+		k := key{objfile: objfile}
+		if ln.Function >= 0 && int(ln.Function) < len(p.Functions) {
+			if k.name = p.String(p.Functions[ln.Function].Name); k.name != "" {
+				k.objfile = ""
 			}
 		}
-		nodes = append(nodes, &node{row: Row{Name: name}, key: k, seen: -1})
-		byKey[k] = len(nodes) - 1
-		return len(nodes) - 1
+		out = append(out, g.nodeOf(k))
 	}
-	location := func(li int32) []int {
-		if locDone[li] {
-			return locNodes[li]
-		}
-		loc := &p.Locations[li]
-		objfile := ""
-		if loc.Mapping >= 0 && int(loc.Mapping) < len(p.Mappings) {
-			objfile = p.String(p.Mappings[loc.Mapping].File)
-		}
-		var out []int
-		for _, ln := range loc.Lines {
-			k := key{objfile: objfile}
-			if ln.Function >= 0 && int(ln.Function) < len(p.Functions) {
-				if k.name = p.String(p.Functions[ln.Function].Name); k.name != "" {
-					k.objfile = ""
-				}
-			}
-			out = append(out, nodeOf(k))
-		}
-		if len(loc.Lines) == 0 {
-			out = append(out, nodeOf(key{objfile: objfile}))
-		}
-		locNodes[li], locDone[li] = out, true
-		return out
+	if len(loc.Lines) == 0 {
+		out = append(out, g.nodeOf(key{objfile: objfile}))
 	}
+	g.locNodes[li], g.locDone[li] = out, true
+	return out
+}
 
-	// Edges into a node (from its caller): inline only if every sample
-	// that has the edge has it inside one location.
-	type edge struct{ from, to int }
-	edgeInline := map[edge]bool{}
-	edgeWeight := map[edge]int64{}
-	var flatSum int64
-	var edgeOrder []edge
-	seenEdge := map[edge]int{}
+// walk adds every sample's value of sample type ti to the nodes and edges
+// of its stack: cum once per node and edge a sample, flat to its leaf.
+func (g *graph) walk(ti int) {
+	p := g.p
 	for si, s := range p.Samples {
 		if ti >= len(s.Values) {
 			continue
@@ -178,56 +206,67 @@ func Compute(p *model.Profile, opts Options) (*Table, error) {
 		stack := p.Stacks.Get(int(s.Stack))
 		parent := -1
 		for i := len(stack) - 1; i >= 0; i-- {
-			ln := location(stack[i])
+			ln := g.location(stack[i])
 			for ni := len(ln) - 1; ni >= 0; ni-- {
 				n := ln[ni]
-				if nodes[n].seen != si {
-					nodes[n].seen = si
-					nodes[n].row.Cum += w
+				if g.nodes[n].seen != si {
+					g.nodes[n].seen = si
+					g.nodes[n].row.Cum += w
 				}
-				e := edge{parent, n}
 				if parent >= 0 && n != parent {
-					if last, ok := seenEdge[e]; !ok || last != si {
-						seenEdge[e] = si
-						edgeWeight[e] += w
-						inline := ni != len(ln)-1
-						if prev, ok := edgeInline[e]; ok {
-							edgeInline[e] = prev && inline
-						} else {
-							edgeInline[e] = inline
-							edgeOrder = append(edgeOrder, e)
-						}
-					}
+					g.addEdge(edge{parent, n}, si, w, ni != len(ln)-1)
 				}
 				parent = n
 			}
 		}
 		if parent >= 0 {
-			nodes[parent].row.Flat += w
-			flatSum += w
+			g.nodes[parent].row.Flat += w
+			g.flatSum += w
 		}
 	}
-	if opts.Total != nil {
-		t.Total = *opts.Total
-	} else if t.Total, err = TotalOf(p, opts.SampleType); err != nil {
-		return nil, err
+}
+
+// addEdge counts edge e once for sample si: an edge is inline only if
+// every sample that has it has it inside one location.
+func (g *graph) addEdge(e edge, si int, w int64, inline bool) {
+	if last, ok := g.seenEdge[e]; ok && last == si {
+		return
 	}
-	// pprof's edge cutoff: of the signed sum of flat values.
-	cutoff := int64(float64(flatSum) * opts.EdgeFraction)
+	g.seenEdge[e] = si
+	g.edgeWeight[e] += w
+	if prev, ok := g.edgeInline[e]; ok {
+		g.edgeInline[e] = prev && inline
+	} else {
+		g.edgeInline[e] = inline
+		g.edgeOrder = append(g.edgeOrder, e)
+	}
+}
+
+// markInline marks the nodes entered by inline and by other edges,
+// leaving out edges under pprof's cutoff: fraction of the signed sum of
+// flat values.
+func (g *graph) markInline(fraction float64) {
+	cutoff := int64(float64(g.flatSum) * fraction)
 	if cutoff < 0 {
 		cutoff = -cutoff
 	}
-	for _, e := range edgeOrder {
-		if w := edgeWeight[e]; w < 0 && -w < cutoff || w >= 0 && w < cutoff {
+	for _, e := range g.edgeOrder {
+		if w := g.edgeWeight[e]; w < 0 && -w < cutoff || w >= 0 && w < cutoff {
 			continue
 		}
-		if edgeInline[e] {
-			nodes[e.to].inl = true
+		if g.edgeInline[e] {
+			g.nodes[e.to].inl = true
 		} else {
-			nodes[e.to].noInl = true
+			g.nodes[e.to].noInl = true
 		}
 	}
-	for _, n := range nodes {
+}
+
+// rows gives the nodes with a value as rows, sorted as pprof sorts them:
+// by absolute flat (or cum), then name, then the other.
+func (g *graph) rows(byCum bool) []Row {
+	var rows []Row
+	for _, n := range g.nodes {
 		if n.row.Flat == 0 && n.row.Cum == 0 {
 			continue
 		}
@@ -237,7 +276,7 @@ func Compute(p *model.Profile, opts Options) (*Table, error) {
 		case n.inl:
 			n.row.Inline = "(inline)"
 		}
-		t.Rows = append(t.Rows, n.row)
+		rows = append(rows, n.row)
 	}
 	abs := func(v int64) int64 {
 		if v < 0 {
@@ -245,10 +284,10 @@ func Compute(p *model.Profile, opts Options) (*Table, error) {
 		}
 		return v
 	}
-	sort.SliceStable(t.Rows, func(i, j int) bool {
-		a, b := t.Rows[i], t.Rows[j]
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
 		first, second := [2]int64{abs(a.Flat), abs(b.Flat)}, [2]int64{abs(a.Cum), abs(b.Cum)}
-		if opts.Cum {
+		if byCum {
 			first, second = second, first
 		}
 		if first[0] != first[1] {
@@ -259,7 +298,7 @@ func Compute(p *model.Profile, opts Options) (*Table, error) {
 		}
 		return second[0] > second[1]
 	})
-	return t, nil
+	return rows
 }
 
 // Write prints the table as `pprof -top` does: a header, then flat,
