@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
@@ -40,17 +41,57 @@ func NewCmdPush(ios *IOStreams, runF func(*PushOptions) error) *cobra.Command {
 	o := &PushOptions{IO: ios}
 	size := byteSize(formats.DefaultMaxInputSize)
 	batch := byteSize(push.DefaultMaxBatchBytes)
-	var (
-		endpoint, protocol, compression, cert, clientCert, clientKey string
-		headers                                                      []string
-		timeout, retryInitial, retryMaxElapsed                       time.Duration
-		insecure                                                     bool
-		concurrency                                                  int
-	)
+	var pf pushFlags
 	cmd := &cobra.Command{
 		Use:   "push FILE... [--endpoint URL] [--protocol http/protobuf|http/json|grpc]",
 		Short: "Send profiles to an OpenTelemetry Collector (OTLP profiles v1development)",
-		Long: `Push sends every profile of the inputs (any format pprofx reads; every profile
+		Long:  pushLong + filterHelp,
+		Example: `  pprofx push cpu.pb.gz heap.pb.gz --endpoint http://localhost:4318 --resource service.name=checkout
+  pprofx push cpu.prof --endpoint localhost:4317 --protocol grpc --insecure
+  find profiles -name '*.pb.gz' | pprofx push --files-from - --protocol http/json
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20abc pprofx push all.ppxb
+  pprofx push cpu.pb.gz heap.pb.gz --dry-run requests.otlp --max-batch-bytes 1`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Inputs = args
+			o.MaxInputSize = int64(size)
+			cfg, err := pf.config(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			cfg.MaxBatchBytes = int(batch)
+			o.Config = cfg
+			if runF != nil {
+				return runF(o)
+			}
+			return pushRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&pf.endpoint, "endpoint", "", "base URL of the receiver (default http://localhost:4318; grpc: http://localhost:4317)")
+	f.StringVar(&pf.protocol, "protocol", string(push.HTTPProtobuf), "http/protobuf, http/json or grpc")
+	f.StringArrayVar(&pf.headers, "header", nil, "request header (gRPC metadata) KEY=VALUE, e.g. authorization=Bearer\\ TOKEN (repeatable)")
+	f.StringVar(&pf.compression, "compression", "gzip", "gzip or none")
+	f.DurationVar(&pf.timeout, "timeout", push.DefaultTimeout, "limit of each attempt of a request")
+	f.BoolVar(&pf.insecure, "insecure", false, "grpc: plain text to an endpoint given without a scheme")
+	f.StringVar(&pf.cert, "certificate", "", "PEM file of a CA certificate to trust (for a self-signed server)")
+	f.StringVar(&pf.clientCert, "client-certificate", "", "PEM file of a client certificate (mutual TLS)")
+	f.StringVar(&pf.clientKey, "client-key", "", "PEM file of the client certificate's key")
+	f.StringArrayVar(&o.Resource, "resource", nil, "resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
+	f.Var(&batch, "max-batch-bytes", "largest request before compression (the collector's default gRPC limit is 4MiB)")
+	f.IntVar(&pf.concurrency, "concurrency", 2, "requests in flight at once")
+	f.DurationVar(&pf.retryInitial, "retry-initial", push.DefaultRetryInitial, "first wait before a retry (doubled each time, up to 30s)")
+	f.DurationVar(&pf.retryMaxElapsed, "retry-max-elapsed", push.DefaultRetryMaxElapsed, "give a request up after retrying it this long (0: no retries)")
+	f.BoolVar(&o.AllowPartial, "allow-partial", false, "exit 0 even when the server rejected some profiles (partial success)")
+	f.StringVar(&o.DryRun, "dry-run", "", `write the requests to this file instead of sending them ("-": standard output)`)
+	f.StringVar(&o.FilesFrom, "files-from", "", `read input names from this file, one per line ("-": standard input)`)
+	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
+	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
+	o.Filters.register(f)
+	return cmd
+}
+
+// pushLong is push's help text; the filters' help follows it.
+const pushLong = `Push sends every profile of the inputs (any format pprofx reads; every profile
 of a bundle or multi-profile file) to an OTLP profiles receiver such as the
 OpenTelemetry Collector (which needs --feature-gates service.profilesSupport),
 in the v1development dialect collectors take (opentelemetry-proto v1.11.0).
@@ -88,101 +129,77 @@ bodies each prefixed by its 4-byte big-endian length (the collector file
 exporter's format), or JSON lines with http/json.
 
 Filters apply to every profile before it is sent.
-` + filterHelp,
-		Example: `  pprofx push cpu.pb.gz heap.pb.gz --endpoint http://localhost:4318 --resource service.name=checkout
-  pprofx push cpu.prof --endpoint localhost:4317 --protocol grpc --insecure
-  find profiles -name '*.pb.gz' | pprofx push --files-from - --protocol http/json
-  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20abc pprofx push all.ppxb
-  pprofx push cpu.pb.gz heap.pb.gz --dry-run requests.otlp --max-batch-bytes 1`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Inputs = args
-			o.MaxInputSize = int64(size)
-			cfg, err := push.FromEnv(getenv)
-			if err != nil {
-				return &UsageError{oneLine(err.Error())}
-			}
-			fl := cmd.Flags()
-			if fl.Changed("endpoint") {
-				cfg.Endpoint, cfg.EndpointIsFull = endpoint, false
-			}
-			if fl.Changed("protocol") || cfg.Protocol == "" {
-				p, err := push.ParseProtocol(protocol)
-				if err != nil {
-					return &UsageError{"--protocol: " + err.Error()}
-				}
-				cfg.Protocol = p
-			}
-			for _, h := range headers {
-				hd, err := push.ParseHeader(h)
-				if err != nil {
-					return &UsageError{"--header: " + err.Error()}
-				}
-				cfg.Headers = setHeader(cfg.Headers, hd)
-			}
-			if fl.Changed("compression") || cfg.Compression == "" {
-				c, err := push.ParseCompression(compression)
-				if err != nil {
-					return &UsageError{"--compression: " + err.Error()}
-				}
-				cfg.Compression = c
-			}
-			if fl.Changed("timeout") || cfg.Timeout == 0 {
-				cfg.Timeout = timeout
-			}
-			if fl.Changed("insecure") {
-				cfg.Insecure = insecure
-			}
-			if fl.Changed("certificate") {
-				cfg.Certificate = cert
-			}
-			if fl.Changed("client-certificate") {
-				cfg.ClientCertificate = clientCert
-			}
-			if fl.Changed("client-key") {
-				cfg.ClientKey = clientKey
-			}
-			if concurrency < 1 || concurrency > 64 {
-				return &UsageError{fmt.Sprintf("--concurrency %d: want 1 to 64", concurrency)}
-			}
-			if timeout <= 0 || retryInitial <= 0 || retryMaxElapsed < 0 {
-				return &UsageError{"--timeout and --retry-initial must be positive, --retry-max-elapsed not negative"}
-			}
-			cfg.Concurrency = concurrency
-			cfg.MaxBatchBytes = int(batch)
-			cfg.RetryInitial = retryInitial
-			cfg.RetryMaxElapsed = retryMaxElapsed
-			if retryMaxElapsed == 0 {
-				cfg.RetryMaxElapsed = time.Nanosecond // no retries
-			}
-			o.Config = cfg
-			if runF != nil {
-				return runF(o)
-			}
-			return pushRun(o)
-		},
+`
+
+// pushFlags are the flags that make a push.Config, with the OTLP exporter's
+// environment under them.
+type pushFlags struct {
+	endpoint, protocol, compression, cert, clientCert, clientKey string
+	headers                                                      []string
+	timeout, retryInitial, retryMaxElapsed                       time.Duration
+	insecure                                                     bool
+	concurrency                                                  int
+}
+
+// config reads the environment (getenv) and lets the flags set on the
+// command line override it.
+func (pf *pushFlags) config(fl *pflag.FlagSet) (push.Config, error) {
+	cfg, err := push.FromEnv(getenv)
+	if err != nil {
+		return cfg, &UsageError{oneLine(err.Error())}
 	}
-	f := cmd.Flags()
-	f.StringVar(&endpoint, "endpoint", "", "base URL of the receiver (default http://localhost:4318; grpc: http://localhost:4317)")
-	f.StringVar(&protocol, "protocol", string(push.HTTPProtobuf), "http/protobuf, http/json or grpc")
-	f.StringArrayVar(&headers, "header", nil, "request header (gRPC metadata) KEY=VALUE, e.g. authorization=Bearer\\ TOKEN (repeatable)")
-	f.StringVar(&compression, "compression", "gzip", "gzip or none")
-	f.DurationVar(&timeout, "timeout", push.DefaultTimeout, "limit of each attempt of a request")
-	f.BoolVar(&insecure, "insecure", false, "grpc: plain text to an endpoint given without a scheme")
-	f.StringVar(&cert, "certificate", "", "PEM file of a CA certificate to trust (for a self-signed server)")
-	f.StringVar(&clientCert, "client-certificate", "", "PEM file of a client certificate (mutual TLS)")
-	f.StringVar(&clientKey, "client-key", "", "PEM file of the client certificate's key")
-	f.StringArrayVar(&o.Resource, "resource", nil, "resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
-	f.Var(&batch, "max-batch-bytes", "largest request before compression (the collector's default gRPC limit is 4MiB)")
-	f.IntVar(&concurrency, "concurrency", 2, "requests in flight at once")
-	f.DurationVar(&retryInitial, "retry-initial", push.DefaultRetryInitial, "first wait before a retry (doubled each time, up to 30s)")
-	f.DurationVar(&retryMaxElapsed, "retry-max-elapsed", push.DefaultRetryMaxElapsed, "give a request up after retrying it this long (0: no retries)")
-	f.BoolVar(&o.AllowPartial, "allow-partial", false, "exit 0 even when the server rejected some profiles (partial success)")
-	f.StringVar(&o.DryRun, "dry-run", "", `write the requests to this file instead of sending them ("-": standard output)`)
-	f.StringVar(&o.FilesFrom, "files-from", "", `read input names from this file, one per line ("-": standard input)`)
-	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
-	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
-	o.Filters.register(f)
-	return cmd
+	if fl.Changed("endpoint") {
+		cfg.Endpoint, cfg.EndpointIsFull = pf.endpoint, false
+	}
+	if fl.Changed("protocol") || cfg.Protocol == "" {
+		p, err := push.ParseProtocol(pf.protocol)
+		if err != nil {
+			return cfg, &UsageError{"--protocol: " + err.Error()}
+		}
+		cfg.Protocol = p
+	}
+	for _, h := range pf.headers {
+		hd, err := push.ParseHeader(h)
+		if err != nil {
+			return cfg, &UsageError{"--header: " + err.Error()}
+		}
+		cfg.Headers = setHeader(cfg.Headers, hd)
+	}
+	if fl.Changed("compression") || cfg.Compression == "" {
+		c, err := push.ParseCompression(pf.compression)
+		if err != nil {
+			return cfg, &UsageError{"--compression: " + err.Error()}
+		}
+		cfg.Compression = c
+	}
+	if fl.Changed("timeout") || cfg.Timeout == 0 {
+		cfg.Timeout = pf.timeout
+	}
+	if fl.Changed("insecure") {
+		cfg.Insecure = pf.insecure
+	}
+	if fl.Changed("certificate") {
+		cfg.Certificate = pf.cert
+	}
+	if fl.Changed("client-certificate") {
+		cfg.ClientCertificate = pf.clientCert
+	}
+	if fl.Changed("client-key") {
+		cfg.ClientKey = pf.clientKey
+	}
+	if pf.concurrency < 1 || pf.concurrency > 64 {
+		return cfg, &UsageError{fmt.Sprintf("--concurrency %d: want 1 to 64", pf.concurrency)}
+	}
+	if pf.timeout <= 0 || pf.retryInitial <= 0 || pf.retryMaxElapsed < 0 {
+		return cfg, &UsageError{"--timeout and --retry-initial must be positive, --retry-max-elapsed not negative"}
+	}
+	cfg.Concurrency = pf.concurrency
+	cfg.RetryInitial = pf.retryInitial
+	cfg.RetryMaxElapsed = pf.retryMaxElapsed
+	if pf.retryMaxElapsed == 0 {
+		cfg.RetryMaxElapsed = time.Nanosecond // no retries
+	}
+	return cfg, nil
 }
 
 // setHeader sets h, replacing headers of the same key (a flag overrides
@@ -233,34 +250,8 @@ func pushRun(o *PushOptions) error {
 // pushTo sends the profiles of names (or writes the requests to dry).
 func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer) error {
 	ios := o.IO
-	// The encoder's warnings name the input being read when they first
-	// appear; a batch re-encodes profiles already added, so each warning
-	// is printed once for the whole run.
-	var (
-		wmu     sync.Mutex
-		current string
-		warned  = map[string]bool{}
-	)
-	warn := func(msg string) {
-		wmu.Lock()
-		defer wmu.Unlock()
-		if warned[msg] {
-			return
-		}
-		warned[msg] = true
-		ios.clearProgress()
-		fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(current), oneLine(msg))
-	}
-	eo := otlp.EncodeOptions{Resource: res, NameScope: true, ScopeVersion: version(), Warn: warn}
-	var (
-		mu      sync.Mutex
-		partial bool
-		failed  bool
-	)
-	report := func(b *push.Batch, format string, args ...any) {
-		ios.clearProgress()
-		fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", sourcesName(b.Sources), fmt.Sprintf(format, args...))
-	}
+	r := &pushReporter{ios: ios, warned: map[string]bool{}}
+	eo := otlp.EncodeOptions{Resource: res, NameScope: true, ScopeVersion: version(), Warn: r.warn}
 	p, err := push.New(push.Options{
 		Config: o.Config,
 		Encode: func(w io.Writer, ps []*model.Profile, json bool) error {
@@ -269,47 +260,99 @@ func pushTo(o *PushOptions, names []string, res []model.Attribute, dry io.Writer
 			}
 			return otlp.Encode(w, ps, eo)
 		},
-		DryRun: dry,
-		OnRetry: func(b *push.Batch, err error, wait time.Duration) {
-			mu.Lock()
-			defer mu.Unlock()
-			report(b, "warning: %v; retrying in %s", err, wait.Round(time.Millisecond))
-		},
-		OnDone: func(b *push.Batch) {
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case b.Err != nil:
-				failed = true
-				var pe *push.Error
-				if errors.As(b.Err, &pe) && !pe.DataOnly {
-					return // it stops the push: reported once, at the end
-				}
-				report(b, "refused: %v", b.Err)
-			case b.Resp != nil && (b.Resp.RejectedProfiles != 0 || b.Resp.ErrorMessage != ""):
-				msg := b.Resp.ErrorMessage
-				if msg == "" {
-					msg = "no reason given"
-				}
-				if b.Resp.RejectedProfiles != 0 {
-					partial = true
-					report(b, "warning: partial success: the server rejected %d of %d OTLP profiles (one per sample type) of %d profiles in this request: %s",
-						b.Resp.RejectedProfiles, b.OTLPProfiles, b.Profiles, oneLine(msg))
-				} else {
-					report(b, "warning: the server accepted every profile but says: %s", oneLine(msg))
-				}
-			}
-		},
+		DryRun:  dry,
+		OnRetry: r.onRetry,
+		OnDone:  r.onDone,
 	})
 	if err != nil {
 		return &UsageError{err.Error()}
 	}
-	unreadable := 0
-	files := 0
-	// Inputs are read and decoded one ahead, on another goroutine, while
-	// this one encodes and hands requests to the senders: reading overlaps
-	// encoding and sending. Results (and the reader's warnings) come in
-	// input order, so the output is the same as one at a time.
+	files, unreadable := r.feed(o, p, names)
+	sum := p.Close()
+	ios.clearProgress()
+	if sum.Aborted != nil {
+		fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", p.URL(), oneLine(sum.Aborted.Error()))
+	}
+	line := summaryLine(p.URL(), files, len(names), unreadable, sum, dry != nil)
+	fmt.Fprintln(ios.ErrOut, line)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if unreadable > 0 || r.failed || sum.Aborted != nil || sum.FailedProfiles > 0 || (r.partial && !o.AllowPartial) {
+		return errReported
+	}
+	return nil
+}
+
+// pushReporter says on stderr what happens to a push's inputs and
+// requests. The encoder's warnings name the input being read when they
+// first appear; a batch re-encodes profiles already added, so each
+// warning is printed once for the whole run.
+type pushReporter struct {
+	ios     *IOStreams
+	wmu     sync.Mutex
+	current string
+	warned  map[string]bool
+
+	mu      sync.Mutex // the senders' callbacks
+	partial bool
+	failed  bool
+}
+
+func (r *pushReporter) warn(msg string) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if r.warned[msg] {
+		return
+	}
+	r.warned[msg] = true
+	r.ios.clearProgress()
+	fmt.Fprintf(r.ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(r.current), oneLine(msg))
+}
+
+func (r *pushReporter) report(b *push.Batch, format string, args ...any) {
+	r.ios.clearProgress()
+	fmt.Fprintf(r.ios.ErrOut, "pprofx: %s: %s\n", sourcesName(b.Sources), fmt.Sprintf(format, args...))
+}
+
+func (r *pushReporter) onRetry(b *push.Batch, err error, wait time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.report(b, "warning: %v; retrying in %s", err, wait.Round(time.Millisecond))
+}
+
+func (r *pushReporter) onDone(b *push.Batch) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case b.Err != nil:
+		r.failed = true
+		var pe *push.Error
+		if errors.As(b.Err, &pe) && !pe.DataOnly {
+			return // it stops the push: reported once, at the end
+		}
+		r.report(b, "refused: %v", b.Err)
+	case b.Resp != nil && (b.Resp.RejectedProfiles != 0 || b.Resp.ErrorMessage != ""):
+		msg := b.Resp.ErrorMessage
+		if msg == "" {
+			msg = "no reason given"
+		}
+		if b.Resp.RejectedProfiles != 0 {
+			r.partial = true
+			r.report(b, "warning: partial success: the server rejected %d of %d OTLP profiles (one per sample type) of %d profiles in this request: %s",
+				b.Resp.RejectedProfiles, b.OTLPProfiles, b.Profiles, oneLine(msg))
+		} else {
+			r.report(b, "warning: the server accepted every profile but says: %s", oneLine(msg))
+		}
+	}
+}
+
+// feed reads the inputs and adds their profiles to p. Inputs are read and
+// decoded one ahead, on another goroutine, while this one encodes and
+// hands requests to the senders: reading overlaps encoding and sending.
+// Results (and the reader's warnings) come in input order, so the output
+// is the same as one at a time.
+func (r *pushReporter) feed(o *PushOptions, p *push.Pusher, names []string) (files, unreadable int) {
+	ios := r.ios
 	inputs := make(chan pushInput, 1)
 	stop := make(chan struct{})
 	go func() {
@@ -334,9 +377,9 @@ read:
 		i++
 		name := in.name
 		ios.progress("pushing", i, len(names), name)
-		wmu.Lock()
-		current = name
-		wmu.Unlock()
+		r.wmu.Lock()
+		r.current = name
+		r.wmu.Unlock()
 		for _, w := range in.warnings {
 			ios.clearProgress()
 			fmt.Fprintf(ios.ErrOut, "pprofx: %s: warning: %s\n", displayName(name), oneLine(w))
@@ -360,19 +403,7 @@ read:
 			}
 		}
 	}
-	sum := p.Close()
-	ios.clearProgress()
-	if sum.Aborted != nil {
-		fmt.Fprintf(ios.ErrOut, "pprofx: %s: %s\n", p.URL(), oneLine(sum.Aborted.Error()))
-	}
-	line := summaryLine(p.URL(), files, len(names), unreadable, sum, dry != nil)
-	fmt.Fprintln(ios.ErrOut, line)
-	mu.Lock()
-	defer mu.Unlock()
-	if unreadable > 0 || failed || sum.Aborted != nil || sum.FailedProfiles > 0 || (partial && !o.AllowPartial) {
-		return errReported
-	}
-	return nil
+	return files, unreadable
 }
 
 // pushInput is one input read and decoded, or why it could not be, with
