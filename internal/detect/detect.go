@@ -98,6 +98,9 @@ func Sniff(head []byte) (Result, error) {
 	if f, ok := sniffJSON(head); ok {
 		return Result{Format: f}, nil
 	}
+	if sniffPerfScript(head) {
+		return Result{Format: PerfScript}, nil
+	}
 	if sniffFolded(head) {
 		return Result{Format: Folded}, nil
 	}

@@ -98,10 +98,7 @@ func Sniff(head []byte) bool {
 				return false
 			}
 			continue
-		case ln[0] == ' ' || ln[0] == '\t':
-			if !prevHeader {
-				return false
-			}
+		case (ln[0] == ' ' || ln[0] == '\t') && prevHeader:
 			_, ok := parseFrame(bytes.TrimLeft(ln, " \t"))
 			return ok
 		}
