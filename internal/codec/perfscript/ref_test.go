@@ -146,4 +146,3 @@ func diffStacks(want, got map[string]int64) string {
 	}
 	return b.String()
 }
-
