@@ -101,6 +101,9 @@ func Sniff(head []byte) (Result, error) {
 	if sniffPerfScript(head) {
 		return Result{Format: PerfScript}, nil
 	}
+	if sniffCallgrind(head) {
+		return Result{Format: Callgrind}, nil
+	}
 	if sniffFolded(head) {
 		return Result{Format: Folded}, nil
 	}
@@ -181,17 +184,24 @@ func hasKey(data []byte, key string) bool {
 }
 
 // sniffFolded recognises folded ("collapsed") stacks: text with no control
-// characters but tabs and line breaks, whose first line ends in white
-// space and a whole number ("main;work 42"), or, when the first line runs
-// past head, holds a ';'.
+// characters but tabs and line breaks (UTF-8, or UTF-16 after its byte
+// order mark), every whole line in head (up to foldedLines of them) a
+// stack that ends in white space and a whole number ("main;work 42"), or
+// a blank line; when the first line runs past head, one holding a ';'.
 func sniffFolded(head []byte) bool {
+	if u, ok := utf16Head(head); ok {
+		head = u
+	}
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	for _, c := range head {
 		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
 			return false
 		}
 	}
 	t := bytes.TrimLeft(head, " \t\r\n")
-	if len(t) == 0 || t[0] == '{' || t[0] == '[' && !bytes.Contains(t, []byte(";")) {
+	// JSON never passes the per-line check below; a folded frame may
+	// start with '[' (async-profiler's "[main tid=7]", "[no_Java_frame]").
+	if len(t) == 0 || t[0] == '{' {
 		return false
 	}
 	nl := bytes.IndexByte(t, '\n')
@@ -201,8 +211,24 @@ func sniffFolded(head []byte) bool {
 		}
 		return endsInCount(t)
 	}
-	return endsInCount(bytes.TrimRight(t[:nl], "\r"))
+	for n := 0; n < foldedLines; n++ {
+		line := bytes.TrimRight(t[:nl], "\r")
+		if len(bytes.TrimSpace(line)) > 0 && !endsInCount(line) {
+			return false
+		}
+		t = t[nl+1:]
+		if nl = bytes.IndexByte(t, '\n'); nl < 0 {
+			// The last line, whole when head is the whole input.
+			return len(head) >= HeadSize || len(bytes.TrimSpace(t)) == 0 || endsInCount(t)
+		}
+	}
+	return true
 }
+
+// foldedLines is how many lines sniffFolded checks: enough to tell a
+// header line that happens to end in a number ("threadcreate profile:
+// total 4", callgrind's "version: 1") from a file of stacks.
+const foldedLines = 32
 
 func endsInCount(line []byte) bool {
 	line = bytes.TrimRight(line, " \t")

@@ -162,6 +162,10 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 	p := b.P
 	p.SampleTypes = []model.ValueType{{Type: b.String(typ), Unit: b.String(unit)}}
 	locs := map[string]int32{}
+	r, err := textReader(r)
+	if err != nil {
+		return nil, err
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
 	var stack []int32
@@ -185,6 +189,9 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 			if _, ferr := strconv.ParseFloat(num, 64); ferr == nil {
 				return nil, fmt.Errorf("line %d: value %q is not a whole number", lineNo, num)
 			}
+			if len(num) > 2 && num[0] == '[' && num[len(num)-1] == ']' {
+				return nil, fmt.Errorf("line %d: value %s in brackets: folded stacks end in a bare whole number (\"a;b 42\")", lineNo, clip(num))
+			}
 			return nil, fmt.Errorf("line %d: no value after the stack: %q is not a number", lineNo, clip(num))
 		}
 		text := bytes.TrimRight(line[:sp], " \t")
@@ -192,23 +199,22 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 			return nil, fmt.Errorf("line %d: a value with no stack", lineNo)
 		}
 		stack = stack[:0]
-		for len(text) > 0 {
+		// An empty frame ("a;;b", or ";" as stackcollapse-perf.pl writes
+		// a frame named by white space) is a frame with an empty name.
+		for {
 			// Frames are root first; the model's stacks leaf first.
 			i := bytes.LastIndexByte(text, ';')
 			name := text[i+1:]
-			text = text[:max(i, 0)]
-			if i < 0 {
-				text = nil
-			}
-			if len(name) == 0 {
-				return nil, fmt.Errorf("line %d: an empty frame name", lineNo)
-			}
 			li, ok := locs[string(name)]
 			if !ok {
 				li = addFrame(b, string(name))
 				locs[string(name)] = li
 			}
 			stack = append(stack, li)
+			if i < 0 {
+				break
+			}
+			text = text[:i]
 		}
 		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(stack), Values: []int64{v}, Link: model.NoLink})
 	}

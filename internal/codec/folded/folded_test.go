@@ -152,7 +152,6 @@ func TestDecodeErrors(t *testing.T) {
 	for in, want := range map[string]string{
 		"a;b 1\nc;d\n":             "line 2: no value after the stack",
 		"a;b 1\n\na;b 1.5\n":       `line 3: value "1.5" is not a whole number`,
-		"a;;b 3\n":                 "line 1: an empty frame name",
 		" 3\n":                     "line 1: a value with no stack",
 		"a;b x\n":                  "line 1: no value after the stack",
 		"\n\n":                     "no stacks",
