@@ -36,6 +36,7 @@ type decoder struct {
 	inSample  bool
 	h         header
 	comm      string
+	eventName string
 	frames    []rawFrame
 	arena     []byte
 	lastFrame bool // the previous line was a frame (a srcline may follow)
@@ -150,10 +151,14 @@ func (d *decoder) startSample(h *header) {
 	d.inSample = true
 	d.h = *h
 	d.h.frame = nil
+	// The header's bytes are the scanner's, which the next lines reuse.
 	if string(h.comm) != d.comm {
 		d.comm = string(h.comm)
 	}
-	d.h.comm = nil
+	if string(h.event) != d.eventName {
+		d.eventName = string(h.event)
+	}
+	d.h.comm, d.h.event = nil, nil
 	d.frames = d.frames[:0]
 	d.arena = d.arena[:0]
 	d.lastFrame = false
@@ -224,7 +229,7 @@ func (d *decoder) endSample() error {
 	}
 	d.inSample = false
 	h := &d.h
-	name := string(h.event)
+	name := d.eventName
 	if !h.hasEvent {
 		name = "event"
 		if len(d.events) == 1 {

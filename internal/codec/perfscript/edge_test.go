@@ -2,13 +2,17 @@ package perfscript_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/pprofx/pprofx/internal/codec/folded"
 	"github.com/pprofx/pprofx/internal/codec/perfscript"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/viewtest"
 	"github.com/pprofx/pprofx/internal/view/callstacks"
 )
 
@@ -183,5 +187,34 @@ func TestSniff(t *testing.T) {
 		if got := perfscript.Sniff([]byte(in)); got != want {
 			t.Errorf("Sniff(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// TestLongInput reads a text many times longer than the line reader's
+// buffer, so that the reader moves its bytes while a sample is read: the
+// events and commands stay what the text says.
+func TestLongInput(t *testing.T) {
+	one, err := os.ReadFile(filepath.Join(viewtest.Root(), "testdata", "perf", "multi.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat(one, 12)
+	p, err := perfscript.Decode(iotest.HalfReader(bytes.NewReader(data)), perfscript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(callstacks.TypeNames(p), ","); got != "cpu-clock_sample/count,cpu-clock_event/nanoseconds,task-clock_sample/count,task-clock_event/nanoseconds" {
+		t.Errorf("sample types %s", got)
+	}
+	once := decode(t, string(one))
+	if len(p.Samples) != 12*len(once.Samples) {
+		t.Errorf("%d samples, want %d", len(p.Samples), 12*len(once.Samples))
+	}
+	comms := map[string]bool{}
+	for _, s := range p.Samples {
+		comms[labels(p, s)["thread_comm"]] = true
+	}
+	if len(comms) != 3 || !comms["burnt"] || !comms["hash worker"] || !comms["sorter"] {
+		t.Errorf("commands %v", comms)
 	}
 }
