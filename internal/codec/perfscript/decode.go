@@ -10,15 +10,17 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-// rawFrame is a frame of the sample being read, its text copied into the
-// decoder's arena (the scanner reuses its buffer).
-type rawFrame struct {
+// pframe is a distinct call chain line, parsed once: a text repeats the
+// same frame lines over and over, and each is looked up by its bytes.
+type pframe struct {
 	ip       uint64
-	sym, dso span // in arena
+	sym, dso string
 	hasDSO   bool
-	src      span
+	inlined  bool // dso is "inlined"
+	src      string
 	srcLine  int64
 	hasSrc   bool
+	loc      [2]int32 // its location alone (not java, java), +1; 0: not made yet
 }
 
 type event struct {
@@ -36,11 +38,14 @@ type decoder struct {
 	inSample  bool
 	h         header
 	comm      string
+	commStr   int32 // comm's string index
 	eventName string
-	frames    []rawFrame
-	arena     []byte
-	lastFrame bool // the previous line was a frame (a srcline may follow)
+	frames    []int32 // the sample's frames, indices into table
+	lastFrame bool    // the previous line was a frame (a srcline may follow)
 
+	table    []pframe
+	byLine   map[string]int32 // frame line (white space trimmed) -> table index
+	bySrc    map[string]int32 // table index and srcline -> table index
 	events   []event
 	eventIdx map[string]int
 	mappings map[string]int32
@@ -66,7 +71,7 @@ type decoder struct {
 
 func newDecoder(opts Options) *decoder {
 	d := &decoder{opts: opts, b: model.NewBuilder(), eventIdx: map[string]int{},
-		mappings: map[string]int32{}, funcs: map[string]int32{}, locs: map[string]int32{}}
+		mappings: map[string]int32{}, byLine: map[string]int32{}, bySrc: map[string]int32{}, funcs: map[string]int32{}, locs: map[string]int32{}}
 	d.keys.pid = d.b.String(LabelPID)
 	d.keys.tid = d.b.String(LabelTID)
 	d.keys.cpu = d.b.String(LabelCPU)
@@ -93,10 +98,7 @@ func (d *decoder) line(ln []byte) error {
 		return nil
 	case '\t':
 		// perf indents call chain lines with a tab.
-		if f, ok := parseFrame(bytes.TrimLeft(ln, " \t")); ok {
-			return d.addFrame(f)
-		}
-		return lineError("not a call chain frame (want \"ip symbol (dso)\")", ln)
+		return d.frameLine(bytes.Trim(ln, " \t"))
 	}
 	var h header
 	if parseHeader(ln, &h) {
@@ -105,19 +107,21 @@ func (d *decoder) line(ln []byte) error {
 		}
 		d.startSample(&h)
 		if h.frame != nil {
-			return d.addFrame(*h.frame)
+			return d.addFrame(d.addFrameTable(*h.frame))
 		}
 		return nil
 	}
 	t := bytes.TrimLeft(ln, " \t")
 	if f, ok := parseFrame(t); ok && d.inSample && (f.hasDSO || len(f.sym) == 0) {
 		// Old perf versions print frames without indentation.
-		return d.addFrame(f)
+		return d.frameLine(bytes.TrimRight(t, " \t"))
 	}
 	if d.lastFrame && t[0] != ln[0] {
 		if file, line, ok := parseSrcline(t); ok {
-			f := &d.frames[len(d.frames)-1]
-			f.src, f.srcLine, f.hasSrc = d.keep(file), line, file != nil
+			if file != nil {
+				last := &d.frames[len(d.frames)-1]
+				*last = d.withSrc(*last, file, line)
+			}
 			d.lastFrame = false
 			return nil
 		}
@@ -130,19 +134,53 @@ func (d *decoder) line(ln []byte) error {
 	return lineError("neither a sample line (command, thread id, time, event) nor a call chain frame", ln)
 }
 
-func (d *decoder) keep(b []byte) span {
-	s := span{len(d.arena), len(d.arena) + len(b)}
-	d.arena = append(d.arena, b...)
-	return s
+// withSrc is frame fi with a source line.
+func (d *decoder) withSrc(fi int32, file []byte, line int64) int32 {
+	k := make([]byte, 0, 16+len(file))
+	k = binary.AppendVarint(k, int64(fi))
+	k = binary.AppendVarint(k, line)
+	k = append(k, file...)
+	if i, ok := d.bySrc[string(k)]; ok {
+		return i
+	}
+	f := d.table[fi]
+	f.src, f.srcLine, f.hasSrc, f.loc = string(file), line, true, [2]int32{}
+	d.table = append(d.table, f)
+	i := int32(len(d.table) - 1)
+	d.bySrc[string(k)] = i
+	return i
 }
 
-func (d *decoder) str(s span) []byte { return d.arena[s.from:s.to] }
-
-func (d *decoder) addFrame(f frame) error {
-	if !d.inSample {
-		return errors.New("a call chain frame outside a sample (no sample line before it, or a blank line between them)")
+// frameLine adds the frame line ln (white space trimmed) to the sample.
+func (d *decoder) frameLine(ln []byte) error {
+	if fi, ok := d.byLine[string(ln)]; ok {
+		return d.addFrame(fi)
 	}
-	d.frames = append(d.frames, rawFrame{ip: f.ip, sym: d.keep(f.sym), dso: d.keep(f.dso), hasDSO: f.hasDSO})
+	f, ok := parseFrame(ln)
+	if !ok {
+		return lineError("not a call chain frame (want \"ip symbol (dso)\")", ln)
+	}
+	if !d.inSample {
+		return errOutside
+	}
+	fi := d.addFrameTable(f)
+	d.byLine[string(ln)] = fi
+	return d.addFrame(fi)
+}
+
+var errOutside = errors.New("a call chain frame outside a sample (no sample line before it, or a blank line between them)")
+
+func (d *decoder) addFrameTable(f frame) int32 {
+	d.table = append(d.table, pframe{ip: f.ip, sym: string(f.sym), dso: string(f.dso), hasDSO: f.hasDSO,
+		inlined: f.hasDSO && string(f.dso) == "inlined"})
+	return int32(len(d.table) - 1)
+}
+
+func (d *decoder) addFrame(fi int32) error {
+	if !d.inSample {
+		return errOutside
+	}
+	d.frames = append(d.frames, fi)
 	d.lastFrame = true
 	return nil
 }
@@ -152,15 +190,15 @@ func (d *decoder) startSample(h *header) {
 	d.h = *h
 	d.h.frame = nil
 	// The header's bytes are the scanner's, which the next lines reuse.
-	if string(h.comm) != d.comm {
+	if string(h.comm) != d.comm || d.commStr == 0 && len(h.comm) > 0 {
 		d.comm = string(h.comm)
+		d.commStr = d.b.String(d.comm)
 	}
 	if string(h.event) != d.eventName {
 		d.eventName = string(h.event)
 	}
 	d.h.comm, d.h.event = nil, nil
 	d.frames = d.frames[:0]
-	d.arena = d.arena[:0]
 	d.lastFrame = false
 }
 
@@ -246,7 +284,7 @@ func (d *decoder) endSample() error {
 	java := strings.HasPrefix(d.comm, "java")
 	for i := 0; i < len(d.frames); {
 		j := d.group(i)
-		li, err := d.location(d.frames[i:j], java)
+		li, err := d.groupLocation(d.frames[i:j], java)
 		if err != nil {
 			return err
 		}
@@ -261,7 +299,7 @@ func (d *decoder) endSample() error {
 		d.labels = append(d.labels, model.Label{Key: d.keys.tid, Num: h.tid})
 	}
 	if d.comm != "" {
-		d.labels = append(d.labels, model.Label{Key: d.keys.comm, Str: d.b.String(d.comm)})
+		d.labels = append(d.labels, model.Label{Key: d.keys.comm, Str: d.commStr})
 	}
 	if h.hasTime {
 		d.labels = append(d.labels, model.Label{Key: d.keys.ts, Num: h.timeNs})
@@ -298,66 +336,67 @@ func (d *decoder) endSample() error {
 // "(inlined)" frames at one address, with the frame they were inlined
 // into when perf prints it (same address, a real DSO).
 func (d *decoder) group(i int) int {
+	ip := d.table[d.frames[i]].ip
 	j := i
-	for j < len(d.frames) && d.isInlined(j) && d.frames[j].ip == d.frames[i].ip {
+	for j < len(d.frames) && d.table[d.frames[j]].inlined && d.table[d.frames[j]].ip == ip {
 		j++
 	}
 	if j == i {
 		return i + 1
 	}
-	if j < len(d.frames) && d.frames[j].ip == d.frames[i].ip {
+	if j < len(d.frames) && d.table[d.frames[j]].ip == ip {
 		j++
 	}
 	return j
 }
 
-func (d *decoder) isInlined(i int) bool {
-	f := &d.frames[i]
-	return f.hasDSO && string(d.str(f.dso)) == "inlined"
+// groupLocation is location, remembered per frame for a frame alone.
+func (d *decoder) groupLocation(g []int32, java bool) (int32, error) {
+	j := 0
+	if java {
+		j = 1
+	}
+	if len(g) == 1 {
+		if li := d.table[g[0]].loc[j]; li > 0 {
+			return li - 1, nil
+		}
+	}
+	li, err := d.location(g, java)
+	if err == nil && len(g) == 1 {
+		d.table[g[0]].loc[j] = li + 1
+	}
+	return li, err
 }
 
 // location returns the location of a group of frames, adding it.
-func (d *decoder) location(g []rawFrame, java bool) (int32, error) {
+func (d *decoder) location(g []int32, java bool) (int32, error) {
 	k := d.keyBuf[:0]
 	if java {
 		k = append(k, 'J')
 	}
-	for _, f := range g {
-		k = binary.LittleEndian.AppendUint64(k, f.ip)
-		k = append(k, d.str(f.sym)...)
-		k = append(k, 0)
-		if f.hasDSO {
-			k = append(k, '(')
-			k = append(k, d.str(f.dso)...)
-		}
-		k = append(k, 0)
-		if f.hasSrc {
-			k = append(k, d.str(f.src)...)
-			k = binary.AppendVarint(k, f.srcLine)
-		}
-		k = append(k, 1)
+	for _, fi := range g {
+		k = binary.AppendUvarint(k, uint64(fi))
 	}
 	d.keyBuf = k
 	if li, ok := d.locs[string(k)]; ok {
 		return li, nil
 	}
 	p := d.b.P
-	loc := model.Location{Address: g[0].ip, Mapping: model.NoMapping}
-	for _, f := range g {
-		if f.hasDSO && string(d.str(f.dso)) != "inlined" {
-			loc.Mapping = d.mapping(string(d.str(f.dso)))
+	loc := model.Location{Address: d.table[g[0]].ip, Mapping: model.NoMapping}
+	for _, fi := range g {
+		if f := &d.table[fi]; f.hasDSO && !f.inlined {
+			loc.Mapping = d.mapping(f.dso)
 		}
 	}
-	for _, f := range g {
-		sym := string(d.str(f.sym))
+	last := &d.table[g[len(g)-1]]
+	for _, fi := range g {
+		f := &d.table[fi]
+		sym := f.sym
 		if sym == "" {
 			continue
 		}
-		dso := ""
-		if f.hasDSO {
-			dso = string(d.str(f.dso))
-		}
-		file := string(d.str(f.src))
+		dso := f.dso
+		file := f.src
 		pieces := strings.Split(sym, "->")
 		// perf-map-agent's "a->b->c": c inlined into b into a; the
 		// model's lines are innermost first.
@@ -380,8 +419,8 @@ func (d *decoder) location(g []rawFrame, java bool) (int32, error) {
 		m := &p.Mappings[loc.Mapping]
 		m.HasFunctions = m.HasFunctions || len(loc.Lines) > 0
 		m.HasInlineFrames = m.HasInlineFrames || len(loc.Lines) > 1
-		m.HasFilenames = m.HasFilenames || g[len(g)-1].hasSrc
-		m.HasLineNumbers = m.HasLineNumbers || g[len(g)-1].hasSrc
+		m.HasFilenames = m.HasFilenames || last.hasSrc
+		m.HasLineNumbers = m.HasLineNumbers || last.hasSrc
 	}
 	if len(p.Locations) >= 1<<31-1 {
 		return 0, errors.New("too many locations")
