@@ -60,6 +60,10 @@ type, else the last, as pprof picks it). speedscope and HTML hold every type;
 --sample-type picks the one shown first. --lines names frames
 "function file:line". Folded input (flamegraph.pl, async-profiler collapsed)
 is detected; --sample-type TYPE/UNIT names its values (default samples/count).
+perf script text is detected too, from a file or a pipe ("perf script |
+pprofx convert - -o cpu.pb.gz"): each event gives EVENT_sample/count and,
+where perf prints a period, EVENT_event in the event's unit; the command,
+pid, tid and CPU become labels (docs/perf-script.md).
 
 An input holding several profiles (a bundle, an OTLP file with several
 containers) needs --index N, except for OTLP output, which takes them all,
@@ -88,6 +92,8 @@ whole. A filter (below) reads the input whole.
   pprofx convert testdata/cpuprofile/node-work.cpuprofile -o node.pb.gz  # node --cpu-prof
   pprofx convert testdata/legacy/go-goroutine.txt -o goroutine.pb.gz     # Go debug=1 text
   pprofx convert testdata/speedscope/two-sampled.speedscope.json --index 1 -o two.folded
+  cat testdata/perf/multi.txt | pprofx convert - -o perf.pb.gz
+  pprofx convert testdata/perf/dwarf.txt -o perf.folded
   pprofx convert cpu.pb.gz -o cpu.otlp --resource service.name=api
   pprofx convert cpu.otlp -o back.pb.gz
   pprofx convert heap.pb.gz -o heap.jsonl            # a collector fileexporter file
