@@ -185,9 +185,11 @@ func hasKey(data []byte, key string) bool {
 
 // sniffFolded recognises folded ("collapsed") stacks: text with no control
 // characters but tabs and line breaks (UTF-8, or UTF-16 after its byte
-// order mark), every whole line in head (up to foldedLines of them) a
-// stack that ends in white space and a whole number ("main;work 42"), or
-// a blank line; when the first line runs past head, one holding a ';'.
+// order mark) whose first line is a stack of frames ending in white space
+// and a whole number ("main;work 42"); when the first line has one frame
+// only, every whole line in head (up to foldedLines of them) must be one
+// such line or blank; when the first line runs past head, one holding a
+// ';'.
 func sniffFolded(head []byte) bool {
 	if u, ok := utf16Head(head); ok {
 		head = u
@@ -210,6 +212,10 @@ func sniffFolded(head []byte) bool {
 			return bytes.IndexByte(t, ';') >= 0
 		}
 		return endsInCount(t)
+	}
+	if first := bytes.TrimRight(t[:nl], "\r"); bytes.IndexByte(first, ';') >= 0 {
+		// A stack of frames: the reader names any bad line after it.
+		return endsInCount(first)
 	}
 	for n := 0; n < foldedLines; n++ {
 		line := bytes.TrimRight(t[:nl], "\r")
