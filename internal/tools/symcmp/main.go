@@ -185,6 +185,42 @@ func main() {
 		fmt.Fprintln(os.Stderr, "symcmp:", err)
 		os.Exit(1)
 	}
+	c := compare(ref, ours)
+	// llvm-symbolizer's opinion of each kind's files and lines.
+	third := map[string]string{}
+	sided := map[string]bool{} // kinds where llvm-symbolizer sides with pprofx every time
+	if *llvmELF != "" {
+		if third, sided, err = c.llvmOpinion(*llvmELF, base); err != nil {
+			fmt.Fprintln(os.Stderr, "symcmp: llvm-symbolizer:", err)
+			os.Exit(1)
+		}
+	}
+	bad := c.report(*n, third, sided)
+	if *check && (*llvmELF == "" || bad > 0) {
+		fmt.Fprintf(os.Stderr, "symcmp: %d locations differ from pprof other than in a file llvm-symbolizer agrees with pprofx on\n", bad)
+		os.Exit(1)
+	}
+}
+
+// diff is a location where pprof and pprofx differ.
+type diff struct {
+	addr      uint64
+	want, got []frameLine
+}
+
+// comparison is pprof's and pprofx's answers compared location by
+// location, the differences sorted by kind.
+type comparison struct {
+	locations int
+	same      int
+	known     map[string]int      // pprof's known errors set right, by kind
+	kinds     map[string][]string // examples of each kind of difference
+	diffs     map[string][]diff
+}
+
+// compare compares pprof's answers (ref) with pprofx's (ours), after
+// setting right the errors of pprof that pprofdiff knows.
+func compare(ref, ours map[string][]frameLine) *comparison {
 	keys := make([]string, 0, len(ref))
 	for k := range ref {
 		keys = append(keys, k)
@@ -195,13 +231,7 @@ func main() {
 		}
 	}
 	sort.Strings(keys)
-	same, known := 0, map[string]int{}
-	kinds := map[string][]string{}
-	type diff struct {
-		addr      uint64
-		want, got []frameLine
-	}
-	diffs := map[string][]diff{}
+	c := &comparison{locations: len(keys), known: map[string]int{}, kinds: map[string][]string{}, diffs: map[string][]diff{}}
 	for _, k := range keys {
 		want, got := ref[k], ours[k]
 		if want != nil {
@@ -209,7 +239,7 @@ func main() {
 			for i, f := range want {
 				var ok bool
 				if f.File, ok = pprofdiff.NoLineFile(f.File); ok {
-					known["no-line file"]++
+					c.known["no-line file"]++
 				}
 				fixed[i] = f
 			}
@@ -218,68 +248,72 @@ func main() {
 				for i := range want {
 					if why := pprofdiff.Known(i, got, want); why != "" {
 						want[i] = got[i]
-						known[why]++
+						c.known[why]++
 					}
 				}
 			}
 		}
 		if fmt.Sprint(want) == fmt.Sprint(got) && (want == nil) == (got == nil) {
-			same++
+			c.same++
 			continue
 		}
 		kd := kind(want, got)
-		kinds[kd] = append(kinds[kd], fmt.Sprintf("    %s\n      pprof:%s\n      pprofx:%s", k, show(want), show(got)))
+		c.kinds[kd] = append(c.kinds[kd], fmt.Sprintf("    %s\n      pprof:%s\n      pprofx:%s", k, show(want), show(got)))
 		addr, _ := strconv.ParseUint(k[strings.LastIndexByte(k, ' ')+1:], 0, 64)
-		diffs[kd] = append(diffs[kd], diff{addr, want, got})
+		c.diffs[kd] = append(c.diffs[kd], diff{addr, want, got})
 	}
-	// llvm-symbolizer's opinion of each kind's files and lines.
-	third := map[string]string{}
-	sided := map[string]bool{} // kinds where llvm-symbolizer sides with pprofx every time
-	if *llvmELF != "" {
-		for kd, ds := range diffs {
-			addrs := make([]uint64, len(ds))
-			for i, d := range ds {
-				addrs[i] = d.addr
+	return c
+}
+
+// llvmOpinion asks llvm-symbolizer about every address that differs and
+// says, per kind, how often its files and lines are pprof's and pprofx's;
+// sided holds the kinds where it sides with pprofx every time.
+func (c *comparison) llvmOpinion(elf string, base uint64) (third map[string]string, sided map[string]bool, err error) {
+	third, sided = map[string]string{}, map[string]bool{}
+	for kd, ds := range c.diffs {
+		addrs := make([]uint64, len(ds))
+		for i, d := range ds {
+			addrs[i] = d.addr
+		}
+		ll, err := llvmLines(elf, base, addrs)
+		if err != nil {
+			return nil, nil, err
+		}
+		pp, px := 0, 0
+		for i, d := range ds {
+			if sameLines(ll[i], d.want) {
+				pp++
 			}
-			ll, err := llvmLines(*llvmELF, base, addrs)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "symcmp: llvm-symbolizer:", err)
-				os.Exit(1)
-			}
-			pp, px := 0, 0
-			for i, d := range ds {
-				if sameLines(ll[i], d.want) {
-					pp++
-				}
-				if sameLines(ll[i], d.got) {
-					px++
-				}
-			}
-			third[kd] = fmt.Sprintf(" (files and lines as llvm-symbolizer has them: pprof %d, pprofx %d)", pp, px)
-			if kd == "file differ" && px == len(ds) {
-				sided[kd] = true
+			if sameLines(ll[i], d.got) {
+				px++
 			}
 		}
+		third[kd] = fmt.Sprintf(" (files and lines as llvm-symbolizer has them: pprof %d, pprofx %d)", pp, px)
+		if kd == "file differ" && px == len(ds) {
+			sided[kd] = true
+		}
 	}
-	fmt.Printf("%d locations: %d agree (after pprof's known errors: %v)\n", len(keys), same, known)
-	names := make([]string, 0, len(kinds))
-	for k := range kinds {
+	return third, sided, nil
+}
+
+// report prints the comparison, n examples of each kind, and returns how
+// many locations differ in a kind llvm-symbolizer did not settle.
+func (c *comparison) report(n int, third map[string]string, sided map[string]bool) (bad int) {
+	fmt.Printf("%d locations: %d agree (after pprof's known errors: %v)\n", c.locations, c.same, c.known)
+	names := make([]string, 0, len(c.kinds))
+	for k := range c.kinds {
 		names = append(names, k)
 	}
-	sort.Slice(names, func(i, j int) bool { return len(kinds[names[i]]) > len(kinds[names[j]]) })
-	bad := 0
+	sort.Slice(names, func(i, j int) bool { return len(c.kinds[names[i]]) > len(c.kinds[names[j]]) })
 	for _, kd := range names {
-		ex := kinds[kd]
+		ex := c.kinds[kd]
 		fmt.Printf("  %d: %s%s\n", len(ex), kd, third[kd])
-		for _, e := range ex[:min(*n, len(ex))] {
+		for _, e := range ex[:min(n, len(ex))] {
 			fmt.Println(e)
 		}
 		if !sided[kd] {
 			bad += len(ex)
 		}
 	}
-	if *check && (*llvmELF == "" || bad > 0) {
-		fmt.Fprintf(os.Stderr, "symcmp: %d locations differ from pprof other than in a file llvm-symbolizer agrees with pprofx on\n", bad)
-		os.Exit(1)
-	}
+	return bad
 }
