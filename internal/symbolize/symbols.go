@@ -208,11 +208,13 @@ func (t *tables) symbolNames() symtab {
 }
 
 func goFrames(t *gosym.Table, a uint64) (fr []frame) {
+	var err error
 	defer func() {
-		if recover() != nil {
+		if err != nil {
 			fr = nil
 		}
 	}()
+	defer catch(&err)
 	file, line, fn := t.PCToLine(a)
 	if fn == nil {
 		return nil
