@@ -33,7 +33,7 @@ type lazySection struct {
 	scratch []byte
 	// inf decodes zlib-compressed sections straight into data (n is then
 	// how far it has got, and nothing is skipped).
-	inf *inflater
+	inf inflater
 }
 
 // errBeyond is an offset past a section's end.
@@ -84,7 +84,7 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64, ar *arena) (*lazySe
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
 		// RFC 1950's two-byte header, then a deflate stream, read whole
-		// and decoded by inflater.
+		// and decoded by an inflater.
 		if err := take(clen); err != nil {
 			return nil, err
 		}
@@ -95,7 +95,7 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64, ar *arena) (*lazySe
 		if len(in) < 2 || in[0]&0x0f != 8 || (uint(in[0])<<8|uint(in[1]))%31 != 0 || in[1]&0x20 != 0 {
 			return nil, errors.New("bad zlib header")
 		}
-		l.inf = &inflater{in: in[2:], out: l.data}
+		l.inf = newInflater(in[2:], l.data)
 		return l, nil
 	case elf.COMPRESS_ZSTD:
 		src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
@@ -144,8 +144,7 @@ func (l *lazySection) store(end uint64, ahead int) error {
 	}
 	if l.inf != nil {
 		if l.err == nil {
-			l.err = l.inf.decode(min(max(int(end), l.n+ahead), len(l.data)))
-			l.n = l.inf.op
+			l.n, l.err = l.inf.inflate(min(max(int(end), l.n+ahead), len(l.data)))
 		}
 		return l.err
 	}

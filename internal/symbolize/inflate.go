@@ -6,13 +6,13 @@ import (
 	"math/bits"
 )
 
-// inflater decodes a raw DEFLATE stream (RFC 1951) straight into out,
+// ownInflater decodes a raw DEFLATE stream (RFC 1951) straight into out,
 // which has the whole decompressed size: back-references are copies within
 // out, so there is no window to keep and nothing to copy out afterwards, as
 // a streaming decoder must. It decodes as far as asked and resumes from
 // there. Every index is checked: damaged input gives an error (or wrong
 // bytes, which the DWARF reader then rejects), never a write outside out.
-type inflater struct {
+type ownInflater struct {
 	in    []byte
 	ip    int    // next input byte
 	bits  uint64 // bit buffer, next bit lowest
@@ -202,7 +202,7 @@ func (h *huffTable) build(lens []uint8, pb uint, payload *[288]uint32, extra *[2
 }
 
 // refill tops the bit buffer up to 56 to 63 bits.
-func (f *inflater) refill() {
+func (f *ownInflater) refill() {
 	if f.ip+8 <= len(f.in) {
 		f.bits |= ebin.LittleEndian.Uint64(f.in[f.ip:]) << f.nb
 		f.ip += int(63-f.nb) >> 3
@@ -221,9 +221,9 @@ func (f *inflater) refill() {
 }
 
 // overrun says whether bits past the end of the input were used.
-func (f *inflater) overrun() bool { return f.pad > 0 && int(f.nb) < 8*f.pad }
+func (f *ownInflater) overrun() bool { return f.pad > 0 && int(f.nb) < 8*f.pad }
 
-func (f *inflater) get(n uint) uint32 {
+func (f *ownInflater) get(n uint) uint32 {
 	if f.nb < n {
 		f.refill()
 	}
@@ -235,7 +235,7 @@ func (f *inflater) get(n uint) uint32 {
 
 // sym decodes one symbol with h, a table without extra bits; the buffer
 // must hold 15 bits.
-func (f *inflater) sym(h *huffTable) (int, bool) {
+func (f *ownInflater) sym(h *huffTable) (int, bool) {
 	e := h.t[f.bits&(1<<h.pb-1)]
 	if e&flagSub != 0 {
 		e = h.t[int(e>>16)+int(f.bits>>h.pb&(1<<(e&63)-1))]
@@ -254,8 +254,13 @@ var (
 	clOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 )
 
+func (f *ownInflater) inflate(to int) (int, error) {
+	err := f.decode(to)
+	return f.op, err
+}
+
 // decode decodes until out[:to] is written (or the stream ends).
-func (f *inflater) decode(to int) error {
+func (f *ownInflater) decode(to int) error {
 	to = min(to, len(f.out))
 	for f.op < to && f.err == nil {
 		switch f.state {
@@ -275,7 +280,7 @@ func (f *inflater) decode(to int) error {
 	return f.err
 }
 
-func (f *inflater) header() error {
+func (f *ownInflater) header() error {
 	if f.final {
 		f.state = infDone
 		return nil
@@ -331,7 +336,7 @@ func (f *inflater) header() error {
 }
 
 // dynamic reads a dynamic block's code lengths and builds its tables.
-func (f *inflater) dynamic() error {
+func (f *ownInflater) dynamic() error {
 	nlit, ndist, ncl := int(f.get(5))+257, int(f.get(5))+1, int(f.get(4))+4
 	if nlit > 286 || ndist > 30 {
 		return errInflate
@@ -386,7 +391,7 @@ func (f *inflater) dynamic() error {
 	return f.dist.build(lens[nlit:nlit+ndist], distBits, &distPayload, &distExtra, false)
 }
 
-func (f *inflater) stored(to int) error {
+func (f *ownInflater) stored(to int) error {
 	for f.store > 0 && f.op < to {
 		if f.nb >= 8 { // bytes already in the bit buffer
 			f.out[f.op] = byte(f.bits)
@@ -428,7 +433,7 @@ const (
 // ends or the data is wrong: by fast while fastIn input bytes and fastOut
 // output bytes are left, near the ends one symbol at a time with every
 // check.
-func (f *inflater) huff(to int) error {
+func (f *ownInflater) huff(to int) error {
 	// The bit buffer is kept in locals here. A refill leaves 56 to 63 bits
 	// (bits above the count are the next input bits, or zero). Only nb's
 	// low six bits are the count (see huffTable).
@@ -530,7 +535,7 @@ func (f *inflater) huff(to int) error {
 // looked up before the refill that follows a symbol where the bits left
 // allow it (after three literals: 11 bits, litBits), so that the refill
 // is not in the chain of lookups.
-func (f *inflater) fast(to int) error {
+func (f *ownInflater) fast(to int) error {
 	// out is cut at to+fastOut, so that the loop's bounds are the slices'
 	// lengths.
 	end := min(to+fastOut, len(f.out))

@@ -3,8 +3,6 @@ package symbolize
 import (
 	"bytes"
 	"compress/flate"
-	"debug/elf"
-	ebin "encoding/binary"
 	"io"
 	"math/rand"
 	"os"
@@ -34,7 +32,7 @@ func TestInflate(t *testing.T) {
 			w.Close()
 			z := buf.Bytes()
 			out := make([]byte, len(want))
-			f := &inflater{in: z, out: out}
+			f := &ownInflater{in: z, out: out}
 			for f.op < len(out) {
 				if err := f.decode(f.op + 1 + r.Intn(70_000)); err != nil {
 					t.Fatalf("%s level %d: %v at %d", name, level, err, f.op)
@@ -49,7 +47,7 @@ func TestInflate(t *testing.T) {
 				if cut < 0 || cut >= len(z) || len(want) == 0 {
 					continue
 				}
-				f := &inflater{in: z[:cut], out: make([]byte, len(want))}
+				f := &ownInflater{in: z[:cut], out: make([]byte, len(want))}
 				if err := f.decode(len(want)); err == nil && !bytes.Equal(f.out, want) {
 					t.Errorf("%s level %d cut at %d: no error, wrong bytes", name, level, cut)
 				}
@@ -58,7 +56,7 @@ func TestInflate(t *testing.T) {
 			for k := 0; k < 50 && len(z) > 0; k++ {
 				d := append([]byte(nil), z...)
 				d[r.Intn(len(d))] ^= byte(1 + r.Intn(255))
-				f := &inflater{in: d, out: make([]byte, len(want))}
+				f := &ownInflater{in: d, out: make([]byte, len(want))}
 				_ = f.decode(len(want))
 			}
 		}
@@ -91,7 +89,7 @@ func FuzzInflate(f *testing.F) {
 		want := make([]byte, n)
 		k, werr := io.ReadFull(flate.NewReader(bytes.NewReader(z)), want)
 		got := make([]byte, n)
-		in := &inflater{in: z, out: got}
+		in := &ownInflater{in: z, out: got}
 		gerr := in.decode(n)
 		// Where the inflater refuses a stream compress/flate takes, the
 		// lazy DWARF read falls back to the whole read (debug/elf through
@@ -114,89 +112,6 @@ func FuzzInflate(f *testing.F) {
 			t.Fatalf("the %d bytes differ from compress/flate's", n)
 		}
 	})
-}
-
-// BenchmarkInflate decodes real DEFLATE streams: the .zdebug_info of the
-// committed fixture compressed/cxxprog (binutils' zlib, 104 KB of DWARF),
-// this machine's libc debug file's .debug_info (SHF_COMPRESSED zlib, the
-// stream pprofx symbolize spends most of its time in on cprog.prof; skipped
-// where the file is absent), and a fixture binary deflated by compress/flate
-// at the default level.
-func BenchmarkInflate(b *testing.B) {
-	bench := func(b *testing.B, z, want []byte) {
-		out := make([]byte, len(want))
-		b.SetBytes(int64(len(want)))
-		for b.Loop() {
-			f := &inflater{in: z, out: out}
-			if err := f.decode(len(out)); err != nil {
-				b.Fatal(err)
-			}
-		}
-		// Checked once, after the timed loop: a compare of each
-		// iteration's output would take cache and time from it.
-		if !bytes.Equal(out, want) {
-			b.Fatal("inflated bytes differ from the original")
-		}
-	}
-	b.Run("cxxprog.zdebug_info", func(b *testing.B) {
-		z, want := compressedSection(b, "../../testdata/symbolize/compressed/cxxprog", ".zdebug_info")
-		bench(b, z, want)
-	})
-	b.Run("libc.debug_info", func(b *testing.B) {
-		const libc = "/usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug"
-		if _, err := os.Stat(libc); err != nil {
-			b.Skip("no libc debug file here:", err)
-		}
-		z, want := compressedSection(b, libc, ".debug_info")
-		bench(b, z, want)
-	})
-	b.Run("binary", func(b *testing.B) {
-		want, err := os.ReadFile("../../testdata/symbolize/bin/cxxprog")
-		if err != nil {
-			b.Fatal(err)
-		}
-		var buf bytes.Buffer
-		w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
-		w.Write(want)
-		w.Close()
-		bench(b, buf.Bytes(), want)
-	})
-}
-
-// compressedSection gives the raw DEFLATE stream of a zlib-compressed
-// section of the ELF file at path (SHF_COMPRESSED, or a .zdebug_ section),
-// and its bytes as debug/elf decompresses them (through compress/zlib).
-func compressedSection(b *testing.B, path, name string) (z, want []byte) {
-	ef, err := elf.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ef.Close()
-	s := ef.Section(name)
-	if s == nil {
-		b.Fatalf("%s: no section %s", path, name)
-	}
-	if want, err = s.Data(); err != nil {
-		b.Fatal(err)
-	}
-	raw := make([]byte, s.FileSize)
-	fh, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer fh.Close()
-	if _, err := fh.ReadAt(raw, int64(s.Offset)); err != nil {
-		b.Fatal(err)
-	}
-	skip := 12 // "ZLIB" and the size, big-endian
-	if s.Flags&elf.SHF_COMPRESSED != 0 {
-		if ef.Class != elf.ELFCLASS64 || ebin.LittleEndian.Uint32(raw) != uint32(elf.COMPRESS_ZLIB) {
-			b.Fatalf("%s %s: not a 64-bit zlib compression header", path, name)
-		}
-		skip = 24
-	}
-	// then RFC 1950's two-byte header
-	return raw[skip+2:], want
 }
 
 // bitWriter writes a DEFLATE bit stream: Huffman codes from their first
@@ -277,7 +192,7 @@ func TestInflateEdges(t *testing.T) {
 			if c.bad {
 				n = 2000
 			}
-			f := &inflater{in: w.b, out: make([]byte, n)}
+			f := &ownInflater{in: w.b, out: make([]byte, n)}
 			err := f.decode(n)
 			switch {
 			case c.bad && err == nil:

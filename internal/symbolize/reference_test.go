@@ -26,7 +26,13 @@ var fixtureBinaries = map[string]bool{"cprog": true, "cxxprog": true, "libwork.s
 // readProf reads a fixture profile with pprofx's own reader.
 func readProf(t testing.TB, name string) *model.Profile {
 	t.Helper()
-	f, err := os.Open(filepath.Join(fixtures, name))
+	return readProfFile(t, filepath.Join(fixtures, name))
+}
+
+// readProfFile reads the profile at path with pprofx's own reader.
+func readProfFile(t testing.TB, path string) *model.Profile {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
