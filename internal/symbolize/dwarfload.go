@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zlib"
-	"github.com/klauspost/compress/zstd"
 )
 
 // The DWARF sections symbolization reads. Location lists, call frame
@@ -21,9 +20,9 @@ import (
 var dwarfSections = []string{"abbrev", "info", "str", "line", "ranges", "addr", "line_str", "rnglists", "str_offsets"}
 
 // readDWARF reads the DWARF sections of a linked binary (or debug file),
-// each decompressed on a goroutine of its own, with a faster inflater than
-// debug/elf's. Relocatable objects, whose DWARF needs relocating, are read
-// by debug/elf.
+// each read (and decompressed) whole on a goroutine of its own: the
+// reading when lazy reading (lazyDWARF) cannot answer. Relocatable
+// objects, whose DWARF needs relocating, are read by debug/elf.
 func (b *binary) readDWARF() (d *dwarf.Data, sections [][]byte, err error) {
 	defer catch(&err)
 	if b.typ == elf.ET_REL {
@@ -77,10 +76,11 @@ func newDWARF(data [][]byte) (*dwarf.Data, error) {
 const maxSectionSize = 1 << 32
 
 // sectionData returns a section's bytes, decompressed: SHF_COMPRESSED
-// (zlib or zstd, after an Elf32/64_Chdr) or a GNU .zdebug section ("ZLIB"
-// and a big-endian size). The size a header claims is checked against
-// what deflate or zstd can make of the compressed bytes before anything is
-// allocated.
+// (zlib or zstd, after an Elf32/64_Chdr), which debug/elf decompresses,
+// or a GNU .zdebug section ("ZLIB" and a big-endian size), for which it
+// has no reader of a section (only File.DWARF reads them). The size a
+// header claims is checked against what deflate or zstd can make of the
+// compressed bytes first.
 func (b *binary) sectionData(s *elf.Section) ([]byte, error) {
 	compressed := s.Flags&elf.SHF_COMPRESSED != 0
 	zdebug := strings.HasPrefix(s.Name, ".zdebug_")
@@ -90,35 +90,24 @@ func (b *binary) sectionData(s *elf.Section) ([]byte, error) {
 	if s.FileSize > uint64(b.size) || s.Offset > uint64(b.size)-s.FileSize {
 		return nil, errors.New("beyond the end of the file")
 	}
-	// The compressed bytes are read from the file as they are inflated,
-	// not copied into memory first.
-	typ, size, skip, err := b.compression(s, compressed)
+	_, size, skip, err := b.compression(s, compressed)
 	if err != nil {
 		return nil, err
 	}
-	clen := s.FileSize - skip
-	src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(clen)), 64<<10)
-	var rd io.Reader
-	switch elf.CompressionType(typ) {
-	case elf.COMPRESS_ZLIB:
-		zr, err := zlib.NewReader(src)
-		if err != nil {
-			return nil, err
-		}
-		defer zr.Close()
-		rd = zr
-	case elf.COMPRESS_ZSTD:
-		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil, err
-		}
-		defer zr.Close()
-		rd = zr
-	default:
-		return nil, fmt.Errorf("unknown compression %d", typ)
+	if compressed {
+		// s.Size is the Chdr's size, checked above.
+		return s.Data()
 	}
+	// The compressed bytes are read from the file as they are inflated,
+	// not copied into memory first.
+	src := bufio.NewReaderSize(io.NewSectionReader(b.r, int64(s.Offset+skip), int64(s.FileSize-skip)), 64<<10)
+	zr, err := zlib.NewReader(src)
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
 	out := make([]byte, size)
-	if _, err := io.ReadFull(rd, out); err != nil {
+	if _, err := io.ReadFull(zr, out); err != nil {
 		return nil, fmt.Errorf("decompressing: %v", err)
 	}
 	return out, nil
