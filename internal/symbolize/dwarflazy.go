@@ -446,212 +446,42 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	if b.typ == elf.ET_REL {
 		return nil, errFull
 	}
-	secs := dwarfSectionsOf(b.ef)
-	if secs["aranges"] == nil || secs["info"] == nil || secs["abbrev"] == nil {
+	r := newLazyRead(b)
+	if r.secs["aranges"] == nil || r.secs["info"] == nil || r.secs["abbrev"] == nil {
 		return nil, errFull
 	}
-	order := b.ef.ByteOrder
-	// What the sections may take: real debug sections inflate to a few
-	// times the file at most (libc's debug file: about 2.5 times).
-	budget := uint64(lazyBudget) * uint64(b.size)
-	// One arena for the sections' buffers, as large as they claim
-	// (decompressed, and zlib's compressed bytes, which are read whole),
-	// up to the budget.
-	need := uint64(0)
-	for _, name := range append([]string{"aranges"}, dwarfSections...) {
-		if s := secs[name]; s != nil {
-			need += b.bufferClaim(s)
-		}
-	}
-	ar := newArena(min(need, budget))
-	open := func(name string) (*lazySection, error) {
-		s := secs[name]
-		if s == nil {
-			return nil, nil
-		}
-		return b.lazySection(s, &budget, ar)
-	}
-	all := func(name string) ([]byte, error) {
-		l, err := open(name)
-		if l == nil || err != nil {
-			return nil, err
-		}
-		return l.all()
-	}
-	ard, err := all("aranges")
+	ard, err := r.all("aranges")
 	if err != nil {
 		return nil, err
 	}
-	ars, listed, err := parseAranges(ard, order)
+	ars, listed, err := parseAranges(ard, r.order)
 	if err != nil {
 		return nil, err
 	}
-	// The units holding the addresses, and whether some address is in none.
-	wanted := map[uint64]bool{}
-	covered := make([]bool, len(addrs))
-	for _, r := range ars {
-		i := sort.Search(len(addrs), func(i int) bool { return addrs[i] >= r.lo })
-		if i < len(addrs) && addrs[i] < r.hi {
-			wanted[r.unit] = true
-		}
-		for ; i < len(addrs) && addrs[i] < r.hi; i++ {
-			covered[i] = true
-		}
-	}
-	last := uint64(0)
-	for u := range wanted {
-		last = max(last, u)
-	}
-	uncovered := false
-	for _, c := range covered {
-		uncovered = uncovered || !c
-	}
-
-	info, err := open("info")
-	if err != nil {
+	plan := planUnits(addrs, ars, listed)
+	if r.info, err = r.open("info"); err != nil {
 		return nil, err
 	}
-	// While this goroutine inflates .debug_info up to the units wanted,
-	// another reads the sections needed whole and inflates .debug_abbrev
-	// and .debug_line ahead, as far into each as the last unit wanted lies
-	// into .debug_info (their tables come in the units' order, as the
-	// linker joins the objects' sections). What the units need beyond that
-	// is read afterwards, here; an error ahead stays in its section, where
-	// a read that needs those bytes finds it.
-	var abbrev, line *lazySection
-	smallSecs := make([]*lazySection, len(dwarfSections))
-	small := make([][]byte, len(dwarfSections))
-	var smallErr error
-	var ahead sync.WaitGroup
-	defer ahead.Wait()
-	if len(wanted) > 0 {
-		if abbrev, err = open("abbrev"); err != nil {
+	defer r.ahead.Wait()
+	if len(plan.wanted) > 0 {
+		if err := r.readAhead(plan); err != nil {
 			return nil, err
 		}
-		for i, name := range dwarfSections {
-			if name != "info" && name != "line" && name != "abbrev" {
-				if smallSecs[i], err = open(name); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if line, err = open("line"); err != nil {
-			return nil, err
-		}
-		frac := 1.0
-		if !uncovered && len(info.data) > 0 {
-			frac = float64(last) / float64(len(info.data))
-		}
-		ahead.Add(1)
-		go func() {
-			defer ahead.Done()
-			defer catch(&smallErr)
-			for i, l := range smallSecs {
-				if l != nil && smallErr == nil {
-					small[i], smallErr = l.all()
-				}
-			}
-			for _, l := range []*lazySection{abbrev, line} {
-				if l != nil {
-					_ = l.store(uint64(frac*float64(len(l.data))), 0)
-				}
-			}
-		}()
 	}
-	// The units to read: those named for an address, and those the table
-	// does not list (whose ranges only the unit itself can tell). The
-	// units are walked from the start, up to the last one named; to the
-	// end if an address is in none listed.
-	// newData makes the standard reader over infoData, whole units.
-	newData := func(infoData []byte) (*dwarf.Data, *lineSecs, error) {
-		secs := slices.Clone(small) // the small sections, at their places
-		secs[0], secs[1] = abbrev.data, infoData
-		if line != nil {
-			secs[3] = line.data
-		}
-		d, err := newDWARF(secs)
-		return d, lineNamesOf(secs, order), err
-	}
-	var units []unitHeader
-	// While this goroutine inflates on, another walks each unit wanted as
-	// soon as its bytes are there (unitWalker), with the sections read
-	// ahead once that is done.
+	// While this goroutine inflates .debug_info on, another walks each
+	// unit wanted as soon as its bytes are there (unitWalker), with the
+	// sections read ahead once that is done.
 	var uw *unitWalker
-	if pipelineUnits && abbrev != nil && len(wanted) > 0 {
-		uw = startWalker(addrs, len(wanted), &ahead, &smallErr, func(u unitHeader) (*dwarfTable, error) {
-			// The unit alone, at offset 0 of a reader of its own: its
-			// references are to itself (ref_addr, which could name
-			// another unit, is refused).
-			if _, err := abbrevEnd(abbrev, u.abbrevOff); err != nil {
-				return nil, err
-			}
-			ub := info.data[u.off:u.end]
-			su := unitHeader{off: 0, end: u.end - u.off, die: u.die - u.off, abbrevOff: u.abbrevOff,
-				version: u.version, offSize: u.offSize, addrSize: u.addrSize}
-			if sc, err := newDieScanner(ub, abbrev.data, su, order); err != nil || sc.refs {
-				return nil, errFull
-			}
-			d, lines, err := newData(ub)
-			if err != nil {
-				return nil, err
-			}
-			return &dwarfTable{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader(), lazy: true,
-				units: []unitHeader{su}, line: line, order: order, info: ub, abbrev: abbrev.data, lines: lines}, nil
-		})
+	if pipelineUnits && r.abbrev != nil && len(plan.wanted) > 0 {
+		uw = startWalker(addrs, len(plan.wanted), &r.ahead, &r.smallErr, r.unitTable)
 		defer uw.stop()
 	}
-	seen := 0
-	off := uint64(0)
-	for off < uint64(len(info.data)) && (uncovered || off <= last) {
-		u, err := nextUnit(info, off, order)
-		if err != nil {
-			return nil, err
-		}
-		if u.die != 0 && (wanted[off] || !listed[off]) {
-			if !wanted[off] && uw != nil {
-				// A unit the table does not list: lookup walks them all.
-				uw.stop()
-				uw = nil
-			}
-			units = append(units, u)
-			err = info.store(u.end, 0)
-			if err == nil && uw != nil {
-				uw.ready <- u
-			}
-		} else {
-			err = info.skip(u.end)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if wanted[off] {
-			seen++
-		}
-		off = u.end
+	units, off, err := r.readUnits(plan, &uw)
+	if err != nil {
+		return nil, err
 	}
-	if seen != len(wanted) {
-		return nil, errors.New(".debug_aranges names a unit that is not there")
-	}
-	t = &dwarfTable{names: map[dwarf.Offset]funcName{}, lazy: true, units: units, order: order}
-	t.rest = func() error {
-		// An address no unit read answered: had the whole DWARF been
-		// read, a unit after those could have; only one not listed in
-		// .debug_aranges can.
-		for off < uint64(len(info.data)) {
-			u, err := nextUnit(info, off, order)
-			if err != nil {
-				return err
-			}
-			if u.die != 0 && !listed[off] {
-				return errFull
-			}
-			if err := info.skip(u.end); err != nil {
-				return err
-			}
-			off = u.end
-		}
-		return nil
-	}
+	t = &dwarfTable{names: map[dwarf.Offset]funcName{}, lazy: true, units: units, order: r.order}
+	t.rest = func() error { return r.rest(&off, plan.listed) }
 	if len(units) == 0 {
 		return t, nil
 	}
@@ -663,53 +493,288 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 			t.pipe, t.pipeFor, t.lineErr = uw.out, addrs, uw.lineErr
 		}
 	}
-	ahead.Wait()
-	if abbrev == nil {
-		// Units the table does not list, and none it does.
-		if abbrev, err = open("abbrev"); err != nil {
-			return nil, err
+	r.ahead.Wait()
+	if err := r.finish(t, units); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// lazyRead is one lazy reading of a binary's DWARF (lazyDWARF): its
+// sections, opened as they are needed within a memory budget, and the
+// goroutine that reads some of them ahead.
+type lazyRead struct {
+	b     *binary
+	secs  map[string]*elf.Section
+	order ebin.ByteOrder
+	// budget is what the sections may still take: real debug sections
+	// inflate to a few times the file at most (libc's debug file: about
+	// 2.5 times).
+	budget uint64
+	// ar holds the sections' buffers, as large as they claim
+	// (decompressed, and zlib's compressed bytes, which are read whole),
+	// up to the budget.
+	ar *arena
+
+	info, abbrev, line *lazySection
+	// small are the other sections, read whole, at their places in
+	// dwarfSections; smallSecs, those opened for the goroutine ahead to
+	// read, and smallErr what it met.
+	small     [][]byte
+	smallSecs []*lazySection
+	smallErr  error
+	ahead     sync.WaitGroup
+}
+
+func newLazyRead(b *binary) *lazyRead {
+	r := &lazyRead{b: b, secs: dwarfSectionsOf(b.ef), order: b.ef.ByteOrder,
+		budget:    uint64(lazyBudget) * uint64(b.size),
+		small:     make([][]byte, len(dwarfSections)),
+		smallSecs: make([]*lazySection, len(dwarfSections))}
+	need := uint64(0)
+	for _, name := range append([]string{"aranges"}, dwarfSections...) {
+		if s := r.secs[name]; s != nil {
+			need += b.bufferClaim(s)
+		}
+	}
+	r.ar = newArena(min(need, r.budget))
+	return r
+}
+
+// open opens the section name for reading on demand (nil if absent).
+func (r *lazyRead) open(name string) (*lazySection, error) {
+	s := r.secs[name]
+	if s == nil {
+		return nil, nil
+	}
+	return r.b.lazySection(s, &r.budget, r.ar)
+}
+
+// all reads the section name whole (nil if absent).
+func (r *lazyRead) all(name string) ([]byte, error) {
+	l, err := r.open(name)
+	if l == nil || err != nil {
+		return nil, err
+	}
+	return l.all()
+}
+
+// unitPlan is which units of .debug_info a lazy reading reads.
+type unitPlan struct {
+	wanted map[uint64]bool // the units holding an address, by offset
+	listed map[uint64]bool // the units .debug_aranges lists
+	last   uint64          // the last unit wanted
+	// uncovered: some address is in no unit listed, so that every unit
+	// the table does not list, to the end, is read.
+	uncovered bool
+}
+
+// planUnits finds, from .debug_aranges' ranges, the units that hold addrs.
+func planUnits(addrs []uint64, ars []arange, listed map[uint64]bool) unitPlan {
+	p := unitPlan{wanted: map[uint64]bool{}, listed: listed}
+	covered := make([]bool, len(addrs))
+	for _, r := range ars {
+		i := sort.Search(len(addrs), func(i int) bool { return addrs[i] >= r.lo })
+		if i < len(addrs) && addrs[i] < r.hi {
+			p.wanted[r.unit] = true
+		}
+		for ; i < len(addrs) && addrs[i] < r.hi; i++ {
+			covered[i] = true
+		}
+	}
+	for u := range p.wanted {
+		p.last = max(p.last, u)
+	}
+	for _, c := range covered {
+		p.uncovered = p.uncovered || !c
+	}
+	return p
+}
+
+// readAhead opens the sections the units need besides .debug_info, and
+// starts a goroutine (r.ahead) that, while this one inflates .debug_info
+// up to the units wanted, reads the sections needed whole and inflates
+// .debug_abbrev and .debug_line ahead, as far into each as the last unit
+// wanted lies into .debug_info (their tables come in the units' order, as
+// the linker joins the objects' sections). What the units need beyond that
+// is read afterwards (finish); an error ahead stays in its section, where
+// a read that needs those bytes finds it.
+func (r *lazyRead) readAhead(plan unitPlan) (err error) {
+	if r.abbrev, err = r.open("abbrev"); err != nil {
+		return err
+	}
+	for i, name := range dwarfSections {
+		if name != "info" && name != "line" && name != "abbrev" {
+			if r.smallSecs[i], err = r.open(name); err != nil {
+				return err
+			}
+		}
+	}
+	if r.line, err = r.open("line"); err != nil {
+		return err
+	}
+	frac := 1.0
+	if !plan.uncovered && len(r.info.data) > 0 {
+		frac = float64(plan.last) / float64(len(r.info.data))
+	}
+	r.ahead.Add(1)
+	go func() {
+		defer r.ahead.Done()
+		defer catch(&r.smallErr)
+		for i, l := range r.smallSecs {
+			if l != nil && r.smallErr == nil {
+				r.small[i], r.smallErr = l.all()
+			}
+		}
+		for _, l := range []*lazySection{r.abbrev, r.line} {
+			if l != nil {
+				_ = l.store(uint64(frac*float64(len(l.data))), 0)
+			}
+		}
+	}()
+	return nil
+}
+
+// newData makes the standard reader over infoData, whole units, and the
+// other sections as read.
+func (r *lazyRead) newData(infoData []byte) (*dwarf.Data, *lineSecs, error) {
+	secs := slices.Clone(r.small) // the small sections, at their places
+	secs[0], secs[1] = r.abbrev.data, infoData
+	if r.line != nil {
+		secs[3] = r.line.data
+	}
+	d, err := newDWARF(secs)
+	return d, lineNamesOf(secs, r.order), err
+}
+
+// unitTable makes the table the unit walker walks unit u with: the unit
+// alone, at offset 0 of a reader of its own, its references to itself
+// (ref_addr, which could name another unit, is refused).
+func (r *lazyRead) unitTable(u unitHeader) (*dwarfTable, error) {
+	if _, err := abbrevEnd(r.abbrev, u.abbrevOff); err != nil {
+		return nil, err
+	}
+	ub := r.info.data[u.off:u.end]
+	su := unitHeader{off: 0, end: u.end - u.off, die: u.die - u.off, abbrevOff: u.abbrevOff,
+		version: u.version, offSize: u.offSize, addrSize: u.addrSize}
+	if sc, err := newDieScanner(ub, r.abbrev.data, su, r.order); err != nil || sc.refs {
+		return nil, errFull
+	}
+	d, lines, err := r.newData(ub)
+	if err != nil {
+		return nil, err
+	}
+	return &dwarfTable{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader(), lazy: true,
+		units: []unitHeader{su}, line: r.line, order: r.order, info: ub, abbrev: r.abbrev.data, lines: lines}, nil
+}
+
+// readUnits inflates .debug_info as far as the units to read, storing
+// those and passing over the others: the units named for an address, and
+// those the table does not list (whose ranges only the unit itself can
+// tell), from the start up to the last one named, or to the end if an
+// address is in none listed. Each unit named is sent to the walker *uw as
+// soon as it is stored; a unit not listed stops the walker (lookup walks
+// them all). It returns the units read, and where it stopped.
+func (r *lazyRead) readUnits(plan unitPlan, uw **unitWalker) (units []unitHeader, off uint64, err error) {
+	seen := 0
+	for off < uint64(len(r.info.data)) && (plan.uncovered || off <= plan.last) {
+		u, err := nextUnit(r.info, off, r.order)
+		if err != nil {
+			return nil, 0, err
+		}
+		if u.die != 0 && (plan.wanted[off] || !plan.listed[off]) {
+			if !plan.wanted[off] && *uw != nil {
+				(*uw).stop()
+				*uw = nil
+			}
+			units = append(units, u)
+			err = r.info.store(u.end, 0)
+			if err == nil && *uw != nil {
+				(*uw).ready <- u
+			}
+		} else {
+			err = r.info.skip(u.end)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if plan.wanted[off] {
+			seen++
+		}
+		off = u.end
+	}
+	if seen != len(plan.wanted) {
+		return nil, 0, errors.New(".debug_aranges names a unit that is not there")
+	}
+	return units, off, nil
+}
+
+// rest checks, for an address no unit read answered, that no unit from
+// *off on could have, had the whole DWARF been read: only one not listed
+// in .debug_aranges can (errFull). *off moves on with .debug_info's
+// stream, as far as rest has passed over.
+func (r *lazyRead) rest(off *uint64, listed map[uint64]bool) error {
+	for *off < uint64(len(r.info.data)) {
+		u, err := nextUnit(r.info, *off, r.order)
+		if err != nil {
+			return err
+		}
+		if u.die != 0 && !listed[*off] {
+			return errFull
+		}
+		if err := r.info.skip(u.end); err != nil {
+			return err
+		}
+		*off = u.end
+	}
+	return nil
+}
+
+// finish makes t's standard reader over the units read, once the
+// goroutine ahead is done: it reads the other sections if nothing was read
+// ahead (units the table does not list, and none it does), the units'
+// abbreviations, and makes each run of units in between one unit of no
+// interest (patchGap), so that only the units read are parsed.
+func (r *lazyRead) finish(t *dwarfTable, units []unitHeader) (err error) {
+	if r.abbrev == nil {
+		if r.abbrev, err = r.open("abbrev"); err != nil {
+			return err
 		}
 		for i, name := range dwarfSections {
 			if name != "info" && name != "line" && name != "abbrev" {
-				if small[i], err = all(name); err != nil {
-					return nil, err
+				if r.small[i], err = r.all(name); err != nil {
+					return err
 				}
 			}
 		}
-		if line, err = open("line"); err != nil {
-			return nil, err
+		if r.line, err = r.open("line"); err != nil {
+			return err
 		}
-	} else if smallErr != nil {
-		return nil, smallErr
+	} else if r.smallErr != nil {
+		return r.smallErr
 	}
-
-	// The abbreviations of the units read.
 	for _, u := range units {
-		if _, err := abbrevEnd(abbrev, u.abbrevOff); err != nil {
-			return nil, err
+		if _, err := abbrevEnd(r.abbrev, u.abbrevOff); err != nil {
+			return err
 		}
 	}
-	// The standard reader takes the whole of .debug_info, up to the last
-	// unit read: each run of units in between becomes one unit of no
-	// interest (a header and nothing read), so that only the units read
-	// are parsed.
 	prev := uint64(0)
 	for _, u := range units {
-		if err := patchGap(info.data, prev, u.off, units[0].abbrevOff, order); err != nil {
-			return nil, err
+		if err := patchGap(r.info.data, prev, u.off, units[0].abbrevOff, r.order); err != nil {
+			return err
 		}
 		prev = u.end
 	}
 	if units[0].abbrevOff != uint64(uint32(units[0].abbrevOff)) {
-		return nil, errors.New("64-bit abbreviation offset")
+		return errors.New("64-bit abbreviation offset")
 	}
-	d, lines, err := newData(info.data[:prev])
+	d, lines, err := r.newData(r.info.data[:prev])
 	if err != nil {
-		return nil, err
+		return err
 	}
-	t.d, t.rd, t.line, t.lines = d, d.Reader(), line, lines
-	t.info, t.abbrev = info.data[:prev], abbrev.data
-	return t, nil
+	t.d, t.rd, t.line, t.lines = d, d.Reader(), r.line, lines
+	t.info, t.abbrev = r.info.data[:prev], r.abbrev.data
+	return nil
 }
 
 // patchGap makes the bytes of .debug_info between two units read, from
