@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"strings"
+
+	"github.com/pprofx/pprofx/internal/symbolize/catch"
 )
 
 // maxBinarySize bounds the files opened as binaries: the ELF reader trusts
@@ -59,7 +59,7 @@ func openBinary(path string) (b *binary, err error) {
 
 // newBinary reads an ELF file's headers from r (size bytes).
 func newBinary(r io.ReaderAt, size int64) (b *binary, err error) {
-	defer catch(&err)
+	defer catch.Recover(&err)
 	if size > maxBinarySize {
 		return nil, fmt.Errorf("larger than %d bytes", int64(maxBinarySize))
 	}
@@ -91,73 +91,6 @@ func (b *binary) close() {
 	if b.file != nil {
 		b.file.Close()
 	}
-}
-
-// badData is a panic raised on purpose for bad input, by code of this
-// package that finds the input past what it can read on.
-type badData struct{ err error }
-
-// catch turns into an error what reading a bad binary may panic with: a
-// badData, and a runtime error raised inside the standard library's
-// debug/elf, debug/dwarf or debug/gosym, which trust some counts in their
-// input. Any other panic (a bug of this package) goes on as it was.
-func catch(err *error) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	if b, ok := r.(badData); ok {
-		*err = b.err
-		return
-	}
-	if inStdDebug() {
-		*err = fmt.Errorf("bad ELF/DWARF data (%v)", r)
-		return
-	}
-	panic(r)
-}
-
-// inStdDebug reports whether the panic being recovered (catch's caller is
-// the deferred call) was raised inside debug/elf, debug/dwarf or
-// debug/gosym: whether, going out from where it was raised, a frame of
-// those packages comes before any frame outside the standard library.
-// The frames of the panic are still on the stack while deferred calls
-// run.
-func inStdDebug() bool {
-	pcs := make([]uintptr, 128)
-	n := runtime.Callers(3, pcs) // runtime.Callers, inStdDebug, catch
-	frames := runtime.CallersFrames(pcs[:n])
-	panicking := false
-	for {
-		f, more := frames.Next()
-		fn := f.Function
-		switch {
-		case !panicking:
-			panicking = fn == "runtime.gopanic"
-		case strings.HasPrefix(fn, "runtime."):
-		case strings.HasPrefix(fn, "debug/elf.") || strings.HasPrefix(fn, "debug/dwarf.") || strings.HasPrefix(fn, "debug/gosym."):
-			return true
-		case !stdPackage(fn):
-			return false
-		}
-		if !more {
-			return false
-		}
-	}
-}
-
-// stdPackage reports whether the function named fn (as runtime.Frame
-// names it: an import path, a dot, the function) is in the standard
-// library, whose import paths have no dot in their first element.
-func stdPackage(fn string) bool {
-	path := fn
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		path = path[:i]
-	} else if i := strings.IndexByte(path, '.'); i >= 0 {
-		path = path[:i]
-	}
-	first, _, _ := strings.Cut(path, "/")
-	return !strings.Contains(first, ".")
 }
 
 const (

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pprofx/pprofx/internal/symbolize/dwarfread"
 )
 
 // DefaultDebugRoot is where distributions install separate debug files,
@@ -70,7 +72,7 @@ func buildIDPaths(dir, id string) []string {
 // in each symbols directory. A file is taken only when its build id (or
 // the link's CRC) matches.
 func (s *Symbolizer) findDebug(b *binary) *binary {
-	if hasDWARF(b.ef) {
+	if dwarfread.Has(b.ef) {
 		return nil
 	}
 	if b.buildID != "" {
@@ -79,7 +81,7 @@ func (s *Symbolizer) findDebug(b *binary) *binary {
 			if len(p) == 0 {
 				continue
 			}
-			if db, err := s.open(p[1]); err == nil && db.buildID == b.buildID && hasDWARF(db.ef) {
+			if db, err := s.open(p[1]); err == nil && db.buildID == b.buildID && dwarfread.Has(db.ef) {
 				return db
 			}
 		}
@@ -102,7 +104,7 @@ func (s *Symbolizer) findDebug(b *binary) *binary {
 			continue
 		}
 		db, err := s.open(p)
-		if err != nil || !hasDWARF(db.ef) {
+		if err != nil || !dwarfread.Has(db.ef) {
 			continue
 		}
 		if b.buildID != "" && db.buildID != "" && db.buildID != b.buildID {

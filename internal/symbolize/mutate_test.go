@@ -11,7 +11,7 @@ import (
 
 // TestMutatedBinaries reads binaries with random bytes changed, each within
 // a time limit: mutation 1908 of cprog (seed 2) once made the standard
-// DWARF reader return empty entries forever (see next in dwarf.go).
+// DWARF reader return empty entries forever (see next in dwarfread/dwarf.go).
 func TestMutatedBinaries(t *testing.T) {
 	n := map[string]int{"bin/cprog": 1910, "bin/cprog-s390x": 300, "stripped/cprog.debug": 300}
 	for _, fn := range []string{"bin/cprog", "bin/cprog-s390x", "stripped/cprog.debug"} {

@@ -26,13 +26,7 @@ var fixtureBinaries = map[string]bool{"cprog": true, "cxxprog": true, "libwork.s
 // readProf reads a fixture profile with pprofx's own reader.
 func readProf(t testing.TB, name string) *model.Profile {
 	t.Helper()
-	return readProfFile(t, filepath.Join(fixtures, name))
-}
-
-// readProfFile reads the profile at path with pprofx's own reader.
-func readProfFile(t testing.TB, path string) *model.Profile {
-	t.Helper()
-	f, err := os.Open(path)
+	f, err := os.Open(filepath.Join(fixtures, name))
 	if err != nil {
 		t.Fatal(err)
 	}

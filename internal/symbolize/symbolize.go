@@ -6,9 +6,10 @@
 // Concerns, one file each: elffile.go (ELF headers, build-id notes, how a
 // mapping matches a binary and runtime addresses become file addresses),
 // locate.go (where binaries and separate debug files are looked for),
-// dwarf.go (DWARF line tables and inline trees), symtab.go (.symtab and
-// .dynsym), symbols.go (which table answers, and Go's pclntab), names.go
-// (C++ demangling).
+// symtab.go (.symtab and .dynsym), symbols.go (which table answers, and
+// Go's pclntab), names.go (C++ demangling). The DWARF is read by package
+// dwarfread (inline trees, line tables, sections read lazily); package
+// catch turns the panics bad ELF or DWARF data may raise into errors.
 package symbolize
 
 import (
@@ -354,8 +355,8 @@ func (s *Symbolizer) apply(p *model.Profile, j *job, in *interner) {
 	if j.err != nil {
 		s.warnf("%s: DWARF: %v; addresses it did not answer use the symbol table", file, j.err)
 	}
-	if t.dw != nil && t.dw.lineErr != nil {
-		s.warnf("%s: DWARF line table: %v; some addresses have no file and line", file, t.dw.lineErr)
+	if t.dw != nil && t.dw.LineErr() != nil {
+		s.warnf("%s: DWARF line table: %v; some addresses have no file and line", file, t.dw.LineErr())
 	}
 	if j.src == srcNone {
 		if s.opts.Mode == Local {
@@ -378,16 +379,16 @@ func (s *Symbolizer) apply(p *model.Profile, j *job, in *interner) {
 		l.Lines = make([]model.Line, len(fr))
 		l.IsFolded = false
 		for i, f := range fr {
-			if f.name != "" {
+			if f.Name != "" {
 				m.HasFunctions = true
 			}
-			if f.file != "" {
+			if f.File != "" {
 				m.HasFilenames = true
 			}
-			if f.line != 0 {
+			if f.Line != 0 {
 				m.HasLineNumbers = true
 			}
-			l.Lines[i] = model.Line{Function: in.function(f), Line: f.line, Column: f.column}
+			l.Lines[i] = model.Line{Function: in.function(f), Line: f.Line, Column: f.Column}
 		}
 	}
 	if j.src == srcDWARF {
@@ -449,12 +450,12 @@ func (in *interner) str(s string) int32 {
 }
 
 func (in *interner) function(f frame) int32 {
-	name, ok := in.display[f.name]
+	name, ok := in.display[f.Name]
 	if !ok {
-		name = in.str(displayName(f.name))
-		in.display[f.name] = name
+		name = in.str(displayName(f.Name))
+		in.display[f.Name] = name
 	}
-	fn := model.Function{Name: name, SystemName: in.str(f.name), Filename: in.str(f.file), StartLine: f.startLine}
+	fn := model.Function{Name: name, SystemName: in.str(f.Name), Filename: in.str(f.File), StartLine: f.StartLine}
 	if i, ok := in.funcs[fn]; ok {
 		return i
 	}

@@ -6,7 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/pprofx/pprofx/internal/symbolize/catch"
+	"github.com/pprofx/pprofx/internal/symbolize/dwarfread"
 )
+
+// frame is one function at an address, as dwarfread gives it (from
+// DWARF, .symtab or Go's pclntab alike).
+type frame = dwarfread.Frame
 
 // source says where a binary's answers came from, for the mapping's
 // has_* flags.
@@ -22,7 +29,7 @@ const (
 // tables are what a binary (with its debug file, if any) can answer
 // addresses from, read once per binary.
 type tables struct {
-	dw    *dwarfTable
+	dw    *dwarfread.Table
 	dwErr error // why there is no DWARF, when that needs saying
 	// syms is the binary's own .symtab, which binutils (and so pprof)
 	// consult beside DWARF; names is what names functions where nothing
@@ -54,7 +61,7 @@ func (b *binary) loadTables(debug *binary) *tables {
 	t.syms, _ = readSymtab(b.ef, false)
 	t.debugNames = debug
 	for _, f := range []*binary{debug, b} {
-		if f != nil && hasDWARF(f.ef) {
+		if f != nil && dwarfread.Has(f.ef) {
 			t.dwFiles = append(t.dwFiles, f)
 		}
 	}
@@ -62,25 +69,25 @@ func (b *binary) loadTables(debug *binary) *tables {
 }
 
 // lookupDWARF answers what it can of addrs from DWARF into out: from the
-// units that hold them (lazyDWARF), else from the whole DWARF, read once;
-// without readable DWARF, it reads Go's pclntab.
+// units that hold them (dwarfread's Lazy), else from the whole DWARF, read
+// once; without readable DWARF, it reads Go's pclntab.
 func (t *tables) lookupDWARF(addrs []uint64, out [][]frame) error {
 	if !t.dwRead {
 		for _, f := range t.dwFiles {
-			dw, err := f.lazyDWARF(addrs)
+			df := dwarfread.NewFile(f.ef, f.r, f.size)
+			dw, err := df.Lazy(addrs)
 			if err == nil {
-				if err = dw.lookup(addrs, out); err == nil {
+				if err = dw.Lookup(addrs, out); err == nil {
 					t.dw = dw
 					return nil
 				}
 				clear(out)
 			}
-			d, sections, err := f.readDWARF()
-			if err != nil {
+			if dw, err = df.Whole(); err != nil {
 				t.dwErr = fmt.Errorf("%s: %v", f.path, err)
 				continue
 			}
-			t.dw = newDwarfTable(d, lineNamesOf(sections, f.ef.ByteOrder))
+			t.dw = dw
 			break
 		}
 		t.dwRead = true
@@ -91,20 +98,12 @@ func (t *tables) lookupDWARF(addrs []uint64, out [][]frame) error {
 	if t.dw == nil {
 		return nil
 	}
-	return t.dw.lookup(addrs, out)
-}
-
-func hasDWARF(ef *elf.File) bool {
-	s := ef.Section(".debug_info")
-	if s == nil {
-		s = ef.Section(".zdebug_info")
-	}
-	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
+	return t.dw.Lookup(addrs, out)
 }
 
 // readGosym reads a Go binary's function and line table (.gopclntab).
 func readGosym(ef *elf.File) (t *gosym.Table, err error) {
-	defer catch(&err)
+	defer catch.Recover(&err)
 	pcln := ef.Section(".gopclntab")
 	text := ef.Section(".text")
 	if pcln == nil || text == nil || pcln.Type == elf.SHT_NOBITS {
@@ -139,9 +138,9 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 			// instance, a clone) takes the name of the symbol at its first
 			// address, as binutils does (which also does it for an inlined
 			// frame whose code starts there: a wrong name, not copied).
-			if !last.linkage {
-				if s, ok := t.syms.at(last.low); ok {
-					last.name = s.name
+			if !last.Linkage {
+				if s, ok := t.syms.at(last.Low); ok {
+					last.Name = s.name
 				}
 			}
 			// pprof (binutils) prefers nm's name for the non-inlined frame
@@ -150,13 +149,13 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 			if t.nm == nil {
 				t.nm = t.syms.nmTable()
 			}
-			if s, ok := t.nm.nmAt(addrs[i]); ok && len(s.name) > len(last.name)+1 {
-				last.name = s.name
+			if s, ok := t.nm.nmAt(addrs[i]); ok && len(s.name) > len(last.Name)+1 {
+				last.Name = s.name
 			}
 			// A line in no function DWARF describes: the symbol's name.
-			if last.name == "" {
+			if last.Name == "" {
 				if s, ok := t.symbolNames().funcAt(addrs[i]); ok {
-					last.name = s.name
+					last.Name = s.name
 				}
 			}
 		}
@@ -179,7 +178,7 @@ func (t *tables) lookup(addrs []uint64) ([][]frame, source, error) {
 			continue
 		}
 		if s, ok := t.symbolNames().funcAt(a); ok {
-			out[i] = []frame{{name: s.name}}
+			out[i] = []frame{{Name: s.name}}
 			if src == srcNone {
 				src = srcSymtab
 			}
@@ -214,7 +213,7 @@ func goFrames(t *gosym.Table, a uint64) (fr []frame) {
 			fr = nil
 		}
 	}()
-	defer catch(&err)
+	defer catch.Recover(&err)
 	file, line, fn := t.PCToLine(a)
 	if fn == nil {
 		return nil
@@ -223,7 +222,7 @@ func goFrames(t *gosym.Table, a uint64) (fr []frame) {
 	if _, l, _ := t.PCToLine(fn.Entry); l > 0 {
 		start = int64(l)
 	}
-	return []frame{{name: fn.Name, file: file, line: int64(line), startLine: start}}
+	return []frame{{Name: fn.Name, File: file, Line: int64(line), StartLine: start}}
 }
 
 // sortedDistinct returns the sorted distinct values of a.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pprofx/pprofx/internal/symbolize/catch"
 )
 
 // symbol is an ELF symbol with an address, from .symtab or .dynsym.
@@ -22,7 +24,7 @@ type symtab []symbol
 
 // readSymtab reads .symtab, or, with dynamic, .dynsym.
 func readSymtab(ef *elf.File, dynamic bool) (st symtab, err error) {
-	defer catch(&err)
+	defer catch.Recover(&err)
 	var syms []elf.Symbol
 	if dynamic {
 		syms, err = ef.DynamicSymbols()

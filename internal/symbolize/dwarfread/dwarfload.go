@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zlib"
+	"github.com/pprofx/pprofx/internal/symbolize/catch"
 )
 
 // The DWARF sections symbolization reads. Location lists, call frame
@@ -23,9 +24,9 @@ var dwarfSections = []string{"abbrev", "info", "str", "line", "ranges", "addr", 
 // each read (and decompressed) whole on a goroutine of its own: the
 // reading when lazy reading (lazyDWARF) cannot answer. Relocatable
 // objects, whose DWARF needs relocating, are read by debug/elf.
-func (b *binary) readDWARF() (d *dwarf.Data, sections [][]byte, err error) {
-	defer catch(&err)
-	if b.typ == elf.ET_REL {
+func (b *File) readDWARF() (d *dwarf.Data, sections [][]byte, err error) {
+	defer catch.Recover(&err)
+	if b.ef.Type == elf.ET_REL {
 		d, err = b.ef.DWARF()
 		return d, nil, err
 	}
@@ -41,7 +42,7 @@ func (b *binary) readDWARF() (d *dwarf.Data, sections [][]byte, err error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer catch(&errs[i])
+			defer catch.Recover(&errs[i])
 			data[i], errs[i] = b.sectionData(s)
 		}()
 	}
@@ -81,7 +82,7 @@ const maxSectionSize = 1 << 32
 // has no reader of a section (only File.DWARF reads them). The size a
 // header claims is checked against what deflate or zstd can make of the
 // compressed bytes first.
-func (b *binary) sectionData(s *elf.Section) ([]byte, error) {
+func (b *File) sectionData(s *elf.Section) ([]byte, error) {
 	compressed := s.Flags&elf.SHF_COMPRESSED != 0
 	zdebug := strings.HasPrefix(s.Name, ".zdebug_")
 	if !compressed && !zdebug {
@@ -118,7 +119,7 @@ func (b *binary) sectionData(s *elf.Section) ([]byte, error) {
 // the size it declares decompressed, and where the compressed bytes start.
 // A declared size past maxSectionSize, or past what DEFLATE's best ratio
 // can make of the bytes, is refused.
-func (b *binary) compression(s *elf.Section, compressed bool) (typ uint32, size, skip uint64, err error) {
+func (b *File) compression(s *elf.Section, compressed bool) (typ uint32, size, skip uint64, err error) {
 	var hdr [24]byte
 	n, _ := b.r.ReadAt(hdr[:min(uint64(len(hdr)), s.FileSize)], int64(s.Offset))
 	raw := hdr[:n]

@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 // as the lazy sections ask for them; and fails, without a panic, on every
 // cut of the stream and on damaged bytes.
 func TestInflate(t *testing.T) {
-	bin, err := os.ReadFile("../../testdata/symbolize/bin/cxxprog")
+	bin, err := os.ReadFile(fixtures + "bin/cxxprog")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestInflate(t *testing.T) {
 func FuzzInflate(f *testing.F) {
 	// A seed long enough for the fast loop (fastIn bytes in, fastOut
 	// out), so that mutations reach it: the start of a fixture binary.
-	bin, err := os.ReadFile("../../testdata/symbolize/bin/cprog")
+	bin, err := os.ReadFile(fixtures + "bin/cprog")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"debug/dwarf"
@@ -14,33 +14,21 @@ import (
 func TestScanTreeMatchesReadTree(t *testing.T) {
 	type bin struct {
 		name  string
-		b     *binary // the file with the DWARF
+		b     *File // the file with the DWARF
 		addrs []uint64
 	}
-	open := func(fn string) *binary {
-		b, err := openBinary(fn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.close() })
-		return b
-	}
+	open := func(fn string) *File { return openFile(t, fn) }
 	var bins []bin
 	for _, fn := range []string{"bin/cprog", "bin/cxxprog", "bin/libwork.so", "bin/cprog-i386", "bin/cprog-s390x",
 		"compressed/cprog", "compressed/cxxprog", "compressed/libwork.so"} {
-		b := open("../../testdata/symbolize/" + fn)
+		b := open(fixtures + fn)
 		bins = append(bins, bin{fn, b, execAddrs(b, 1)})
 	}
 	// A separate debug file: the addresses are the stripped binary's.
-	bins = append(bins, bin{"stripped/cprog.debug", open("../../testdata/symbolize/stripped/cprog.debug"),
-		execAddrs(open("../../testdata/symbolize/stripped/cprog"), 1)})
-	if lib, err := openBinary("/lib/x86_64-linux-gnu/libc.so.6"); err == nil {
-		defer lib.close()
-		s := New(Options{})
-		defer s.Close()
-		if dbg := s.findDebug(lib); dbg != nil && hasDWARF(dbg.ef) {
-			bins = append(bins, bin{"libc debug file", dbg, execAddrs(lib, 101)})
-		}
+	bins = append(bins, bin{"stripped/cprog.debug", open(fixtures + "stripped/cprog.debug"),
+		execAddrs(open(fixtures+"stripped/cprog"), 1)})
+	if dbg, err := DebugFileOf(libcPath); err == nil {
+		bins = append(bins, bin{"libc debug file", open(dbg), execAddrs(open(libcPath), 101)})
 	}
 	for _, bn := range bins {
 		dw, err := bn.b.lazyDWARF(bn.addrs)

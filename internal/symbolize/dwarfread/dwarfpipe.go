@@ -1,8 +1,10 @@
-package symbolize
+package dwarfread
 
 import (
 	"debug/dwarf"
 	"sync"
+
+	"github.com/pprofx/pprofx/internal/symbolize/catch"
 )
 
 // pipelineUnits says whether lazyDWARF walks the units it reads while it
@@ -27,7 +29,7 @@ type unitWalker struct {
 	ready   chan unitHeader
 	done    chan struct{}
 	once    sync.Once
-	out     [][]frame // the answers, as lookup gives them
+	out     [][]Frame // the answers, as lookup gives them
 	err     error     // the walk's error (errFull included): out is then not used
 	lineErr error
 }
@@ -35,8 +37,8 @@ type unitWalker struct {
 // startWalker starts walking the units sent on ready (at most n) for
 // addrs, once ahead is done (aheadErr: what it met). tableFor gives the
 // table to walk a unit with.
-func startWalker(addrs []uint64, n int, ahead *sync.WaitGroup, aheadErr *error, tableFor func(u unitHeader) (*dwarfTable, error)) *unitWalker {
-	w := &unitWalker{ready: make(chan unitHeader, n), done: make(chan struct{}), out: make([][]frame, len(addrs))}
+func startWalker(addrs []uint64, n int, ahead *sync.WaitGroup, aheadErr *error, tableFor func(u unitHeader) (*Table, error)) *unitWalker {
+	w := &unitWalker{ready: make(chan unitHeader, n), done: make(chan struct{}), out: make([][]Frame, len(addrs))}
 	go func() {
 		defer close(w.done)
 		// After an error, what is still sent is received and dropped.
@@ -44,7 +46,7 @@ func startWalker(addrs []uint64, n int, ahead *sync.WaitGroup, aheadErr *error, 
 			for range w.ready {
 			}
 		}()
-		defer catch(&w.err)
+		defer catch.Recover(&w.err)
 		ahead.Wait()
 		if *aheadErr != nil {
 			w.err = *aheadErr

@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 // hugePage is the size of a transparent huge page on the machines pprofx
 // asks for them on (x86-64, and arm64 with 4 KB pages).

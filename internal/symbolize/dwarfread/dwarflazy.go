@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/pprofx/pprofx/internal/symbolize/catch"
 )
 
 // lazySection is a DWARF section read (and decompressed) only as far as
@@ -49,7 +50,7 @@ var errBeyond = errors.New("offset beyond the end of the section")
 // a damaged file does not make both readings allocate what it claims.
 //
 // Its buffers come from ar.
-func (b *binary) lazySection(s *elf.Section, budget *uint64, ar *arena) (*lazySection, error) {
+func (b *File) lazySection(s *elf.Section, budget *uint64, ar *arena) (*lazySection, error) {
 	take := func(n uint64) error {
 		if n > *budget {
 			return errors.New("sections larger than the lazy reading takes on")
@@ -112,7 +113,7 @@ func (b *binary) lazySection(s *elf.Section, budget *uint64, ar *arena) (*lazySe
 
 // bufferClaim is what lazySection allocates for s, as its headers claim
 // (a damaged header's claim is refused there, and counts here as nothing).
-func (b *binary) bufferClaim(s *elf.Section) uint64 {
+func (b *File) bufferClaim(s *elf.Section) uint64 {
 	compressed := s.Flags&elf.SHF_COMPRESSED != 0
 	if !compressed && !strings.HasPrefix(s.Name, ".zdebug_") {
 		return min(s.Size, maxSectionSize)
@@ -441,9 +442,9 @@ var errFull = errors.New("DWARF needed beyond the units read")
 // one over the whole DWARF (lookup returns errFull where it could not),
 // provided .debug_aranges lists each unit's ranges, as compilers write it.
 // Any error means: read the whole DWARF instead.
-func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
-	defer catch(&err)
-	if b.typ == elf.ET_REL {
+func (b *File) lazyDWARF(addrs []uint64) (t *Table, err error) {
+	defer catch.Recover(&err)
+	if b.ef.Type == elf.ET_REL {
 		return nil, errFull
 	}
 	r := newLazyRead(b)
@@ -480,7 +481,7 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 	if err != nil {
 		return nil, err
 	}
-	t = &dwarfTable{names: map[dwarf.Offset]funcName{}, lazy: true, units: units, order: r.order}
+	t = &Table{names: map[dwarf.Offset]funcName{}, lazy: true, units: units, order: r.order}
 	t.rest = func() error { return r.rest(&off, plan.listed) }
 	if len(units) == 0 {
 		return t, nil
@@ -504,7 +505,7 @@ func (b *binary) lazyDWARF(addrs []uint64) (t *dwarfTable, err error) {
 // sections, opened as they are needed within a memory budget, and the
 // goroutine that reads some of them ahead.
 type lazyRead struct {
-	b     *binary
+	b     *File
 	secs  map[string]*elf.Section
 	order ebin.ByteOrder
 	// budget is what the sections may still take: real debug sections
@@ -526,7 +527,7 @@ type lazyRead struct {
 	ahead     sync.WaitGroup
 }
 
-func newLazyRead(b *binary) *lazyRead {
+func newLazyRead(b *File) *lazyRead {
 	r := &lazyRead{b: b, secs: dwarfSectionsOf(b.ef), order: b.ef.ByteOrder,
 		budget:    uint64(lazyBudget) * uint64(b.size),
 		small:     make([][]byte, len(dwarfSections)),
@@ -620,7 +621,7 @@ func (r *lazyRead) readAhead(plan unitPlan) (err error) {
 	r.ahead.Add(1)
 	go func() {
 		defer r.ahead.Done()
-		defer catch(&r.smallErr)
+		defer catch.Recover(&r.smallErr)
 		for i, l := range r.smallSecs {
 			if l != nil && r.smallErr == nil {
 				r.small[i], r.smallErr = l.all()
@@ -650,7 +651,7 @@ func (r *lazyRead) newData(infoData []byte) (*dwarf.Data, *lineSecs, error) {
 // unitTable makes the table the unit walker walks unit u with: the unit
 // alone, at offset 0 of a reader of its own, its references to itself
 // (ref_addr, which could name another unit, is refused).
-func (r *lazyRead) unitTable(u unitHeader) (*dwarfTable, error) {
+func (r *lazyRead) unitTable(u unitHeader) (*Table, error) {
 	if _, err := abbrevEnd(r.abbrev, u.abbrevOff); err != nil {
 		return nil, err
 	}
@@ -664,7 +665,7 @@ func (r *lazyRead) unitTable(u unitHeader) (*dwarfTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dwarfTable{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader(), lazy: true,
+	return &Table{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader(), lazy: true,
 		units: []unitHeader{su}, line: r.line, order: r.order, info: ub, abbrev: r.abbrev.data, lines: lines}, nil
 }
 
@@ -735,7 +736,7 @@ func (r *lazyRead) rest(off *uint64, listed map[uint64]bool) error {
 // ahead (units the table does not list, and none it does), the units'
 // abbreviations, and makes each run of units in between one unit of no
 // interest (patchGap), so that only the units read are parsed.
-func (r *lazyRead) finish(t *dwarfTable, units []unitHeader) (err error) {
+func (r *lazyRead) finish(t *Table, units []unitHeader) (err error) {
 	if r.abbrev == nil {
 		if r.abbrev, err = r.open("abbrev"); err != nil {
 			return err
@@ -801,7 +802,7 @@ func patchGap(info []byte, prev, off, abbrevOff uint64, order ebin.ByteOrder) er
 }
 
 // readLines makes .debug_line readable as far as unit cu's line table.
-func (t *dwarfTable) readLines(cu *dwarf.Entry) error {
+func (t *Table) readLines(cu *dwarf.Entry) error {
 	off, ok := cu.Val(dwarf.AttrStmtList).(int64)
 	if !ok || off < 0 || uint64(off) >= uint64(len(t.line.data)) {
 		return nil // as the whole section would answer

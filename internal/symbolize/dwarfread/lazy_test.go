@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"bytes"
@@ -9,30 +9,16 @@ import (
 	"testing"
 )
 
-// execAddrs returns every step-th file address of b's executable segments.
-func execAddrs(b *binary, step uint64) []uint64 {
-	var addrs []uint64
-	for _, p := range b.loads {
-		if p.Flags&elf.PF_X == 0 {
-			continue
-		}
-		for a := p.Vaddr; a < p.Vaddr+p.Filesz; a += step {
-			addrs = append(addrs, a)
-		}
-	}
-	return addrs
-}
-
 // wholeAnswers resolves addrs from the whole DWARF, as without
 // .debug_aranges.
-func wholeAnswers(t *testing.T, b *binary, addrs []uint64) [][]frame {
+func wholeAnswers(t *testing.T, b *File, addrs []uint64) [][]Frame {
 	t.Helper()
-	d, sections, err := b.readDWARF()
+	dw, err := b.Whole()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([][]frame, len(addrs))
-	if err := newDwarfTable(d, lineNamesOf(sections, b.ef.ByteOrder)).lookup(addrs, out); err != nil {
+	out := make([][]Frame, len(addrs))
+	if err := dw.Lookup(addrs, out); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -44,7 +30,7 @@ func wholeAnswers(t *testing.T, b *binary, addrs []uint64) [][]frame {
 // read). The lazy reading must not have fallen back, except, where
 // unlisted is set, for errFull from lookup (a unit .debug_aranges does not
 // list, after those read, could answer an address none of them did).
-func checkLazy(t *testing.T, name string, b *binary, addrs []uint64, subsets int, unlisted bool) {
+func checkLazy(t *testing.T, name string, b *File, addrs []uint64, subsets int, unlisted bool) {
 	t.Helper()
 	whole := wholeAnswers(t, b, addrs)
 	r := rand.New(rand.NewSource(1))
@@ -66,8 +52,8 @@ func checkLazy(t *testing.T, name string, b *binary, addrs []uint64, subsets int
 		if pipelineUnits && !unlisted && len(dw.units) > 0 && dw.pipe == nil {
 			t.Fatalf("%s subset %d: the unit walker gave no answers", name, k)
 		}
-		out := make([][]frame, len(sub))
-		if err := dw.lookup(sub, out); err == errFull && unlisted {
+		out := make([][]Frame, len(sub))
+		if err := dw.Lookup(sub, out); err == errFull && unlisted {
 			continue
 		} else if err != nil {
 			t.Fatalf("%s subset %d (%d addresses): %v", name, k, len(sub), err)
@@ -93,12 +79,8 @@ func checkLazy(t *testing.T, name string, b *binary, addrs []uint64, subsets int
 func TestLazyMatchesWhole(t *testing.T) {
 	for _, fn := range []string{"bin/cprog", "bin/cxxprog", "bin/libwork.so", "bin/cprog-i386", "bin/cprog-s390x",
 		"compressed/cprog", "compressed/cxxprog", "compressed/libwork.so"} {
-		b, err := openBinary("../../testdata/symbolize/" + fn)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := openFile(t, fixtures+fn)
 		checkLazy(t, fn, b, execAddrs(b, 3), 20, false)
-		b.close()
 	}
 }
 
@@ -115,27 +97,16 @@ func TestLazyWithoutWalker(t *testing.T) {
 // separate debug file, thousands of units in compressed sections, where
 // installed (libc6-dbg); CI may not have it.
 func TestLazyMatchesWholeLibc(t *testing.T) {
-	lib, err := openBinary("/lib/x86_64-linux-gnu/libc.so.6")
-	if err != nil {
-		t.Skip(err)
-	}
-	defer lib.close()
-	s := New(Options{})
-	defer s.Close()
-	dbg := s.findDebug(lib)
-	if dbg == nil || !hasDWARF(dbg.ef) {
-		t.Skip("no debug file for libc")
-	}
-	addrs := execAddrs(lib, 997)
+	dbg := openFile(t, libcDebugFile(t))
 	// exec addresses of libc.so.6 are the debug file's addresses too
-	checkLazy(t, "libc", dbg, addrs, 12, false)
+	checkLazy(t, "libc", dbg, execAddrs(openFile(t, libcPath), 997), 12, false)
 }
 
 // TestLazyUnlistedUnit: a unit .debug_aranges does not list is read
 // whatever the addresses (only the unit can tell its ranges), and a table
 // naming a unit that is not there is not used at all.
 func TestLazyUnlistedUnit(t *testing.T) {
-	orig, err := os.ReadFile("../../testdata/symbolize/bin/cprog-i386")
+	orig, err := os.ReadFile(fixtures + "bin/cprog-i386")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,14 +115,8 @@ func TestLazyUnlistedUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	ar := ef.Section(".debug_aranges")
-	ib, err := newBinary(bytes.NewReader(orig), int64(len(orig)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	intact, _, err := ib.loadTables(nil).lookup(execAddrs(ib, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ib := fileOf(t, orig)
+	intact := answers(t, ib, execAddrs(ib, 1))
 	// The second set (at 40: 4+36) names the unit at 0x4a5.
 	const second = 40
 	if ef.ByteOrder.Uint32(orig[ar.Offset+second+6:]) != 0x4a5 {
@@ -167,10 +132,7 @@ func TestLazyUnlistedUnit(t *testing.T) {
 	} {
 		bin := append([]byte(nil), orig...)
 		ef.ByteOrder.PutUint32(bin[ar.Offset+second+6:], tc.unit)
-		b, err := newBinary(bytes.NewReader(bin), int64(len(bin)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := fileOf(t, bin)
 		addrs := execAddrs(b, 1)
 		if _, err := b.lazyDWARF(addrs); (err != nil) != tc.fallback {
 			t.Fatalf("%s: lazy reading error %v", tc.name, err)
@@ -178,11 +140,8 @@ func TestLazyUnlistedUnit(t *testing.T) {
 		if !tc.fallback {
 			checkLazy(t, tc.name, b, addrs, 20, true)
 		}
-		// Symbolizing from the damaged file gives the intact file's answers.
-		got, _, err := b.loadTables(nil).lookup(addrs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		// Reading the damaged file gives the intact file's answers.
+		got := answers(t, b, addrs)
 		if !reflect.DeepEqual(got, intact) {
 			t.Errorf("%s: answers differ from the intact file's", tc.name)
 		}

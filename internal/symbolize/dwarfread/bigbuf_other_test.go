@@ -1,6 +1,6 @@
 //go:build !linux
 
-package symbolize
+package dwarfread
 
 // hugeAdviceTaken: bigBuffer asks for huge pages on Linux only.
 func hugeAdviceTaken() bool { return false }

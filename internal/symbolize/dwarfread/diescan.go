@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"debug/dwarf"
@@ -10,7 +10,7 @@ import (
 // shape only: each entry's tag, whether children follow, and where the
 // next one starts, from the unit's abbreviations, without decoding (or
 // allocating for) the attributes. The walk of a unit's function tree
-// (dwarfTable.unit) goes through thousands of entries it has no use for
+// (Table.unit) goes through thousands of entries it has no use for
 // (types, variables, parameters, call sites); the standard reader decodes
 // each of them whole. The entries it does use are decoded by the standard
 // reader still, so that what is read of them is read as before.

@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"cmp"
@@ -8,26 +8,28 @@ import (
 	"io"
 	"slices"
 	"sort"
+
+	"github.com/pprofx/pprofx/internal/symbolize/catch"
 )
 
-// frame is one function at an address: the innermost inlined function
+// Frame is one function at an address: the innermost inlined function
 // first, the function they were all inlined into last.
-type frame struct {
-	name      string // linkage (mangled) name where there is one
-	file      string
-	line      int64
-	column    int64
-	startLine int64
-	// For the non-inlined frame from DWARF: whether name is a linkage
+type Frame struct {
+	Name      string // linkage (mangled) name where there is one
+	File      string
+	Line      int64
+	Column    int64
+	StartLine int64 // the function's declaration line
+	// For the non-inlined frame from DWARF: whether Name is a linkage
 	// name, and where the function's code starts.
-	linkage bool
-	low     uint64
+	Linkage bool
+	Low     uint64
 }
 
-// dwarfTable answers addresses from DWARF: functions and their inline
+// Table answers addresses from DWARF: functions and their inline
 // chains from the DIE tree, files and lines from the line tables. It reads
 // only the compilation units that hold an address asked for, each once.
-type dwarfTable struct {
+type Table struct {
 	d     *dwarf.Data
 	names map[dwarf.Offset]funcName // resolved function names by DIE offset
 	rd    *dwarf.Reader             // for following abstract origins
@@ -53,7 +55,7 @@ type dwarfTable struct {
 	er           *dwarf.Reader
 	// pipe holds the answers lazyDWARF's unit walker gave for the
 	// addresses it was asked (pipeFor), for the first lookup of them.
-	pipe    [][]frame
+	pipe    [][]Frame
 	pipeFor []uint64
 	// lines reads file paths from the line tables' headers as binutils
 	// gives them (linenames.go); nil: debug/dwarf's paths.
@@ -66,8 +68,12 @@ type funcName struct {
 	linkage   bool
 }
 
-func newDwarfTable(d *dwarf.Data, lines *lineSecs) *dwarfTable {
-	return &dwarfTable{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader(), lines: lines}
+// LineErr returns the first line table that could not be read (nil if
+// none): the addresses in its unit have no file and line.
+func (t *Table) LineErr() error { return t.lineErr }
+
+func newTable(d *dwarf.Data, lines *lineSecs) *Table {
+	return &Table{d: d, names: map[dwarf.Offset]funcName{}, rd: d.Reader(), lines: lines}
 }
 
 // node is a function body in a compilation unit: a subprogram with code,
@@ -166,8 +172,8 @@ func inRanges(rs [][2]uint64, a uint64) bool {
 // in the section whose ranges hold the address and whose functions answer
 // it. A table read lazily (units set) visits only its units, and returns
 // errFull when it finds it needs more.
-func (t *dwarfTable) lookup(addrs []uint64, out [][]frame) (err error) {
-	defer catch(&err)
+func (t *Table) Lookup(addrs []uint64, out [][]Frame) (err error) {
+	defer catch.Recover(&err)
 	if t.lazy {
 		var r *dwarf.Reader
 		if len(t.units) > 0 {
@@ -224,7 +230,7 @@ func (t *dwarfTable) lookup(addrs []uint64, out [][]frame) (err error) {
 
 // visit resolves the addresses unit entry e holds (r is just past it),
 // or skips the unit.
-func (t *dwarfTable) visit(r *dwarf.Reader, e *dwarf.Entry, w *walk, addrs []uint64, out [][]frame) error {
+func (t *Table) visit(r *dwarf.Reader, e *dwarf.Entry, w *walk, addrs []uint64, out [][]Frame) error {
 	skip := func() {
 		if !t.lazy { // a lazy table seeks to each unit it reads
 			r.SkipChildren()
@@ -253,7 +259,7 @@ func (t *dwarfTable) visit(r *dwarf.Reader, e *dwarf.Entry, w *walk, addrs []uin
 
 // unit reads one compilation unit's function tree (r is just past its
 // entry) and line table, and resolves the addresses want.
-func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uint64, want []int, out [][]frame) error {
+func (t *Table) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uint64, want []int, out [][]Frame) error {
 	var tr funcTree
 	err := t.scanTree(cu, &tr)
 	if err == errScan {
@@ -296,11 +302,11 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 			// In the unit's ranges and line table, yet in no function
 			// it describes (a function folded into an identical one
 			// keeps its entry but no code, and assembly has no
-			// entries): the line, as addr2line gives it, and the name
-			// of the symbol there (tables.lookup).
+			// entries): the line, as addr2line gives it, without a
+			// name (the caller names it after the symbol there).
 			if rows != nil && rows[k] != nil {
 				r := rows[k]
-				out[i] = []frame{{file: r.file, line: r.line, column: r.col}}
+				out[i] = []Frame{{File: r.file, Line: r.line, Column: r.col}}
 			}
 			continue
 		}
@@ -334,7 +340,7 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 			chain = append(chain, next)
 		}
 		// chain runs outermost to innermost; frames innermost first.
-		fr := make([]frame, len(chain))
+		fr := make([]Frame, len(chain))
 		var row *lineRow
 		if rows != nil {
 			row = rows[k]
@@ -342,23 +348,23 @@ func (t *dwarfTable) unit(r *dwarf.Reader, cu *dwarf.Entry, w *walk, addrs []uin
 		for k := len(chain) - 1; k >= 0; k-- {
 			n := &nodes[chain[k]]
 			fn := t.funcName(n.die)
-			f := frame{name: fn.name, startLine: fn.startLine}
+			f := Frame{Name: fn.name, StartLine: fn.startLine}
 			if k == 0 {
-				f.linkage = fn.linkage
+				f.Linkage = fn.linkage
 				// The first range is the function's entry part; a
 				// split-off ".cold" part may lie below it.
-				f.low = n.ranges[0][0]
+				f.Low = n.ranges[0][0]
 			}
 			if k == len(chain)-1 {
 				if row != nil {
-					f.file, f.line, f.column = row.file, row.line, row.col
+					f.File, f.Line, f.Column = row.file, row.line, row.col
 				}
 			} else {
 				c := &nodes[chain[k+1]]
 				if c.callFile >= 0 && c.callFile < int64(len(files)) {
-					f.file = files[c.callFile]
+					f.File = files[c.callFile]
 				}
-				f.line, f.column = c.callLine, c.callCol
+				f.Line, f.Column = c.callLine, c.callCol
 			}
 			fr[len(chain)-1-k] = f
 		}
@@ -377,7 +383,7 @@ type funcTree struct {
 // add adds the function body e is, a subprogram or an inlined subroutine,
 // found inside node cur (-1: outside any function), and returns the node
 // its children are inside.
-func (t *dwarfTable) add(tr *funcTree, e *dwarf.Entry, cur int32) int32 {
+func (t *Table) add(tr *funcTree, e *dwarf.Entry, cur int32) int32 {
 	rs, _ := t.d.Ranges(e)
 	if len(rs) == 0 {
 		return -1 // a declaration or an abstract instance: no code
@@ -421,7 +427,7 @@ func descends(tag dwarf.Tag) bool {
 
 // readTree reads a unit's function tree with the standard reader (r is
 // just past the unit's entry).
-func (t *dwarfTable) readTree(r *dwarf.Reader, w *walk, tr *funcTree) error {
+func (t *Table) readTree(r *dwarf.Reader, w *walk, tr *funcTree) error {
 	// stack of open DIEs with children: the index of the node each one is
 	// (or is inside), -1 outside any function.
 	stack := []int32{-1}
@@ -457,7 +463,7 @@ func (t *dwarfTable) readTree(r *dwarf.Reader, w *walk, tr *funcTree) error {
 // scanTree reads the same tree with a dieScanner, where the table has the
 // unit's bytes (a lazy table): only functions are decoded whole (by the
 // standard reader, t.er). errScan: entries it does not take.
-func (t *dwarfTable) scanTree(cu *dwarf.Entry, tr *funcTree) error {
+func (t *Table) scanTree(cu *dwarf.Entry, tr *funcTree) error {
 	if t.info == nil {
 		return errScan
 	}
@@ -557,7 +563,7 @@ type walk struct {
 // funcName resolves the name of the function a DIE is, following
 // abstract origins and specifications: the linkage (mangled) name where
 // one is anywhere on that chain, else the plain name; and its declared line.
-func (t *dwarfTable) funcName(off dwarf.Offset) funcName {
+func (t *Table) funcName(off dwarf.Offset) funcName {
 	if n, ok := t.names[off]; ok {
 		return n
 	}
@@ -601,7 +607,7 @@ func (t *dwarfTable) funcName(off dwarf.Offset) funcName {
 }
 
 // loaded says whether the entry at off is in a unit that was read.
-func (t *dwarfTable) loaded(off dwarf.Offset) bool {
+func (t *Table) loaded(off dwarf.Offset) bool {
 	if !t.lazy {
 		return true
 	}
@@ -636,7 +642,7 @@ type lineRow struct {
 // Where several rows share an address, the last one holds the range, as
 // binutils reads them. Only the rows that cover a wanted address are kept
 // whole; of the others only their ranges, which the answer depends on.
-func (t *dwarfTable) lineTable(cu *dwarf.Entry, want []uint64) ([]*lineRow, []string, error) {
+func (t *Table) lineTable(cu *dwarf.Entry, want []uint64) ([]*lineRow, []string, error) {
 	if t.line != nil {
 		if err := t.readLines(cu); err != nil {
 			t.bail = errFull

@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"bytes"
@@ -6,43 +6,20 @@ import (
 	"debug/elf"
 	ebin "encoding/binary"
 	"os"
-	"slices"
 	"testing"
 )
-
-// inflaterNames are the inflaters' names, in a fixed order.
-func inflaterNames() []string {
-	var names []string
-	for name := range inflaters {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// useInflater makes lazy sections use the inflater name until restore.
-func useInflater(t testing.TB, name string) (restore func()) {
-	t.Helper()
-	f, ok := inflaters[name]
-	if !ok {
-		t.Fatalf("no inflater %q", name)
-	}
-	old := newInflater
-	newInflater = f
-	return func() { newInflater = old }
-}
 
 // TestInflatersAgree: every inflater gives the bytes debug/elf gives of
 // the committed fixtures' compressed sections, asked for in steps as lazy
 // sections ask, and an error for a stream cut short.
 func TestInflatersAgree(t *testing.T) {
 	for _, sec := range []struct{ path, name string }{
-		{"../../testdata/symbolize/compressed/cxxprog", ".zdebug_info"},
-		{"../../testdata/symbolize/compressed/cxxprog", ".zdebug_line"},
-		{"../../testdata/symbolize/compressed/cprog", ".debug_info"},
+		{fixtures + "compressed/cxxprog", ".zdebug_info"},
+		{fixtures + "compressed/cxxprog", ".zdebug_line"},
+		{fixtures + "compressed/cprog", ".debug_info"},
 	} {
 		z, want := compressedSection(t, sec.path, sec.name)
-		for _, name := range inflaterNames() {
+		for _, name := range InflaterNames() {
 			out := make([]byte, len(want))
 			f := inflaters[name](z, out)
 			n := 0
@@ -70,46 +47,17 @@ func TestInflatersAgree(t *testing.T) {
 // TestLazyInflaters: the lazy reading answers as the whole one with each
 // inflater, on the compressed fixtures and on this machine's libc.
 func TestLazyInflaters(t *testing.T) {
-	for _, name := range inflaterNames() {
+	for _, name := range InflaterNames() {
 		t.Run(name, func(t *testing.T) {
-			defer useInflater(t, name)()
+			defer UseInflater(t, name)()
 			for _, fn := range []string{"compressed/cprog", "compressed/cxxprog", "compressed/libwork.so"} {
-				b, err := openBinary("../../testdata/symbolize/" + fn)
-				if err != nil {
-					t.Fatal(err)
-				}
+				b := openFile(t, fixtures+fn)
 				checkLazy(t, fn, b, execAddrs(b, 3), 5, false)
-				b.close()
 			}
 			TestLazyMatchesWholeLibc(t)
 		})
 	}
 }
-
-// debugFileOf returns the path of the separate debug file of the binary
-// at path, found by its build id under /usr/lib/debug as symbolize finds
-// it, or skips the test or benchmark where there is none.
-func debugFileOf(tb testing.TB, path string) string {
-	tb.Helper()
-	bin, err := openBinary(path)
-	if err != nil {
-		tb.Skip(err)
-	}
-	defer bin.close()
-	s := New(Options{})
-	defer s.Close()
-	dbg := s.findDebug(bin)
-	if dbg == nil || !hasDWARF(dbg.ef) {
-		tb.Skipf("no debug file for %s (build id %s)", path, bin.buildID)
-	}
-	return dbg.path
-}
-
-// libcPath is the library whose separate debug file (Debian's libc6-dbg)
-// has the compressed DWARF the inflaters are compared on. (Debian's
-// libstdc++6-12-dbg is a build of libstdc++ with DWARF not compressed:
-// nothing to inflate.)
-const libcPath = "/lib/x86_64-linux-gnu/libc.so.6"
 
 // BenchmarkInflaters inflates whole real DEFLATE streams with each
 // inflater: the sections lazy reading inflates in this machine's libc
@@ -135,20 +83,20 @@ func BenchmarkInflaters(b *testing.B) {
 	}
 	for _, sec := range []string{".debug_info", ".debug_line", ".debug_abbrev"} {
 		b.Run("stream=libc"+sec, func(b *testing.B) {
-			z, want := compressedSection(b, debugFileOf(b, libcPath), sec)
-			for _, name := range inflaterNames() {
+			z, want := compressedSection(b, libcDebugFile(b), sec)
+			for _, name := range InflaterNames() {
 				b.Run("inflater="+name, func(b *testing.B) { bench(b, name, z, want) })
 			}
 		})
 	}
 	b.Run("stream=cxxprog.zdebug_info", func(b *testing.B) {
-		z, want := compressedSection(b, "../../testdata/symbolize/compressed/cxxprog", ".zdebug_info")
-		for _, name := range inflaterNames() {
+		z, want := compressedSection(b, fixtures+"compressed/cxxprog", ".zdebug_info")
+		for _, name := range InflaterNames() {
 			b.Run("inflater="+name, func(b *testing.B) { bench(b, name, z, want) })
 		}
 	})
 	b.Run("stream=binary", func(b *testing.B) {
-		want, err := os.ReadFile("../../testdata/symbolize/bin/cxxprog")
+		want, err := os.ReadFile(fixtures + "bin/cxxprog")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -156,7 +104,7 @@ func BenchmarkInflaters(b *testing.B) {
 		w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
 		w.Write(want)
 		w.Close()
-		for _, name := range inflaterNames() {
+		for _, name := range InflaterNames() {
 			b.Run("inflater="+name, func(b *testing.B) { bench(b, name, buf.Bytes(), want) })
 		}
 	})

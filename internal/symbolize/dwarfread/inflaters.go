@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"bytes"

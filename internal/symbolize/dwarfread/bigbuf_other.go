@@ -1,5 +1,5 @@
 //go:build !linux
 
-package symbolize
+package dwarfread
 
 func hugeBuffer(n int) []byte { return make([]byte, n) }

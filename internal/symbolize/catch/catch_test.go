@@ -1,4 +1,4 @@
-package symbolize
+package catch
 
 import (
 	"debug/dwarf"
@@ -7,20 +7,20 @@ import (
 	"testing"
 )
 
-// TestCatch: catch turns a badData panic and a runtime error raised inside
+// TestRecover: Recover turns a BadData panic and a runtime error raised inside
 // debug/dwarf into errors, and lets any other panic go on.
-func TestCatch(t *testing.T) {
+func TestRecover(t *testing.T) {
 	run := func(f func()) (err error, panicked any) {
 		defer func() { panicked = recover() }()
 		func() {
-			defer catch(&err)
+			defer Recover(&err)
 			f()
 		}()
 		return err, nil
 	}
 	bad := errors.New("a count past the end")
-	if err, p := run(func() { panic(badData{bad}) }); err != bad || p != nil {
-		t.Errorf("badData: error %v, panic %v", err, p)
+	if err, p := run(func() { panic(BadData{bad}) }); err != bad || p != nil {
+		t.Errorf("BadData: error %v, panic %v", err, p)
 	}
 	if err, p := run(func() { (*dwarf.Data)(nil).Reader() }); err == nil || p != nil || !strings.Contains(err.Error(), "bad ELF/DWARF data") {
 		t.Errorf("a nil dereference in debug/dwarf: error %v, panic %v", err, p)

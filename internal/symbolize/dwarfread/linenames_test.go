@@ -1,4 +1,4 @@
-package symbolize
+package dwarfread
 
 import (
 	"debug/elf"
@@ -158,8 +158,8 @@ func TestLineNamesBad(t *testing.T) {
 
 // FuzzLineNames: any bytes, no panic, and a path for each file.
 func FuzzLineNames(f *testing.F) {
-	for _, p := range []string{"../../testdata/symbolize/bin/relprog", "../../testdata/symbolize/bin/relprog-dwarf4",
-		"../../testdata/symbolize/bin/cprog-s390x"} {
+	for _, p := range []string{fixtures + "bin/relprog", fixtures + "bin/relprog-dwarf4",
+		fixtures + "bin/cprog-s390x"} {
 		ef, err := elf.Open(p)
 		if err != nil {
 			f.Fatal(err)
