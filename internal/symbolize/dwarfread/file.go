@@ -13,8 +13,8 @@
 // unit's entries by their shape), linenames.go (file paths as binutils
 // joins them), dwarflazy.go (the lazy reading: sections read on demand,
 // the units wanted), dwarfpipe.go (walking units while the later ones
-// inflate), dwarfload.go (the whole reading), inflaters.go and inflate.go
-// (DEFLATE), bigbuf.go (buffers on huge pages).
+// inflate), dwarfload.go (the whole reading), inflaters.go (DEFLATE),
+// bigbuf.go (buffers on huge pages).
 package dwarfread
 
 import (
