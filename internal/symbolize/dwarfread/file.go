@@ -14,7 +14,7 @@
 // joins them), dwarflazy.go (the lazy reading: sections read on demand,
 // the units wanted), dwarfpipe.go (walking units while the later ones
 // inflate), dwarfload.go (the whole reading), inflaters.go (DEFLATE),
-// bigbuf.go (buffers on huge pages).
+// bigbuf.go (one buffer for a binary's sections).
 package dwarfread
 
 import (
