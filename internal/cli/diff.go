@@ -10,6 +10,7 @@ import (
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/transform/diff"
+	"github.com/pprofx/pprofx/internal/view/flamegraph"
 )
 
 // DiffOptions are the inputs of `pprofx diff`.
@@ -49,15 +50,18 @@ sample by sample, to BASE's total of each sample type (both must have the
 same sample types).
 
 The output is any format pprofx writes, by --to or the output's name: .pb.gz
-(what pprof writes), OTLP, folded stacks (negative values), speedscope. HTML
-is refused: a flame graph of negative values would mislead, and the
-differential flame graph is not there yet.
+(what pprof writes), OTLP, folded stacks (negative values), speedscope, or
+.html: a differential flame graph, one self-contained page whose frames are
+sized by NEW and coloured by the change from BASE (red grew, blue shrank),
+with both totals, search, zoom and the sample type selector. A frame only in
+BASE has no width there, and --subtract does not change the page.
 
 Filters apply to the merged profile, as pprof applies them (so to both).
 ` + filterHelp,
 		Example: `  pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o cpu-diff.pb.gz
   pprofx diff testdata/corpus/heap-00.pb.gz testdata/corpus/heap-01.pb.gz -o heap-diff.speedscope.json
   pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o - --to folded --subtract
+  pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o cpu-diff.html
   pprofx diff testdata/gperftools/le64-100hz.prof testdata/gperftools/le64-hot.prof -o gperf-diff.pb.gz --normalize
   pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o sha.pb.gz --focus sha256`,
 		Args: cobra.ExactArgs(2),
@@ -136,18 +140,28 @@ func diffRun(o *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	if to == formats.OutHTML {
-		return &UsageError{"diff: HTML output is not available (a flame graph of negative values would mislead); write .pb.gz, .folded or .speedscope.json"}
-	}
 	if err := refuseTerminal(ios, o.Output, to); err != nil {
 		return err
 	}
-	d, err := diffProfiles(ios, o.Base, o.New, diff.Options{Subtract: o.Subtract, Normalize: o.Normalize}, o.MaxInputSize, o.Salvage)
+	html := to == formats.OutHTML
+	// The differential flame graph tells BASE's samples by their label,
+	// so it is made from -diff_base's profile; -base's would have
+	// cancelled them, and the page is the same either way.
+	do := diff.Options{Subtract: o.Subtract && !html, Normalize: o.Normalize}
+	d, err := diffProfiles(ios, o.Base, o.New, do, o.MaxInputSize, o.Salvage)
 	if err != nil {
 		return err
 	}
 	items := []formats.Item{{Name: o.New, Profile: d}}
 	o.Filters.apply(items, warner(ios, o.New))
+	if html {
+		fo := flamegraph.Options{SampleType: o.SampleType, Lines: o.Lines, Warn: warner(ios, o.Output),
+			Base: diff.BaseSamples(d), BaseName: displayName(o.Base), NewName: displayName(o.New),
+			Title: "pprofx diff " + displayName(o.Base) + " " + displayName(o.New)}
+		return writeOutput(ios, o.Output, func(w io.Writer) error {
+			return flamegraph.Encode(w, d, fo)
+		})
+	}
 	wo := writeOptions(ios, o.Output)
 	wo.SampleType, wo.Lines = o.SampleType, o.Lines
 	return writeOutput(ios, o.Output, func(w io.Writer) error {

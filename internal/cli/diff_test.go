@@ -179,3 +179,31 @@ func TestDiffErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffHTML: diff -o x.html writes the differential flame graph, the
+// same page with or without --subtract, and no console on standard
+// output.
+func TestDiffHTML(t *testing.T) {
+	dir := t.TempDir()
+	var pages [][]byte
+	for _, extra := range [][]string{nil, {"--subtract"}} {
+		out := filepath.Join(dir, "d.html")
+		s := newStreams(nil)
+		args := append([]string{"diff", td + "corpus/cpu-00.pb.gz", td + "corpus/cpu-01.pb.gz", "-o", out}, extra...)
+		if code := Main(args, s.ios); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, s.err)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) || !bytes.Contains(b, []byte(`"diff":{"base":"`+td+`corpus/cpu-00.pb.gz"`)) ||
+			!bytes.Contains(b, []byte("function diffColor")) || s.out.Len() != 0 {
+			t.Fatalf("%v: not a differential page", args)
+		}
+		pages = append(pages, b)
+	}
+	if !bytes.Equal(pages[0], pages[1]) {
+		t.Error("--subtract changed the page")
+	}
+}

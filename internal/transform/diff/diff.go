@@ -242,3 +242,19 @@ func compatible(a, b *profile.ValueType) bool {
 	}
 	return a.Unit == b.Unit || units.SameFamily(a.Unit, b.Unit)
 }
+
+// BaseSamples returns a test of d's samples: true for those labelled
+// pprof::base=true, BASE's in a profile Diff made without Subtract.
+func BaseSamples(d *model.Profile) func(*model.Sample) bool {
+	base := make([]bool, len(d.LabelSets))
+	for i, ls := range d.LabelSets {
+		for _, l := range ls.Labels {
+			if l.Str != 0 && d.String(l.Key) == "pprof::base" && d.String(l.Str) == "true" {
+				base[i] = true
+			}
+		}
+	}
+	return func(s *model.Sample) bool {
+		return s.LabelSet >= 0 && int(s.LabelSet) < len(base) && base[s.LabelSet]
+	}
+}

@@ -37,6 +37,34 @@
     }
     return prefix[t];
   }
+  //diff:begin
+  // A differential page (pprofx diff -o x.html): D.types[t].base holds
+  // BASE's value of each stack, as a positive number; values are NEW's.
+  // Frames are sized by NEW and coloured by NEW - BASE over the same
+  // stacks: red grew, blue shrank, full colour at +-50% of BASE.
+  var prefixBase = [];
+  function PB(t) {
+    if (!prefixBase[t]) {
+      var v = D.types[t].base, a = new Float64Array(n + 1);
+      for (var i = 0; i < n; i++) a[i + 1] = a[i] + v[i];
+      prefixBase[t] = a;
+    }
+    return prefixBase[t];
+  }
+  function baseOf(r) { var a = PB(S.type); return a[r.hi] - a[r.lo]; }
+  function baseTotal() { var a = PB(S.type); return a[n] - a[0]; }
+  function change(nv, bv) { return bv !== 0 ? (nv - bv) / Math.abs(bv) : (nv > 0 ? 1 : nv < 0 ? -1 : 0); }
+  function diffColor(nv, bv, dim) {
+    var c = change(nv, bv), s = Math.min(1, Math.abs(c) / 0.5), to = c > 0 ? [214, 39, 40] : [31, 90, 200];
+    var r = 235 + (to[0] - 235) * s, g = 235 + (to[1] - 235) * s, b = 235 + (to[2] - 235) * s;
+    if (dim) { r = (r + 255 * 2) / 3; g = (g + 255 * 2) / 3; b = (b + 255 * 2) / 3; }
+    return "rgb(" + Math.round(r) + "," + Math.round(g) + "," + Math.round(b) + ")";
+  }
+  function changeText(nv, bv) {
+    var d = nv - bv, sign = d > 0 ? "+" : "";
+    return sign + unitFmt(d) + (bv !== 0 ? " (" + sign + (Math.round(d / Math.abs(bv) * 1000) / 10) + "%)" : nv !== 0 ? " (new)" : "");
+  }
+  //diff:end
 
   var S = { type: D.active, icicle: false, path: [], query: "", match: null, matched: 0,
     drawn: [], renderMs: 0, loadMs: 0, rows: 0 };
@@ -160,8 +188,14 @@
     for (var i = 0; i < S.drawn.length; i++) {
       var r = S.drawn[i], y = S.icicle ? r.row * ROW : H - (r.row + 1) * ROW;
       if (r.merged) ctx.fillStyle = "#ccc";
+      //diff:begin
+      else if (D.diff && r.id === -1) ctx.fillStyle = diffColor(r.value, baseOf(r), r.anc);
+      //diff:end
       else if (r.id === -1) ctx.fillStyle = "#e0d7c6";
       else if (S.match && S.match[r.id]) ctx.fillStyle = "#e040c0";
+      //diff:begin
+      else if (D.diff) ctx.fillStyle = diffColor(r.value, baseOf(r), r.anc);
+      //diff:end
       else ctx.fillStyle = color(r.id, r.anc);
       ctx.fillRect(r.x, y, Math.max(r.w - (r.w > 3 ? 1 : 0), 0.5), ROW - 1);
       if (r.w > 3 * cw) {
@@ -180,6 +214,14 @@
     var tot = total(), z = S.path.length ? S.drawn[S.path.length] : null, msg = "";
     msg += D.types[S.type].name + ": total " + unitFmt(tot);
     if (z) msg += " · zoomed to " + z.name + ": " + unitFmt(z.value) + " (" + pct(z.value, tot) + ")";
+    //diff:begin
+    if (D.diff) {
+      msg = D.types[S.type].name + ": NEW total " + unitFmt(tot) + " · BASE total " + unitFmt(baseTotal()) +
+        " · change " + changeText(tot, baseTotal());
+      if (z) msg += " · zoomed to " + z.name + ": BASE " + unitFmt(baseOf(z)) + " → NEW " + unitFmt(z.value) +
+        " (" + changeText(z.value, baseOf(z)) + ")";
+    }
+    //diff:end
     status.innerHTML = "";
     status.appendChild(document.createTextNode(msg));
     if (S.query) {
@@ -223,6 +265,10 @@
     var tot = total();
     tip.textContent = r.name + "\n" + unitFmt(r.value) + " (" + pct(r.value, tot) + " of all" +
       (S.path.length ? ", " + pct(r.value, S.drawn[S.path.length].value) + " of zoom" : "") + ")";
+    //diff:begin
+    if (D.diff) tip.textContent = r.name + "\nBASE " + unitFmt(baseOf(r)) + " → NEW " + unitFmt(r.value) +
+      "\nchange " + changeText(r.value, baseOf(r)) + "\nNEW is " + pct(r.value, tot) + " of NEW's total";
+    //diff:end
     tip.style.whiteSpace = "pre-wrap";
     tip.style.display = "block";
     tip.style.left = Math.min(ev.clientX + 12, window.innerWidth - 300) + "px";
@@ -252,6 +298,20 @@
   });
   window.addEventListener("resize", render);
 
+  //diff:begin
+  if (D.diff) {
+    var legend = document.createElement("div");
+    legend.id = "legend";
+    var scale = "";
+    for (var li = -4; li <= 4; li++) scale += '<i style="background:' + diffColor(100 + li * 12.5, 100, false) + '"></i>';
+    legend.innerHTML = "Frames sized by NEW, coloured by the change from BASE: <b>shrank</b> " + scale +
+      " <b>grew</b> (full colour at 50% of BASE or more; a frame only in BASE is not drawn). ";
+    var names2 = document.createElement("span");
+    names2.textContent = "BASE: " + D.diff.base + " · NEW: " + D.diff.new;
+    legend.appendChild(names2);
+    status.parentNode.insertBefore(legend, status.nextSibling);
+  }
+  //diff:end
   render();
   S.loadMs = performance.now() - t0;
 
@@ -271,4 +331,12 @@
       });
     }
   };
+  //diff:begin
+  if (D.diff) {
+    window.pprofx.diff = function () {
+      return { base: D.diff.base, new: D.diff.new, baseTotal: baseTotal(), newTotal: total() };
+    };
+    window.pprofx.baseValues = function () { return S.drawn.map(baseOf); };
+  }
+  //diff:end
 })();
