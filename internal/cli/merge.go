@@ -24,7 +24,9 @@ type MergeOptions struct {
 	Output       string
 	MaxInputSize int64
 	Salvage      bool
-	Level        int // zstd level of the shared tables, 1..4; 0 = the default (3)
+	Level        int    // zstd level of the shared tables, 1..4; 0 = the default (3)
+	Sum          bool   // add the profiles into one (merge --sum)
+	To           string // --sum: the output format; "" = from the output's name
 }
 
 // NewCmdMerge builds `pprofx merge`. runF replaces mergeRun in tests.
@@ -32,8 +34,8 @@ func NewCmdMerge(ios *IOStreams, runF func(*MergeOptions) error) *cobra.Command 
 	o := &MergeOptions{IO: ios}
 	size := byteSize(formats.DefaultMaxInputSize)
 	cmd := &cobra.Command{
-		Use:   "merge FILE... -o BUNDLE",
-		Short: "Merge profiles into one compact bundle, each one recoverable exactly",
+		Use:   "merge FILE... -o BUNDLE | merge --sum FILE... -o OUT",
+		Short: "Merge profiles into a bundle, each one recoverable, or add them into one",
 		Long: `Merge writes the input profiles, whatever their formats and sample types, into
 one bundle: strings, functions, mappings, locations, stacks, label sets and
 unchanged samples are stored once for all of them, so a bundle is a fraction
@@ -49,10 +51,25 @@ not the profiles.
 
 --files-from FILE reads more input names from FILE, one per line ("-":
 standard input). The bundle is written atomically: a failed run leaves an
-existing output untouched.`,
+existing output untouched.
+
+--sum adds the profiles (every profile of a bundle given) into one profile
+instead, as google/pprof's profile.Merge does (what pprof -proto a b c
+writes when their sample types are the same): equal samples (same
+locations, labels and link) have their values added; a binary loaded at
+other addresses is matched and addresses moved; headers combined (the
+earliest time, durations added, the largest period, comments once). Sample
+types are matched by name: the sum has every type any input has, in the
+order first seen, and an input without a type counts zero for it (pprof
+would keep only the types all share). Units of one family go to the finest;
+period types must be the same. A sample with timestamps (OTLP, JFR) stays
+a sample of its own, its times kept. The output is any format, by --to or
+the output's name.`,
 		Example: `  pprofx merge cpu-1.pb.gz cpu-2.pb.gz heap.pb.gz -o profiles.ppxb
   find profiles -name '*.pb.gz' | sort | pprofx merge --files-from - -o day.ppxb
-  pprofx merge day1.ppxb day2.ppxb -o week.ppxb`,
+  pprofx merge day1.ppxb day2.ppxb -o week.ppxb
+  pprofx merge --sum testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o cpu-sum.pb.gz
+  ls testdata/corpus/heap-*.pb.gz | pprofx merge --sum --files-from - -o - --to folded | head -3`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args
 			o.MaxInputSize = int64(size)
@@ -62,14 +79,25 @@ existing output untouched.`,
 			if !cmd.Flags().Changed("output") {
 				return &UsageError{"merge needs an output: -o BUNDLE (\"-\": standard output)"}
 			}
+			if !o.Sum && cmd.Flags().Changed("to") {
+				return &UsageError{"--to: merge writes a bundle; --to chooses the output format of merge --sum"}
+			}
+			if o.Sum && cmd.Flags().Changed("level") {
+				return &UsageError{"--level: merge --sum writes no bundle"}
+			}
 			if runF != nil {
 				return runF(o)
+			}
+			if o.Sum {
+				return sumRun(o)
 			}
 			return mergeRun(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "", `bundle to write ("-": standard output)`)
+	f.StringVarP(&o.Output, "output", "o", "", `bundle (with --sum: profile) to write ("-": standard output)`)
+	f.BoolVar(&o.Sum, "sum", false, "add the profiles into one profile (as pprof -proto a b does) instead of a bundle")
+	f.StringVar(&o.To, "to", "", "with --sum: output format (default: from the output name)")
 	f.StringVar(&o.FilesFrom, "files-from", "", `read input names from this file, one per line ("-": standard input)`)
 	f.IntVar(&o.Level, "level", 0, "zstd level of the shared tables: 1 fastest ... 4 smallest (default 3)")
 	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")

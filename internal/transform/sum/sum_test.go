@@ -1,0 +1,181 @@
+package sum_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/transform/sum"
+)
+
+func read(t *testing.T, name string) *model.Profile {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := formats.Read(bytes.NewReader(b), formats.ReadOptions{Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in.Items[0].Profile
+}
+
+// TestKeepsOpenTelemetry: an OTLP profile (a real one, with a link, a
+// timestamp and a location attribute put on top) added to itself keeps
+// them all: each sample with timestamps twice (never combined), links and
+// location attributes as they were, the resource and scope (the same in
+// both), values doubled.
+func TestKeepsOpenTelemetry(t *testing.T) {
+	p := read(t, "otlp-dev/cpu.otlp")
+	p.Links = append(p.Links, model.Link{TraceID: bytes.Repeat([]byte{7}, 16), SpanID: bytes.Repeat([]byte{9}, 8)})
+	p.Samples[0].Link = int32(len(p.Links) - 1)
+	p.Samples[1].Timestamps = []uint64{uint64(p.TimeNanos) + 1000}
+	li := p.Stacks.Get(int(p.Samples[2].Stack))[0]
+	p.Locations[li].Attributes = append(p.Locations[li].Attributes, model.Attribute{Key: "profile.frame.type",
+		Value: model.Value{Kind: model.KindString, Str: "go"}})
+	var warned []string
+	got, err := sum.Sum([]sum.Input{{Name: "a", Profile: p}, {Name: "b", Profile: p}}, func(s string) { warned = append(warned, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 0 {
+		t.Errorf("warnings: %v", warned)
+	}
+	if !reflect.DeepEqual(got.Resource, p.Resource) || !reflect.DeepEqual(got.Scope, p.Scope) ||
+		!reflect.DeepEqual(got.Attributes, p.Attributes) || len(p.Resource.Attributes) == 0 {
+		t.Errorf("resource, scope or attributes changed: %+v %+v %+v", got.Resource, got.Scope, got.Attributes)
+	}
+	type key struct {
+		stack  string
+		stamps string
+		link   string
+	}
+	describe := func(q *model.Profile, s *model.Sample) key {
+		var st, link string
+		for _, li := range q.Stacks.Get(int(s.Stack)) {
+			loc := q.Locations[li]
+			st += fmt.Sprintf("|%#x", loc.Address)
+			for _, ln := range loc.Lines {
+				if ln.Function != model.NoFunction {
+					st += ":" + q.String(q.Functions[ln.Function].Name)
+				}
+			}
+			for _, a := range loc.Attributes {
+				st += "@" + a.Key + "=" + a.Value.Str
+			}
+		}
+		if s.Link != model.NoLink {
+			link = string(q.Links[s.Link].TraceID) + string(q.Links[s.Link].SpanID)
+		}
+		return key{st, string(fmtStamps(s.Timestamps)), link}
+	}
+	want := map[key][]int64{}
+	stamped, linked, attrs := 0, 0, 0
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		k := describe(p, s)
+		if len(s.Timestamps) > 0 {
+			stamped++
+		}
+		if s.Link != model.NoLink {
+			linked++
+		}
+		v := want[k]
+		if v == nil {
+			v = make([]int64, len(s.Values))
+		}
+		for j, x := range s.Values {
+			v[j] += 2 * x
+		}
+		want[k] = v
+	}
+	for _, loc := range p.Locations {
+		attrs += len(loc.Attributes)
+	}
+	if stamped == 0 || linked == 0 || attrs == 0 {
+		t.Fatalf("the fixture has %d samples with timestamps, %d with links, %d location attributes: it tests nothing", stamped, linked, attrs)
+	}
+	gotm := map[key][]int64{}
+	gotStamped := 0
+	for i := range got.Samples {
+		s := &got.Samples[i]
+		if len(s.Timestamps) > 0 {
+			gotStamped++
+		}
+		k := describe(got, s)
+		v := gotm[k]
+		if v == nil {
+			v = make([]int64, len(s.Values))
+		}
+		for j, x := range s.Values {
+			v[j] += x
+		}
+		gotm[k] = v
+	}
+	if !reflect.DeepEqual(gotm, want) {
+		t.Errorf("samples differ:\n got %v\nwant %v", gotm, want)
+	}
+	if gotStamped != 2*stamped {
+		t.Errorf("%d samples with timestamps, want %d", gotStamped, 2*stamped)
+	}
+}
+
+func fmtStamps(ts []uint64) []byte {
+	var b []byte
+	for _, t := range ts {
+		for i := 0; i < 8; i++ {
+			b = append(b, byte(t>>(8*i)))
+		}
+	}
+	return b
+}
+
+// TestUnion: types matched by name, the others kept with zeros, in the
+// order first seen; units of one family go to the finer.
+func TestUnion(t *testing.T) {
+	mk := func(types [][2]string, vals []int64) *model.Profile {
+		b := model.NewBuilder()
+		p := b.P
+		for _, ty := range types {
+			p.SampleTypes = append(p.SampleTypes, model.ValueType{Type: b.String(ty[0]), Unit: b.String(ty[1])})
+		}
+		p.Functions = []model.Function{{Name: b.String("main")}}
+		p.Locations = []model.Location{{Mapping: model.NoMapping, Lines: []model.Line{{Function: 0}}}}
+		p.Samples = []model.Sample{{Stack: b.Stack([]int32{0}), Values: vals, Link: model.NoLink}}
+		return p
+	}
+	a := mk([][2]string{{"alloc_space", "bytes"}, {"alloc_objects", "count"}}, []int64{3, 1})
+	c := mk([][2]string{{"inuse_space", "kilobytes"}, {"alloc_space", "kilobytes"}}, []int64{2, 5})
+	got, err := sum.Sum([]sum.Input{{Name: "a", Profile: a}, {Name: "c", Profile: c}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range got.SampleTypes {
+		names = append(names, got.String(st.Type)+"/"+got.String(st.Unit))
+	}
+	if want := []string{"alloc_space/bytes", "alloc_objects/count", "inuse_space/kilobytes"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("types %v, want %v", names, want)
+	}
+	if len(got.Samples) != 1 || !reflect.DeepEqual(got.Samples[0].Values, []int64{3 + 5*1024, 1, 2}) {
+		t.Errorf("samples %+v", got.Samples)
+	}
+	if got.String(got.DefaultSampleType) != "alloc_objects" {
+		t.Errorf("default %q: the first input's last type is alloc_objects", got.String(got.DefaultSampleType))
+	}
+	// Units that do not convert: an error naming both.
+	d := mk([][2]string{{"alloc_space", "count"}}, []int64{1})
+	_, err = sum.Sum([]sum.Input{{Name: "a", Profile: a}, {Name: "d", Profile: d}}, nil)
+	if se, ok := err.(*sum.Error); !ok || !reflect.DeepEqual(se.Names, []string{"a", "d"}) {
+		t.Errorf("error %v", err)
+	}
+}
