@@ -104,6 +104,7 @@ whole. A filter (below) reads the input whole.
   cat cpu.prof | pprofx convert - -o - --to pprof-raw | wc -c
   cat cpu.prof | pprofx convert - -o cpu.otlp.gz --symbolize=none  # streamed; stacks sorted in $TMPDIR
   pprofx convert testdata/go/cpu.pb.gz -o sha.pb.gz --focus sha256 --hide '^runtime\.'
+  pprofx convert testdata/jfr/cpu.jfr -o first-half.pb.gz --until 750ms
   pprofx convert testdata/go/heap.pb.gz -o big.folded --tagfocus bytes=1kb:`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -215,6 +216,9 @@ func convertRun(o *ConvertOptions) error {
 		}
 	}
 	o.Sym.apply(src, items, warn)
+	if err := o.Filters.cutAll(items, o.Input, warn); err != nil {
+		return err
+	}
 	o.Filters.apply(items, warn)
 	if err := formats.CheckExpansion(to, items, src.Size, o.MaxExpansion); err != nil {
 		return &FileError{o.Input, err}

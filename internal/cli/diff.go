@@ -56,14 +56,16 @@ sized by NEW and coloured by the change from BASE (red grew, blue shrank),
 with both totals, search, zoom and the sample type selector. A frame only in
 BASE has no width there, and --subtract does not change the page.
 
-Filters apply to the merged profile, as pprof applies them (so to both).
+Filters apply to the merged profile, as pprof applies them (so to both). The
+time window (--from, --until) cuts each input first, by its own start.
 ` + filterHelp,
 		Example: `  pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o cpu-diff.pb.gz
   pprofx diff testdata/corpus/heap-00.pb.gz testdata/corpus/heap-01.pb.gz -o heap-diff.speedscope.json
   pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o - --to folded --subtract
   pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o cpu-diff.html
   pprofx diff testdata/gperftools/le64-100hz.prof testdata/gperftools/le64-hot.prof -o gperf-diff.pb.gz --normalize
-  pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o sha.pb.gz --focus sha256`,
+  pprofx diff testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -o sha.pb.gz --focus sha256
+  pprofx diff testdata/jfr/cpu.jfr testdata/jfr/cpu-profile.jfr -o - --to folded --until 500ms --sample-type cpu | head -3`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Base, o.New = args[0], args[1]
@@ -107,8 +109,9 @@ func readOne(ios *IOStreams, name string, maxSize int64, salvage bool) (*model.P
 	return item.Profile, nil
 }
 
-// diffProfiles reads BASE and NEW and returns NEW minus BASE.
-func diffProfiles(ios *IOStreams, base, newName string, do diff.Options, maxSize int64, salvage bool) (*model.Profile, error) {
+// diffProfiles reads BASE and NEW, cuts both to the time window of ff,
+// and returns NEW minus BASE.
+func diffProfiles(ios *IOStreams, base, newName string, do diff.Options, maxSize int64, salvage bool, ff *FilterFlags) (*model.Profile, error) {
 	if base == "-" && newName == "-" {
 		return nil, &UsageError{"BASE and NEW cannot both be standard input"}
 	}
@@ -118,6 +121,12 @@ func diffProfiles(ios *IOStreams, base, newName string, do diff.Options, maxSize
 	}
 	pn, err := readOne(ios, newName, maxSize, salvage)
 	if err != nil {
+		return nil, err
+	}
+	if err := ff.cut(pb, base, warner(ios, base)); err != nil {
+		return nil, err
+	}
+	if err := ff.cut(pn, newName, warner(ios, newName)); err != nil {
 		return nil, err
 	}
 	d, err := diff.Diff(pb, pn, do, warner(ios, newName))
@@ -148,7 +157,7 @@ func diffRun(o *DiffOptions) error {
 	// so it is made from -diff_base's profile; -base's would have
 	// cancelled them, and the page is the same either way.
 	do := diff.Options{Subtract: o.Subtract && !html, Normalize: o.Normalize}
-	d, err := diffProfiles(ios, o.Base, o.New, do, o.MaxInputSize, o.Salvage)
+	d, err := diffProfiles(ios, o.Base, o.New, do, o.MaxInputSize, o.Salvage, &o.Filters)
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,8 @@ func NewCmdPush(ios *IOStreams, runF func(*PushOptions) error) *cobra.Command {
   pprofx push cpu.prof --endpoint localhost:4317 --protocol grpc --insecure
   find profiles -name '*.pb.gz' | pprofx push --files-from - --protocol http/json
   OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20abc pprofx push all.ppxb
-  pprofx push cpu.pb.gz heap.pb.gz --dry-run requests.otlp --max-batch-bytes 1`,
+  pprofx push cpu.pb.gz heap.pb.gz --dry-run requests.otlp --max-batch-bytes 1
+  pprofx push testdata/jfr/cpu.jfr --dry-run - --from 2026-11-27T03:42:29Z | wc -c`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args
 			o.MaxInputSize = int64(size)
@@ -432,7 +433,15 @@ func readPushInput(ios *IOStreams, o *PushOptions, name string) pushInput {
 	}
 	res.src, res.err = formats.Read(f, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn})
 	if res.err == nil {
-		o.Filters.apply(res.src.Items, warn)
+		if err := o.Filters.cutAll(res.src.Items, name, warn); err != nil {
+			var fe *FileError
+			if errors.As(err, &fe) {
+				err = fe.Err
+			}
+			res.err = err
+		} else {
+			o.Filters.apply(res.src.Items, warn)
+		}
 	}
 	return res
 }

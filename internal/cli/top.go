@@ -54,7 +54,8 @@ are of the sum of absolute values, as pprof's.
   pprofx top testdata/go/cpu.pb.gz --cum -n 5
   pprofx top testdata/gperftools/le64-100hz.prof --sample-type samples
   pprofx top --diff-base testdata/corpus/cpu-00.pb.gz testdata/corpus/cpu-01.pb.gz -n 10
-  pprofx top testdata/go/cpu.pb.gz --focus sha256 --hide '^runtime\.'`,
+  pprofx top testdata/go/cpu.pb.gz --focus sha256 --hide '^runtime\.'
+  pprofx top testdata/jfr/cpu.jfr --sample-type cpu --from 500ms --until 1s -n 5`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Input = args[0]
@@ -94,7 +95,7 @@ func topRun(o *TopOptions) error {
 		if o.Index >= 0 {
 			return &UsageError{"--index does not go with --diff-base"}
 		}
-		d, err := diffProfiles(ios, o.DiffBase, o.Input, diff.Options{Subtract: o.Subtract, Normalize: o.Normalize}, o.MaxInputSize, o.Salvage)
+		d, err := diffProfiles(ios, o.DiffBase, o.Input, diff.Options{Subtract: o.Subtract, Normalize: o.Normalize}, o.MaxInputSize, o.Salvage, &o.Filters)
 		if err != nil {
 			return err
 		}
@@ -112,6 +113,9 @@ func topRun(o *TopOptions) error {
 	item, err := pick(src, o.Index)
 	if err != nil {
 		return &FileError{o.Input, err}
+	}
+	if err := o.Filters.cut(item.Profile, o.Input, warner(ios, o.Input)); err != nil {
+		return err
 	}
 	return o.table(item.Profile)
 }
