@@ -122,6 +122,24 @@ func TestTimeWindow(t *testing.T) {
 	}
 }
 
+// TestTimeWindowPerf: perf script text with a time-of-day reference has
+// sample times: a window from its start keeps every sample, one that ends
+// at its start keeps none.
+func TestTimeWindowPerf(t *testing.T) {
+	in := td + "perf/mono-header.txt"
+	var outs []string
+	for _, win := range [][]string{nil, {"--from", "0s"}, {"--until", "0s"}} {
+		s := newStreams(nil)
+		if code := Main(append([]string{"convert", in, "-o", "-", "--to", "folded"}, win...), s.ios); code != 0 {
+			t.Fatalf("%v: exit %d: %s", win, code, s.err)
+		}
+		outs = append(outs, s.out.String())
+	}
+	if outs[0] == "" || outs[1] != outs[0] || outs[2] != "" {
+		t.Errorf("whole %d bytes, from the start %d, until the start %d", len(outs[0]), len(outs[1]), len(outs[2]))
+	}
+}
+
 func TestTimeWindowErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -1,6 +1,7 @@
 // Package window keeps the samples of a profile taken inside a time
 // window, by their timestamps (model.Sample.Timestamps: OTLP's
-// timestamps_unix_nano, JFR's event start times).
+// timestamps_unix_nano, JFR's event start times, perf script's sample
+// times when its header ties perf's clock to the time of day).
 package window
 
 import (
@@ -60,7 +61,7 @@ type NoTimestampsError struct{ Samples, Without int }
 
 func (e *NoTimestampsError) Error() string {
 	if e.Without == e.Samples {
-		return "no sample has a timestamp: --from and --until need sample times (OTLP with timestamps, JFR)"
+		return "no sample has a timestamp: --from and --until need sample times (OTLP with timestamps, JFR, perf script with a time-of-day reference)"
 	}
 	return fmt.Sprintf("%d of %d samples have no timestamp: --from and --until need every sample's time", e.Without, e.Samples)
 }
