@@ -3,13 +3,10 @@ package sum
 import (
 	"fmt"
 	"reflect"
-	"sort"
 
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/transform/units"
 )
-
-func sortStrings(s []string) { sort.Strings(s) }
 
 // header combines the inputs' profile-level fields as profile.Merge's
 // combineHeaders does (after pprof's ScaleProfiles has put the periods in

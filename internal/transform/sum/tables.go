@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -103,7 +104,7 @@ func (s *summer) sampleKey(p *model.Profile, ls, link int32) []byte {
 			}
 			byKey[name] = append(byKey[name], l)
 		}
-		sortStrings(keys)
+		sort.Strings(keys)
 		for _, name := range keys {
 			k = appendString(k, name)
 			vs := byKey[name]
