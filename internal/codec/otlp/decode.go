@@ -216,7 +216,6 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	if len(mt) > 1 {
 		p.Mappings = make([]model.Mapping, len(mt)-1)
 	}
-	var given []uint8 // flags given by an attribute, per mapping (infer.go)
 	for i := 1; i < len(mt); i++ {
 		m := mt[i]
 		mm := &p.Mappings[i-1]
@@ -235,21 +234,12 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 						mm.BuildIDKind = 1
 					}
 				}
-			case AttrHasFunctions, AttrHasFilenames, AttrHasLineNumbers:
-				if given == nil {
-					given = make([]uint8, len(p.Mappings))
-				}
-				switch at.key {
-				case AttrHasFunctions:
-					mm.HasFunctions = on
-					given[i-1] |= flagFunctions
-				case AttrHasFilenames:
-					mm.HasFilenames = on
-					given[i-1] |= flagFilenames
-				default:
-					mm.HasLineNumbers = on
-					given[i-1] |= flagLineNumbers
-				}
+			case AttrHasFunctions:
+				mm.HasFunctions = on
+			case AttrHasFilenames:
+				mm.HasFilenames = on
+			case AttrHasLineNumbers:
+				mm.HasLineNumbers = on
 			case AttrHasInlineFrames:
 				mm.HasInlineFrames = on
 			default:
@@ -264,9 +254,6 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	for i := 1; i < len(ft); i++ {
 		f := ft[i]
 		p.Functions[i-1] = model.Function{Name: f.NameStrindex, SystemName: f.SystemNameStrindex, Filename: f.FilenameStrindex, StartLine: f.StartLine}
-		if f.SystemNameStrindex == 0 {
-			p.Functions[i-1].SystemName = f.NameStrindex // pprofx's convention (infer.go)
-		}
 		if f.NameStrindex == 0 && f.SystemNameStrindex == 0 && f.FilenameStrindex == 0 {
 			d.warn("otlp: functions that name nothing (which the spec forbids) were read as functions with empty names")
 		}
@@ -303,7 +290,6 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 			d.warn("otlp: location attributes other than pprof.location.is_folded (e.g. profile.frame.type) were dropped (the model has no place for them)")
 		}
 	}
-	inferFlags(p, given)
 	st := dd.GetStackTable()
 	frames := 0
 	for _, s := range st {

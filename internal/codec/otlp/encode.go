@@ -237,8 +237,6 @@ type encoder struct {
 	aindex map[string]int32 // body -> index in attrs (provisional)
 	aperm  []int32          // provisional -> written attribute index
 
-	fnState   [][]uint8 // per input profile and mapping: inferFunctions
-	dfnState  []uint8   // per dictionary mapping (from 1): merged fnState
 	mapAttrs  [][]int32 // per dictionary mapping (from 1)
 	locAttrs  [][]int32 // per dictionary location (from 1)
 	profAttrs [][]int32 // per input profile
@@ -478,6 +476,9 @@ func (e *encoder) layoutStrings() {
 			m := &p.Mappings[i]
 			need[kBuildIDGNU] = need[kBuildIDGNU] || (m.BuildID != 0 && m.BuildIDKind != 1)
 			need[kBuildIDHTL] = need[kBuildIDHTL] || (m.BuildID != 0 && m.BuildIDKind == 1)
+			need[kHasFunctions] = need[kHasFunctions] || m.HasFunctions
+			need[kHasFilenames] = need[kHasFilenames] || m.HasFilenames
+			need[kHasLineNumbers] = need[kHasLineNumbers] || m.HasLineNumbers
 			need[kHasInlineFrames] = need[kHasInlineFrames] || m.HasInlineFrames
 		}
 		if !need[kIsFolded] {
@@ -489,10 +490,6 @@ func (e *encoder) layoutStrings() {
 			}
 		}
 	}
-	flags := e.needFlags()
-	need[kHasFunctions] = flags&flagFunctions != 0
-	need[kHasFilenames] = flags&flagFilenames != 0
-	need[kHasLineNumbers] = flags&flagLineNumbers != 0
 	for k, on := range need {
 		if on {
 			cs = append(cs, cand{fixedKeys[k], -1, int32(k)})
@@ -522,18 +519,14 @@ func (e *encoder) layoutStrings() {
 			if sm[f.Name] == 0 && sm[f.SystemName] == 0 && sm[f.Filename] == 0 {
 				e.emptyName = -1
 			}
-			if sm[f.Name] != 0 && sm[f.SystemName] == 0 {
-				e.emptyName = -1 // an empty system name is written as the extra ""
-			}
 		}
 	}
 	defer func() {
 		// A function whose every name is empty (google/pprof makes one
 		// for a frame the symbolizer could not name) must still name
 		// something in OTLP: its name_strindex points at an empty string
-		// after the zero entry, the table's last. So does the
-		// system_name_strindex of a function with a name and an empty
-		// system name (0 there means "the same as the name").
+		// after the zero entry, the table's last. Every reader reads the
+		// empty name there is.
 		if e.emptyName == -1 {
 			e.emptyName = int32(len(e.strs))
 			e.strs = append(e.strs, "")
@@ -575,55 +568,6 @@ func (e *encoder) layoutStrings() {
 			}
 		}
 	}
-}
-
-// needFlags computes each input mapping's inferFunctions state and
-// reports which of the inferable flags (flagFunctions, ...) some
-// dictionary mapping has different from its inference (so that their keys
-// are written). With several inputs, a dictionary mapping is one per
-// distinct content (see layoutMappings), and its state merges those of the
-// inputs' mappings with that content.
-func (e *encoder) needFlags() uint8 {
-	e.fnState = grow(e.fnState, len(e.ps))
-	for pi, p := range e.ps {
-		e.fnState[pi] = inferFunctions(p, e.fnState[pi])
-	}
-	var need uint8
-	if len(e.ps) == 1 {
-		p := e.ps[0]
-		for i := range p.Mappings {
-			need |= differs(&p.Mappings[i], e.fnState[0][i])
-		}
-		return need
-	}
-	type agg struct {
-		m  *model.Mapping
-		st uint8
-	}
-	byContent := map[string]agg{}
-	for pi, p := range e.ps {
-		for i := range p.Mappings {
-			m := &p.Mappings[i]
-			k := string(mappingContent(e.keybuf[:0], p, m))
-			a := byContent[k]
-			byContent[k] = agg{m, mergeFn(a.st, e.fnState[pi][i])}
-		}
-	}
-	for _, a := range byContent {
-		need |= differs(a.m, a.st)
-	}
-	return need
-}
-
-// mappingContent is what identifies a mapping across inputs, by its
-// strings (the same identity as mappingKey, before strings have indices).
-func mappingContent(k []byte, p *model.Profile, m *model.Mapping) []byte {
-	k = binary.AppendUvarint(k, m.Start)
-	k = binary.AppendUvarint(k, m.Limit)
-	k = binary.AppendUvarint(k, m.Offset)
-	k = binary.AppendUvarint(k, uint64(len(p.String(m.File))))
-	k = append(k, p.String(m.File)...)
-	return appendMappingRest(k, p, m)
 }
 
 // appendMappingRest appends what identifies a mapping after its addresses
@@ -920,17 +864,6 @@ func (e *encoder) attrString(key, v string) int32 {
 	return e.attr(b)
 }
 
-// attrBool adds a KeyValueAndUnit with a bool value.
-func (e *encoder) attrBool(key string, v bool) int32 {
-	if v {
-		return e.attrTrue(key)
-	}
-	b := appendVarintField(e.scratch[:0], 1, uint64(e.str(key)))
-	b = append(b, 0x12, 2, 0x10, 0) // value: AnyValue{bool_value: false}
-	e.scratch = b
-	return e.attr(b)
-}
-
 func (e *encoder) attrTrue(key string) int32 {
 	b := appendVarintField(e.scratch[:0], 1, uint64(e.str(key)))
 	b = append(b, 0x12, 2, 0x10, 1) // value: AnyValue{bool_value: true}
@@ -953,14 +886,6 @@ func (e *encoder) attrModel(a model.Attribute) int32 {
 // sorted by its encoded entries (so by key, then value): in a heap profile
 // the numeric "bytes" values come out in increasing order, which gzip likes.
 func (e *encoder) layoutAttributes() {
-	e.dfnState = resize(e.dfnState, len(e.maps))
-	clear(e.dfnState)
-	for pi := range e.ps {
-		for i, st := range e.fnState[pi] {
-			d := e.mmap[pi][i] - 1
-			e.dfnState[d] = mergeFn(e.dfnState[d], st)
-		}
-	}
 	e.mapAttrs = grow(e.mapAttrs, len(e.maps))
 	for k, r := range e.maps {
 		p := e.ps[r.p]
@@ -973,16 +898,16 @@ func (e *encoder) layoutAttributes() {
 			}
 			as = append(as, e.attrString(key, p.Strings[m.BuildID]))
 		}
-		// The flags a reader infers are left out (infer.go).
-		d := differs(m, e.dfnState[k])
-		if d&flagFunctions != 0 {
-			as = append(as, e.attrBool(AttrHasFunctions, m.HasFunctions))
+		// Each flag that is true, as the semantic conventions write it
+		// (absent reads false).
+		if m.HasFunctions {
+			as = append(as, e.attrTrue(AttrHasFunctions))
 		}
-		if d&flagFilenames != 0 {
-			as = append(as, e.attrBool(AttrHasFilenames, m.HasFilenames))
+		if m.HasFilenames {
+			as = append(as, e.attrTrue(AttrHasFilenames))
 		}
-		if d&flagLineNumbers != 0 {
-			as = append(as, e.attrBool(AttrHasLineNumbers, m.HasLineNumbers))
+		if m.HasLineNumbers {
+			as = append(as, e.attrTrue(AttrHasLineNumbers))
 		}
 		if m.HasInlineFrames {
 			as = append(as, e.attrTrue(AttrHasInlineFrames))
@@ -1211,14 +1136,9 @@ func (e *encoder) dictionary(b []byte) []byte {
 			name = e.emptyName
 		}
 		b = appendVarintField(b, 1, uint64(name))
-		// pprofx's convention (infer.go): no system name when it is the
-		// name, as in every function of a Go profile.
-		if sys := sm[f.SystemName]; sys != sm[f.Name] {
-			if sys == 0 {
-				sys = e.emptyName
-			}
-			b = appendVarintField(b, 2, uint64(sys))
-		}
+		// The system name whenever it is not empty, also when it is the
+		// name (as in every function of a Go profile).
+		b = appendVarintField(b, 2, uint64(sm[f.SystemName]))
 		b = appendVarintField(b, 4, uint64(f.StartLine))
 		b = end(b, fb)
 	}

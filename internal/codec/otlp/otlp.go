@@ -31,11 +31,12 @@
 //     with N sample types when their samples line up: matched by (stack,
 //     attributes, link, timestamps), never by position. Profiles that do not
 //     line up stay separate profiles.
-//   - pprofx's own conventions (see infer.go): pprof.mapping.has_functions,
-//     has_filenames and has_line_numbers, and a function's system name, are
-//     written only when they differ from what the reader infers (from the
-//     location table, has_inline_frames, the function's name), and
-//     inferred when absent.
+//   - Every value is written as the semantic conventions define it, and read
+//     as the file says, with nothing inferred: a function's system name
+//     whenever it is not empty (also when it is the name); each
+//     pprof.mapping.has_* flag that is true (absent reads false).
+//   - pprofx's own attributes are named pprofx.* (docs/otlp.md); a reader
+//     that ignores them reads the same profile.
 //   - A profile that names no instrumentation scope gets none, unless
 //     EncodeOptions.NameScope asks for pprofx's.
 package otlp
@@ -64,7 +65,9 @@ const (
 	AttrIsFolded          = "pprof.location.is_folded"
 	// AttrMappings is pprofx's own profile attribute (no convention has
 	// one): when one message holds several pprof profiles, the dictionary
-	// indices of each one's mappings, in its order.
+	// indices of each one's mappings, in its order. A reader that ignores
+	// it still reaches every mapping a profile's locations use, through the
+	// shared dictionary.
 	AttrMappings = "pprofx.profile.mapping_indices"
 )
 

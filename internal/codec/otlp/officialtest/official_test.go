@@ -470,7 +470,6 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		a := d.AttributeTable[i]
 		return str(a.KeyStrindex), a.Value, str(a.UnitStrindex)
 	}
-	fnGiven, flGiven, lnGiven := map[*profile.Mapping]bool{}, map[*profile.Mapping]bool{}, map[*profile.Mapping]bool{}
 	for i, m := range d.MappingTable[1:] {
 		pm := &profile.Mapping{ID: uint64(i + 1), Start: m.MemoryStart, Limit: m.MemoryLimit, Offset: m.FileOffset, File: str(m.FilenameStrindex)}
 		for _, a := range m.AttributeIndices {
@@ -480,13 +479,10 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 				pm.BuildID = v.GetStringValue()
 			case "pprof.mapping.has_functions":
 				pm.HasFunctions = v.GetBoolValue()
-				fnGiven[pm] = true
 			case "pprof.mapping.has_filenames":
 				pm.HasFilenames = v.GetBoolValue()
-				flGiven[pm] = true
 			case "pprof.mapping.has_line_numbers":
 				pm.HasLineNumbers = v.GetBoolValue()
-				lnGiven[pm] = true
 			case "pprof.mapping.has_inline_frames":
 				pm.HasInlineFrames = v.GetBoolValue()
 			default:
@@ -499,10 +495,6 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 	for i, f := range d.FunctionTable[1:] {
 		funcs[i+1] = &profile.Function{ID: uint64(i + 1), Name: str(f.NameStrindex), SystemName: str(f.SystemNameStrindex),
 			Filename: str(f.FilenameStrindex), StartLine: f.StartLine}
-		if f.SystemNameStrindex == 0 {
-			// pprofx's convention (README): no system name means the name.
-			funcs[i+1].SystemName = funcs[i+1].Name
-		}
 		p.Function = append(p.Function, funcs[i+1])
 	}
 	locs := make([]*profile.Location, len(d.LocationTable))
@@ -523,42 +515,6 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		}
 		locs[i+1] = pl
 		p.Location = append(p.Location, pl)
-	}
-	// pprofx's convention (README, "has_functions"): a mapping without
-	// pprof.mapping.has_functions has it true when it has locations and
-	// each of them has lines that all name a function.
-	// And (README, "has_filenames, has_line_numbers"): a mapping with
-	// has_inline_frames and without these has them true when some line
-	// of its locations has a function with a file name / a line number.
-	named, file, line := map[*profile.Mapping]bool{}, map[*profile.Mapping]bool{}, map[*profile.Mapping]bool{}
-	for _, pl := range p.Location {
-		if pl.Mapping == nil {
-			continue
-		}
-		ok := len(pl.Line) > 0
-		for _, ln := range pl.Line {
-			ok = ok && ln.Function != nil && (ln.Function.Name != "" || ln.Function.SystemName != "")
-			if ln.Function != nil && ln.Function.Filename != "" {
-				file[pl.Mapping] = true
-			}
-			if ln.Line != 0 {
-				line[pl.Mapping] = true
-			}
-		}
-		if v, seen := named[pl.Mapping]; !seen || v {
-			named[pl.Mapping] = ok
-		}
-	}
-	for _, pm := range p.Mapping {
-		if !fnGiven[pm] {
-			pm.HasFunctions = named[pm]
-		}
-		if !flGiven[pm] {
-			pm.HasFilenames = pm.HasInlineFrames && file[pm]
-		}
-		if !lnGiven[pm] {
-			pm.HasLineNumbers = pm.HasInlineFrames && line[pm]
-		}
 	}
 	first := sp.Profiles[0]
 	p.SampleType = make([]*profile.ValueType, len(sp.Profiles))
