@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,10 +46,34 @@ func TestNotABundle(t *testing.T) {
 
 func TestUnknownVersion(t *testing.T) {
 	data := small(t)
-	binary.LittleEndian.PutUint32(data[8:], 2)
+	binary.LittleEndian.PutUint32(data[8:], 3)
 	_, err := open(data)
-	if err == nil || err.Error() != "bundle: unknown version 2 at byte 8 (this pprofx reads version 1)" {
+	if err == nil || err.Error() != "bundle: unknown version 3 at byte 8 (this pprofx reads versions 1 to 2)" {
 		t.Errorf("Open = %v", err)
+	}
+}
+
+// TestVersion1: a bundle pprofx wrote in version 1 (no attributes of
+// mappings or locations) still reads, each profile as the current reader
+// reads its source.
+func TestVersion1(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "bundle", "v1.ppxb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != 1 {
+		t.Fatalf("fixture is version %d", v)
+	}
+	got := unpackAll(t, data)
+	want := decodeFile(t, filepath.Join("..", "..", "..", "testdata", "go", "goroutine.pb.gz"))
+	if len(got) != 2 {
+		t.Fatalf("%d profiles", len(got))
+	}
+	if d := diffProfiles(want, got[0]); d != "" {
+		t.Error(d)
+	}
+	if len(got[1].Samples) != 113 {
+		t.Errorf("profile 1: %d samples, want 113", len(got[1].Samples))
 	}
 }
 

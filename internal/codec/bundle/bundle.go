@@ -27,9 +27,13 @@ import (
 // Magic is the first 8 bytes of every bundle.
 const Magic = "\x89PPXB\r\n\x1a"
 
-// Version is the format version this package writes and reads. It follows
-// Magic as a little-endian uint32.
-const Version = 1
+// Version is the format version this package writes. It follows Magic as
+// a little-endian uint32. Version 2 added the attributes of mappings and
+// locations; the reader also reads version 1 (which has none).
+const Version = 2
+
+// minVersion is the oldest version the reader reads.
+const minVersion = 1
 
 // headerSize is Magic plus the version.
 const headerSize = 12

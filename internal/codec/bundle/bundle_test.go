@@ -38,7 +38,9 @@ func handBuilt(variant int) *model.Profile {
 	p.Mappings = []model.Mapping{
 		{Start: 0x400000, Limit: 0x800000, Offset: 0x1000, File: s("/usr/bin/app"), BuildID: s(fmt.Sprintf("build-%d", variant)),
 			BuildIDKind: int32(variant % 2), HasFunctions: true, HasFilenames: variant == 0, HasLineNumbers: true, HasInlineFrames: variant != 0},
-		{Start: 0x7f0000, Limit: 0x7f8000, File: s("/lib/libc.so.6"), HasFunctions: true},
+		{Start: 0x7f0000, Limit: 0x7f8000, File: s("/lib/libc.so.6"), HasFunctions: true, Attributes: []model.Attribute{
+			{Key: "process.executable.build_id.htlhash", Value: model.Value{Kind: model.KindString, Str: fmt.Sprintf("htl-%d", variant)}},
+			{Key: "process.executable.build_id.go", Value: model.Value{Kind: model.KindString, Str: "go-id"}}}},
 		{Start: 0x9000, Limit: 0xa000, File: s("[vdso]")},                                 // referenced by no location
 		{Start: 0x7f0000, Limit: 0x7f8000, File: s("/lib/libc.so.6"), HasFunctions: true}, // duplicate
 	}
@@ -52,11 +54,12 @@ func handBuilt(variant int) *model.Profile {
 	p.Locations = []model.Location{
 		{Address: 0x401000, Mapping: 0, Lines: []model.Line{{Function: 0, Line: 12, Column: 3}}},
 		{Address: 0x402000, Mapping: 0, Lines: []model.Line{{Function: 2, Line: 5, Column: 9}, {Function: 1, Line: 25}}},
-		{Address: 0x7f1234, Mapping: 1, Lines: []model.Line{{Function: 3}}, IsFolded: true},
+		{Address: 0x7f1234, Mapping: 1, Lines: []model.Line{{Function: 3}}, IsFolded: true,
+			Attributes: []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}}}},
 		{Address: 0xdeadbeef, Mapping: model.NoMapping},                                          // unmapped, no lines
 		{Address: 0x401000, Mapping: 0, Lines: []model.Line{{Function: 0, Line: 12, Column: 3}}}, // duplicate of 0
-		{Address: 0x555, Mapping: 3}, // uses the duplicate mapping
-		{Address: 0x999, Mapping: 0}, // unreferenced
+		{Address: 0x555, Mapping: 3},                                                             // uses the duplicate mapping
+		{Address: 0x999, Mapping: 0},                                                             // unreferenced
 	}
 	p.Links = []model.Link{
 		{TraceID: bytes.Repeat([]byte{1}, 16), SpanID: bytes.Repeat([]byte{2}, 8)},

@@ -130,7 +130,7 @@ func FuzzBlocks(f *testing.F) {
 		var p *model.Profile
 		decode := func() {
 			p = nil
-			tt, err := decodeTables(&dec{b: tab, block: "tables", room: limit})
+			tt, err := decodeTables(&dec{b: tab, block: "tables", room: limit}, Version)
 			if err != nil {
 				return
 			}

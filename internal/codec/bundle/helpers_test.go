@@ -39,12 +39,12 @@ func diffProfiles(a, b *model.Profile) string {
 			return "none"
 		}
 		m := p.Mappings[i]
-		return fmt.Sprintf("%#x-%#x@%#x %q build=%q kind=%d f=%v,%v,%v,%v", m.Start, m.Limit, m.Offset, p.String(m.File), p.String(m.BuildID), m.BuildIDKind,
-			m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames)
+		return fmt.Sprintf("%#x-%#x@%#x %q build=%q kind=%d f=%v,%v,%v,%v attrs=%+v", m.Start, m.Limit, m.Offset, p.String(m.File), p.String(m.BuildID), m.BuildIDKind,
+			m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames, m.Attributes)
 	}
 	rloc := func(p *model.Profile, i int32) string {
 		l := p.Locations[i]
-		s := fmt.Sprintf("addr=%#x map=[%s] folded=%v", l.Address, rmap(p, l.Mapping), l.IsFolded)
+		s := fmt.Sprintf("addr=%#x map=[%s] folded=%v attrs=%+v", l.Address, rmap(p, l.Mapping), l.IsFolded, l.Attributes)
 		for _, ln := range l.Lines {
 			f := p.Functions[ln.Function]
 			s += fmt.Sprintf(" {%q %q %q start=%d line=%d col=%d}", p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), f.StartLine, ln.Line, ln.Column)

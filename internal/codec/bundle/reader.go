@@ -23,6 +23,7 @@ import (
 type Reader struct {
 	r       io.ReaderAt
 	size    int64
+	version uint32
 	entries []Entry
 
 	tablesOff, tablesLen, tablesRaw uint64
@@ -69,8 +70,9 @@ func OpenLimit(r io.ReaderAt, size, limit int64) (*Reader, error) {
 	if !IsBundle(head[:]) {
 		return nil, ErrNotBundle
 	}
-	if v := binary.LittleEndian.Uint32(head[8:]); v != Version {
-		return nil, errf("unknown version %d at byte 8 (this pprofx reads version %d)", v, Version)
+	version := binary.LittleEndian.Uint32(head[8:])
+	if version < minVersion || version > Version {
+		return nil, errf("unknown version %d at byte 8 (this pprofx reads versions %d to %d)", version, minVersion, Version)
 	}
 	var f [footerSize]byte
 	footAt := size - footerSize
@@ -88,7 +90,7 @@ func OpenLimit(r io.ReaderAt, size, limit int64) (*Reader, error) {
 		u[i] = binary.LittleEndian.Uint64(f[8*i:])
 	}
 	count := binary.LittleEndian.Uint32(f[48:])
-	rd := &Reader{r: r, size: size, tablesOff: u[0], tablesLen: u[1], tablesRaw: u[2], limit: limit}
+	rd := &Reader{r: r, size: size, version: version, tablesOff: u[0], tablesLen: u[1], tablesRaw: u[2], limit: limit}
 	indexOff, indexLen, indexRaw := u[3], u[4], u[5]
 	end := uint64(footAt)
 	if rd.tablesOff < headerSize || rd.tablesLen > end || rd.tablesOff > end-rd.tablesLen ||
@@ -252,7 +254,7 @@ func (r *Reader) tables() (*tables, error) {
 		if err != nil {
 			r.tErr = err
 		} else {
-			r.t, r.tErr = decodeTables(&dec{b: raw, block: "tables", room: max(r.limit-int64(len(raw)), 1)})
+			r.t, r.tErr = decodeTables(&dec{b: raw, block: "tables", room: max(r.limit-int64(len(raw)), 1)}, r.version)
 		}
 	}
 	return r.t, r.tErr
@@ -352,7 +354,7 @@ func (u *unpacker) location(i uint32) (int32, error) {
 		return v, nil
 	}
 	l := u.t.locations[i]
-	loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded}
+	loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded, Attributes: u.t.attrSets[l.attrs]}
 	if l.mapping != 0 {
 		m, ok := u.mapFirst[l.mapping-1]
 		if !ok {
@@ -585,6 +587,7 @@ func (u *unpacker) header(d *dec) error {
 				File: u.str(m.file), BuildID: u.str(m.buildID), BuildIDKind: m.buildIDKind,
 				HasFunctions: m.flags&1 != 0, HasFilenames: m.flags&2 != 0,
 				HasLineNumbers: m.flags&4 != 0, HasInlineFrames: m.flags&8 != 0,
+				Attributes: t.attrSets[m.attrs],
 			}
 			if _, ok := u.mapFirst[sm]; !ok {
 				u.mapFirst[sm] = int32(i)

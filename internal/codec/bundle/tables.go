@@ -27,7 +27,10 @@ type tables struct {
 	labelSets  []labelSet // labelSets[0] is the empty set
 	labels     []label    // all sets' labels back to back
 	links      []model.Link
-	nodeNew    []uint32 // set by canonical: old node index -> new
+	// Attribute sets of mappings and locations (version 2): attrSets[0]
+	// is the empty set.
+	attrSets [][]model.Attribute
+	nodeNew  []uint32 // set by canonical: old node index -> new
 
 	// Sample rows: row i has stack node rowNode[i], label set rowLabels[i],
 	// link rowLink[i] (index+1, 0 for none) and values
@@ -40,7 +43,8 @@ type mapping struct {
 	start, limit, offset uint64
 	file, buildID        uint32
 	buildIDKind          int32
-	flags                uint8 // hasFunctions 1, hasFilenames 2, hasLineNumbers 4, hasInlineFrames 8
+	flags                uint8  // hasFunctions 1, hasFilenames 2, hasLineNumbers 4, hasInlineFrames 8
+	attrs                uint32 // index into attrSets
 }
 
 type function struct {
@@ -52,6 +56,7 @@ type location struct {
 	address uint64
 	mapping uint32 // shared mapping index + 1; 0 for none
 	folded  bool
+	attrs   uint32 // index into attrSets
 }
 
 type line struct {
@@ -76,6 +81,7 @@ func newTables() *tables {
 		nodeParent: []uint32{0},
 		nodeLoc:    []uint32{0},
 		labelSets:  []labelSet{{}},
+		attrSets:   [][]model.Attribute{nil},
 	}
 }
 
@@ -371,10 +377,42 @@ func (t *tables) encode(e *enc) {
 	}
 }
 
-// decodeTables parses and checks the shared tables: every index must be in
-// range, and every stack node's parent must come before it.
-func decodeTables(d *dec) (*tables, error) {
-	t := &tables{}
+// encodeAttrSets appends what version 2 added after the sample rows: the
+// attribute sets (count without set 0; each set as the profile headers'
+// attributes), then each mapping's set, then each location's.
+func (t *tables) encodeAttrSets(e *enc) {
+	e.uvarint(uint64(len(t.attrSets) - 1))
+	for _, s := range t.attrSets[1:] {
+		encodeAttrs(e, s)
+	}
+	for _, m := range t.mappings {
+		e.u32(m.attrs)
+	}
+	for _, l := range t.locations {
+		e.u32(l.attrs)
+	}
+}
+
+// decodeAttrSets reads what encodeAttrSets wrote.
+func (t *tables) decodeAttrSets(d *dec) {
+	n := d.count("attribute_sets.count", 1)
+	t.attrSets = make([][]model.Attribute, 1, n+1)
+	for i := 0; i < n && d.err == nil; i++ {
+		t.attrSets = append(t.attrSets, decodeAttrs(d, "attribute_set", 0))
+	}
+	for i := range t.mappings {
+		t.mappings[i].attrs = d.ref("mapping.attributes", len(t.attrSets))
+	}
+	for i := range t.locations {
+		t.locations[i].attrs = d.ref("location.attributes", len(t.attrSets))
+	}
+}
+
+// decodeTables parses and checks the shared tables of a bundle of the given
+// version: every index must be in range, and every stack node's parent must
+// come before it.
+func decodeTables(d *dec, version uint32) (*tables, error) {
+	t := &tables{attrSets: [][]model.Attribute{nil}}
 	t.pstrings = decodeStrings(d, "profile_strings")
 	t.strings = decodeStrings(d, "strings")
 	if d.err != nil {
@@ -593,6 +631,9 @@ func decodeTables(d *dec) (*tables, error) {
 	}
 	if !t.decodeRows(d) {
 		return nil, d.err
+	}
+	if version >= 2 {
+		t.decodeAttrSets(d)
 	}
 	if err := d.done(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"io"
@@ -42,6 +43,7 @@ type Writer struct {
 	mapIdx    map[mapping]uint32
 	funcIdx   map[function]uint32
 	locIdx    map[string]uint32
+	attrIdx   map[string]uint32 // encoded attribute set -> index in attrSets
 	nodeIdx   map[uint64]uint32
 	labelIdx  map[string]uint32
 	linkIdx   map[string]uint32
@@ -87,6 +89,7 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		mapIdx:      map[mapping]uint32{},
 		funcIdx:     map[function]uint32{},
 		locIdx:      map[string]uint32{},
+		attrIdx:     map[string]uint32{},
 		nodeIdx:     map[uint64]uint32{},
 		labelIdx:    map[string]uint32{},
 		linkIdx:     map[string]uint32{},
@@ -233,6 +236,7 @@ func (w *Writer) mapping(p *model.Profile, m *model.Mapping) uint32 {
 			sm.flags |= 1 << i
 		}
 	}
+	sm.attrs = w.attrSet(m.Attributes)
 	v, ok := w.mapIdx[sm]
 	if !ok {
 		v = uint32(len(w.t.mappings))
@@ -263,13 +267,14 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 		return v - 1
 	}
 	l := &p.Locations[i]
-	sl := location{address: l.Address, folded: l.IsFolded}
+	sl := location{address: l.Address, folded: l.IsFolded, attrs: w.attrSet(l.Attributes)}
 	if l.Mapping != model.NoMapping {
 		sl.mapping = w.mapping(p, &p.Mappings[l.Mapping]) + 1
 	}
 	k := w.key[:0]
 	k = binary.AppendUvarint(k, sl.address)
 	k = binary.AppendUvarint(k, uint64(sl.mapping))
+	k = binary.AppendUvarint(k, uint64(sl.attrs))
 	if sl.folded {
 		k = append(k, 1)
 	} else {
@@ -540,6 +545,50 @@ func (w *Writer) row(p *model.Profile, s *model.Sample) uint32 {
 	return r
 }
 
+// attrSet returns the index of an attribute set of a mapping or location
+// in the shared table (0: none).
+func (w *Writer) attrSet(attrs []model.Attribute) uint32 {
+	if len(attrs) == 0 {
+		return 0
+	}
+	var e enc
+	encodeAttrs(&e, attrs)
+	k := string(e.b)
+	if v, ok := w.attrIdx[k]; ok {
+		return v
+	}
+	v := uint32(len(w.t.attrSets))
+	w.t.attrSets = append(w.t.attrSets, cloneAttrs(attrs))
+	w.attrIdx[k] = v
+	return v
+}
+
+// cloneAttrs copies attributes deeply (the writer keeps them past the
+// profile they came from).
+func cloneAttrs(as []model.Attribute) []model.Attribute {
+	out := make([]model.Attribute, len(as))
+	for i, a := range as {
+		out[i] = model.Attribute{Key: strings.Clone(a.Key), Value: cloneValue(a.Value)}
+	}
+	return out
+}
+
+func cloneValue(v model.Value) model.Value {
+	v.Str = strings.Clone(v.Str)
+	v.Bytes = bytes.Clone(v.Bytes)
+	if v.Array != nil {
+		arr := make([]model.Value, len(v.Array))
+		for i, x := range v.Array {
+			arr[i] = cloneValue(x)
+		}
+		v.Array = arr
+	}
+	if v.Map != nil {
+		v.Map = cloneAttrs(v.Map)
+	}
+	return v
+}
+
 func encodeAttrs(e *enc, attrs []model.Attribute) {
 	e.uvarint(uint64(len(attrs)))
 	for _, a := range attrs {
@@ -586,6 +635,7 @@ func (w *Writer) Close() error {
 	ct := w.t.canonical()
 	ct.encode(&raw)
 	w.rows.encode(&raw, ct.nodeNew)
+	ct.encodeAttrSets(&raw)
 	tablesOff, tablesRaw := w.off, uint64(len(raw.b))
 	if w.tablesLevel != w.secLevel || len(raw.b) > sectionWindow {
 		// A second encoder for the tables alone, with a window no larger
