@@ -135,8 +135,8 @@ func TestBundleBadInputs(t *testing.T) {
 		}
 		return p
 	}
-	v2 := bytes.Clone(good)
-	binary.LittleEndian.PutUint32(v2[8:], 2)
+	v3 := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(v3[8:], 3)
 	corrupt := bytes.Clone(good)
 	corrupt[20] ^= 0xff
 	cases := []struct {
@@ -146,11 +146,11 @@ func TestBundleBadInputs(t *testing.T) {
 		{[]string{"unpack", b, "--index", "2"}, "index 2 out of range (bundle holds 2 profiles, 0 to 1)"},
 		{[]string{"unpack", write("trunc.ppxb", good[:len(good)-10]), "--index", "0"}, "truncated or corrupt: no footer magic"},
 		{[]string{"list", write("short.ppxb", good[:30])}, "truncated: 30 bytes"},
-		{[]string{"unpack", write("v2.ppxb", v2), "--index", "0"}, "unknown version 2 at byte 8"},
+		{[]string{"unpack", write("v3.ppxb", v3), "--index", "0"}, "unknown version 3 at byte 8"},
 		{[]string{"unpack", write("corrupt.ppxb", corrupt), "--index", "0"}, "profile 0: section block at byte 12"},
 		{[]string{"list", files[0]}, "not a pprofx bundle: it is a gzip-compressed file"},
 		{[]string{"merge", files[0], filepath.Join(dir, "missing.pb.gz"), "-o", filepath.Join(dir, "out.ppxb")}, "missing.pb.gz: no such file or directory"},
-		{[]string{"merge", write("v2b.ppxb", v2), "-o", filepath.Join(dir, "out.ppxb")}, "unknown version 2"},
+		{[]string{"merge", write("v3b.ppxb", v3), "-o", filepath.Join(dir, "out.ppxb")}, "unknown version 3"},
 	}
 	for _, c := range cases {
 		s := newStreams(nil)

@@ -127,7 +127,7 @@ whole. A filter (below) reads the input whole.
 	f.StringArrayVar(&o.Resource, "resource", nil, "OTLP output: a resource attribute KEY=VALUE, e.g. service.name=api (repeatable)")
 	f.BoolVar(&o.KeepOriginal, "keep-original", false, "OTLP output: embed a non-pprof input file as the original_payload")
 	f.Int64Var(&o.MaxExpansion, "max-expansion", formats.DefaultMaxExpansion, "largest output, as a multiple of the (decompressed) input's size: pprof repeats a stack shared by many samples in each")
-	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later; the default) or "1.9"`)
+	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later) or "1.9"; by default told from the bytes, and asked for when both readings are valid and differ`)
 	o.Sym.register(f, "auto")
 	o.Sym.OnlyBare = true
 	f.StringVar(&o.SampleType, "sample-type", "", "folded output: the sample type written (default: the profile's default, as pprof picks it); folded input: its TYPE/UNIT (default samples/count)")

@@ -65,7 +65,7 @@ end). Memory stays bounded whatever the shape of the stacks.`,
 	f.BoolVar(&o.JSON, "json", false, "one JSON object per file, one per line")
 	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
 	f.BoolVar(&o.Salvage, "salvage", false, "keep what can be kept of a truncated input, with a warning")
-	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later; the default) or "1.9"`)
+	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later) or "1.9"; by default told from the bytes, and asked for when both readings are valid and differ`)
 	return cmd
 }
 

@@ -39,7 +39,9 @@ function names something; original_payload and its format set together;
 profile ids of 16 bytes, not all zero; trace ids of 16 and span ids of 8
 bytes. SHOULDs are warnings: timestamps outside the profile's time range,
 samples of different shapes, mappings without a build id attribute. Data in
-the other Sample layout (proto v1.9 against v1.10+) is named as such.
+the other Sample layout (proto v1.9 against v1.10+) is read as such, told
+from the bytes; a field whose wire type the schema contradicts is a warning
+(an error in a Sample when the layout is told).
 
 Other formats are checked by reading them: what pprofx cannot read is the
 error. Findings go to standard output, one per line, "FILE: error: PATH:
@@ -48,7 +50,8 @@ file breaks a MUST rule or cannot be read.`,
 		Example: `  pprofx validate testdata/go/cpu.pb.gz
   pprofx convert testdata/go/heap.pb.gz -o /tmp/heap.otlp && pprofx validate /tmp/heap.otlp
   pprofx validate -q testdata/otlp-dev/cpu.framed testdata/otlp-dev/cpu.otlp.json
-  pprofx validate --otlp-proto 1.9 /tmp/heap.otlp   # a v1.10 file read as v1.9: named as such, exit 1`,
+  pprofx validate --otlp-proto 1.9 /tmp/heap.otlp   # a v1.10 file read as v1.9: named as such, exit 1
+  pprofx validate testdata/otlp-dev/ebpf-v1.9.otlp  # the eBPF profiler's v1.9 layout, told from the bytes`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
@@ -64,7 +67,7 @@ file breaks a MUST rule or cannot be read.`,
 	}
 	f := cmd.Flags()
 	f.Var(&size, "max-input-size", "largest input, after decompression, that is read")
-	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later; the default) or "1.9"`)
+	f.StringVar(&o.OTLPProto, "otlp-proto", "", `OTLP v1development input: the proto release of its Sample fields, "1.10" (and later) or "1.9"; by default told from the bytes, and asked for when both readings are valid and differ`)
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print only errors (no warnings, no per-file line)")
 	return cmd
 }

@@ -96,9 +96,21 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 			}
 		}
 	}
-	msgs, err := otlp.Messages(data, do)
+	msgs, layouts, err := otlp.MessagesLayout(data, do)
 	if err != nil {
 		return err
+	}
+	// The Sample layout the binary messages were read in (told, or
+	// from their bytes).
+	layout = otlp.LayoutAuto
+	for _, l := range layouts {
+		if l != otlp.LayoutAuto {
+			layout = l
+		}
+		if l != layouts[0] {
+			layout = otlp.LayoutAuto
+			break
+		}
 	}
 	ps, err := otlp.DecodeMessages(msgs, do)
 	if err != nil {
@@ -125,9 +137,15 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 			}
 		}
 	}
-	release := "opentelemetry-proto v1.10+ (Sample: attribute_indices=2, link_index=3, values=4)"
-	if layout == otlp.LayoutV19 {
-		release = "opentelemetry-proto v1.9 (Sample: values=2, attribute_indices=3, link_index=4)"
+	release := layout.String()
+	switch {
+	case in.Format == detect.OTLPJSON:
+		release = "OTLP JSON (fields by name)"
+	case layout == otlp.LayoutAuto:
+		release = "messages in both Sample layouts"
+	}
+	if opts.OTLPProto == "" && in.Format == detect.OTLP {
+		release += ", told from the bytes"
 	}
 	in.Facts = append(in.Facts, [2]string{"dialect", "v1development, " + release})
 	if len(msgs) > 1 {

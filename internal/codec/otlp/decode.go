@@ -2,7 +2,9 @@ package otlp
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 
@@ -68,37 +70,53 @@ func Parse(data []byte, opts DecodeOptions) ([]*pb.ProfilesData, error) {
 }
 
 func messages(data []byte, opts DecodeOptions, check bool) ([]*pb.ProfilesData, error) {
+	msgs, _, err := readMessages(data, opts, check)
+	return msgs, err
+}
+
+// MessagesLayout is Messages that also returns the Sample layout each
+// binary message was read in (LayoutAuto for a JSON one, whose field
+// names say what they are).
+func MessagesLayout(data []byte, opts DecodeOptions) ([]*pb.ProfilesData, []SampleLayout, error) {
+	return readMessages(data, opts, true)
+}
+
+func readMessages(data []byte, opts DecodeOptions, check bool) ([]*pb.ProfilesData, []SampleLayout, error) {
 	data, err := inflate.Gzip(data, maxDecompressed, "otlp")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(data) == 0 {
-		return nil, fmt.Errorf("otlp: empty input")
+		return nil, nil, fmt.Errorf("otlp: empty input")
 	}
 	if isJSON(data) {
-		return jsonMessages(data, check)
+		msgs, err := jsonMessages(data, check)
+		return msgs, make([]SampleLayout, len(msgs)), err
 	}
 	frames, framed := splitFramed(data)
 	if !framed {
 		frames = [][]byte{data}
 	}
 	out := make([]*pb.ProfilesData, 0, len(frames))
+	layouts := make([]SampleLayout, 0, len(frames))
 	for i, f := range frames {
-		pd, err := binaryMessage(f, opts.Layout, check)
+		pd, l, err := binaryMessage(f, opts, check)
 		if err != nil {
 			if framed {
-				return nil, fmt.Errorf("otlp: framed message %d: %v", i, err)
+				return nil, nil, fmt.Errorf("otlp: framed message %d: %v", i, err)
 			}
-			return nil, fmt.Errorf("otlp: %v", err)
+			return nil, nil, fmt.Errorf("otlp: %v", err)
 		}
 		out = append(out, pd)
+		layouts = append(layouts, l)
 	}
-	return out, nil
+	return out, layouts, nil
 }
 
-// binaryMessage parses one binary ProfilesData in the given Sample layout.
-func binaryMessage(data []byte, layout SampleLayout, check bool) (*pb.ProfilesData, error) {
-	parse := func(l SampleLayout) (*pb.ProfilesData, error) {
+// binaryMessage parses one binary ProfilesData in the Sample layout told,
+// or else the one its bytes say (layout.go), and returns the layout.
+func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesData, SampleLayout, error) {
+	parseWarn := func(l SampleLayout, warn func(string)) (*pb.ProfilesData, error) {
 		if pd, err := (&parser{layout: l}).data(data); err == nil {
 			return pd, nil
 		}
@@ -115,30 +133,57 @@ func binaryMessage(data []byte, layout SampleLayout, check bool) (*pb.ProfilesDa
 		if err := proto.Unmarshal(b, pd); err != nil {
 			return nil, otlpcommon.LocateWireError(b, pd.ProtoReflect().Descriptor(), err)
 		}
+		// A known field with another wire type is skipped by the parser:
+		// say so (Sample's fields 2-4 told the layout already).
+		if err := skippedFields(pd, warn); err != nil {
+			return nil, err
+		}
 		return pd, nil
 	}
-	pd, err := parse(layout)
-	if err != nil {
-		return nil, err
-	}
-	if !check {
-		return pd, nil
-	}
-	f := firstError(pd)
-	if f == nil {
-		return pd, nil
+	// Trial readings (the other layout's) say nothing.
+	parse := func(l SampleLayout) (*pb.ProfilesData, error) { return parseWarn(l, nil) }
+	layout := opts.Layout
+	if layout == LayoutAuto {
+		var err error
+		layout, err = chooseLayout(detectLayout(data), layout, func(l SampleLayout) bool {
+			pd, err := parse(l)
+			return err == nil && firstError(pd) == nil
+		})
+		if err != nil {
+			return nil, 0, err
+		}
 	}
 	other, name, flag := LayoutV19, "v1.9", "--otlp-proto 1.9"
 	if layout == LayoutV19 {
-		other, name, flag = LayoutV110, "v1.10 or later", "--otlp-proto 1.10 (the default)"
+		other, name, flag = LayoutV110, "v1.10 or later", "--otlp-proto 1.10"
 	}
-	if f.Path != "dictionary" && bytes.Contains([]byte(f.Path), []byte(".samples[")) {
+	// otherFits adds to an error of a sample that the message reads
+	// cleanly in the other layout.
+	otherFits := func(msg string) error {
 		if alt, err := parse(other); err == nil && firstError(alt) == nil && hasSamples(alt) {
-			return nil, fmt.Errorf("%s: %s (this looks like OTLP profiles proto %s, whose Sample fields are numbered differently: read it with %s)",
-				f.Path, f.Msg, name, flag)
+			return fmt.Errorf("%s (this looks like OTLP profiles proto %s, whose Sample fields are numbered differently: read it with %s)",
+				msg, name, flag)
 		}
+		return errors.New(msg)
 	}
-	return nil, fmt.Errorf("%s: %s", f.Path, f.Msg)
+	pd, err := parseWarn(layout, opts.Warn)
+	if err != nil {
+		if strings.Contains(err.Error(), "samples[") {
+			return nil, 0, otherFits(err.Error())
+		}
+		return nil, 0, err
+	}
+	if !check {
+		return pd, layout, nil
+	}
+	f := firstError(pd)
+	if f == nil {
+		return pd, layout, nil
+	}
+	if f.Path != "dictionary" && strings.Contains(f.Path, ".samples[") {
+		return nil, 0, otherFits(f.Path + ": " + f.Msg)
+	}
+	return nil, 0, fmt.Errorf("%s: %s", f.Path, f.Msg)
 }
 
 func hasSamples(pd *pb.ProfilesData) bool {
@@ -220,32 +265,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 		m := mt[i]
 		mm := &p.Mappings[i-1]
 		mm.Start, mm.Limit, mm.Offset, mm.File = m.MemoryStart, m.MemoryLimit, m.FileOffset, m.FilenameStrindex
-		for _, a := range m.AttributeIndices {
-			if a == 0 {
-				continue
-			}
-			at := &t.attrs[a]
-			on := at.value.Kind == model.KindBool && at.value.Bool
-			switch at.key {
-			case AttrBuildIDGNU, AttrBuildIDGo, AttrBuildIDHTL:
-				if mm.BuildID == 0 {
-					mm.BuildID = t.stringIndex(p, at.value)
-					if at.key == AttrBuildIDHTL {
-						mm.BuildIDKind = 1
-					}
-				}
-			case AttrHasFunctions:
-				mm.HasFunctions = on
-			case AttrHasFilenames:
-				mm.HasFilenames = on
-			case AttrHasLineNumbers:
-				mm.HasLineNumbers = on
-			case AttrHasInlineFrames:
-				mm.HasInlineFrames = on
-			default:
-				d.warn("otlp: mapping attributes other than build ids and pprof.mapping.* were dropped (the model has no place for them)")
-			}
-		}
+		d.mappingAttrs(t, p, mm, m.AttributeIndices)
 	}
 	ft := dd.GetFunctionTable()
 	if len(ft) > 1 {
@@ -283,11 +303,14 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 				continue
 			}
 			at := &t.attrs[a]
-			if at.key == AttrIsFolded {
-				ml.IsFolded = at.value.Kind == model.KindBool && at.value.Bool
+			if at.key == AttrIsFolded && at.value.Kind == model.KindBool {
+				ml.IsFolded = at.value.Bool
 				continue
 			}
-			d.warn("otlp: location attributes other than pprof.location.is_folded (e.g. profile.frame.type) were dropped (the model has no place for them)")
+			if at.unit != "" {
+				d.warn("otlp: the units of location attributes were dropped")
+			}
+			ml.Attributes = append(ml.Attributes, model.Attribute{Key: at.key, Value: at.value})
 		}
 	}
 	st := dd.GetStackTable()
@@ -311,6 +334,59 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	}
 	t.tmpl = p
 	return t
+}
+
+// mappingAttrs reads a mapping's attributes: its build id (the GNU one
+// when there is one, else the htlhash one) and pprof.mapping.has_* flags
+// into their fields, every other attribute (another build id,
+// process.executable.*, a producer's own) into Attributes.
+func (d *decoder) mappingAttrs(t *dict, p *model.Profile, mm *model.Mapping, as []int32) {
+	build := -1
+	for k, a := range as {
+		if a == 0 {
+			continue
+		}
+		at := &t.attrs[a]
+		if at.value.Kind != model.KindString {
+			continue
+		}
+		if at.key == AttrBuildIDGNU || (at.key == AttrBuildIDHTL && build < 0) {
+			build = k
+		}
+	}
+	for k, a := range as {
+		if a == 0 {
+			continue
+		}
+		at := &t.attrs[a]
+		if k == build {
+			mm.BuildID = t.stringIndex(p, at.value)
+			if at.key == AttrBuildIDHTL {
+				mm.BuildIDKind = 1
+			}
+			continue
+		}
+		if at.value.Kind == model.KindBool {
+			switch at.key {
+			case AttrHasFunctions:
+				mm.HasFunctions = at.value.Bool
+				continue
+			case AttrHasFilenames:
+				mm.HasFilenames = at.value.Bool
+				continue
+			case AttrHasLineNumbers:
+				mm.HasLineNumbers = at.value.Bool
+				continue
+			case AttrHasInlineFrames:
+				mm.HasInlineFrames = at.value.Bool
+				continue
+			}
+		}
+		if at.unit != "" {
+			d.warn("otlp: the units of mapping attributes were dropped")
+		}
+		mm.Attributes = append(mm.Attributes, model.Attribute{Key: at.key, Value: at.value})
+	}
 }
 
 // stringIndex returns the index of a string value in p's string table

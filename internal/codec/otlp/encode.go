@@ -453,18 +453,31 @@ func (e *encoder) layoutStrings() {
 	if e.keys != nil {
 		clear(e.keys)
 	}
+	key := func(k string) {
+		if f := fixedKey(k); f >= 0 {
+			need[f] = true
+			return
+		}
+		if e.keys == nil {
+			e.keys = map[string]int32{}
+		}
+		if _, ok := e.keys[k]; !ok {
+			e.keys[k] = 0
+			cs = append(cs, cand{k, -2, 0})
+		}
+	}
 	for _, p := range e.ps {
 		for _, a := range p.Attributes {
-			if k := fixedKey(a.Key); k >= 0 {
-				need[k] = true
-				continue
+			key(a.Key)
+		}
+		for i := range p.Mappings {
+			for _, a := range p.Mappings[i].Attributes {
+				key(a.Key)
 			}
-			if e.keys == nil {
-				e.keys = map[string]int32{}
-			}
-			if _, ok := e.keys[a.Key]; !ok {
-				e.keys[a.Key] = 0
-				cs = append(cs, cand{a.Key, -2, 0})
+		}
+		for i := range p.Locations {
+			for _, a := range p.Locations[i].Attributes {
+				key(a.Key)
 			}
 		}
 		need[kComment] = need[kComment] || len(p.Comments) > 0
@@ -582,7 +595,7 @@ func appendMappingRest(k []byte, p *model.Profile, m *model.Mapping) []byte {
 			k = append(k, 0)
 		}
 	}
-	return k
+	return appendAttrsKey(k, m.Attributes)
 }
 
 // str returns the dictionary index of a fixed key or a profile attribute
@@ -696,6 +709,7 @@ func (e *encoder) locationKey(mapping int32, r ref) []byte {
 	} else {
 		k = append(k, 0)
 	}
+	k = appendAttrsKey(k, l.Attributes)
 	for _, ln := range l.Lines {
 		k = binary.AppendVarint(k, ln.Line)
 		k = binary.AppendVarint(k, ln.Column)
@@ -912,13 +926,28 @@ func (e *encoder) layoutAttributes() {
 		if m.HasInlineFrames {
 			as = append(as, e.attrTrue(AttrHasInlineFrames))
 		}
+		for _, a := range m.Attributes {
+			if e.mappingFieldKey(m, a.Key) {
+				e.warn("otlp: mapping attributes whose keys the mapping's own fields write (build id, pprof.mapping.*) were dropped")
+				continue
+			}
+			as = append(as, e.attrModel(a))
+		}
 		e.mapAttrs[k] = as
 	}
 	e.locAttrs = grow(e.locAttrs, len(e.locs))
 	for k, r := range e.locs {
 		as := e.locAttrs[k][:0]
-		if e.ps[r.p].Locations[r.i].IsFolded {
+		l := &e.ps[r.p].Locations[r.i]
+		if l.IsFolded {
 			as = append(as, e.attrTrue(AttrIsFolded))
+		}
+		for _, a := range l.Attributes {
+			if a.Key == AttrIsFolded {
+				e.warn("otlp: location attributes named pprof.location.is_folded (which the location's own field writes) were dropped")
+				continue
+			}
+			as = append(as, e.attrModel(a))
 		}
 		e.locAttrs[k] = as
 	}
@@ -1013,6 +1042,29 @@ func (e *encoder) layoutAttributes() {
 			remap(as)
 		}
 	}
+}
+
+// mappingFieldKey reports whether an attribute key of m is one the
+// writer writes from m's fields: the key of its build id, and the has_*
+// flags.
+func (e *encoder) mappingFieldKey(m *model.Mapping, key string) bool {
+	switch key {
+	case AttrHasFunctions, AttrHasFilenames, AttrHasLineNumbers, AttrHasInlineFrames:
+		return true
+	case AttrBuildIDGNU:
+		return m.BuildID != 0 && m.BuildIDKind != 1
+	case AttrBuildIDHTL:
+		return m.BuildID != 0 && m.BuildIDKind == 1
+	}
+	return false
+}
+
+// appendAttrsKey appends what identifies a list of attributes.
+func appendAttrsKey(k []byte, as []model.Attribute) []byte {
+	if len(as) == 0 {
+		return append(k, 0)
+	}
+	return fmt.Appendf(append(k, 1), "%#v", as)
 }
 
 // labelAttrs appends the attribute indices of a label set to out: one

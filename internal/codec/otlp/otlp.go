@@ -102,19 +102,35 @@ type EncodeOptions struct {
 type SampleLayout int
 
 const (
+	// LayoutAuto tells the layout from the bytes (layout.go): the reading
+	// that fits the schema, or an error when both fit and differ.
+	LayoutAuto SampleLayout = iota
 	// LayoutV110 is opentelemetry-proto v1.10 and later (v1.11.0):
 	// attribute_indices=2, link_index=3, values=4.
-	LayoutV110 SampleLayout = iota
+	LayoutV110
 	// LayoutV19 is opentelemetry-proto v1.9: values=2,
 	// attribute_indices=3, link_index=4.
 	LayoutV19
 )
 
-// ParseSampleLayout reads a proto release name: "1.10" (or later, the
-// default) or "1.9".
+// String names a layout as inspect shows it.
+func (l SampleLayout) String() string {
+	switch l {
+	case LayoutV110:
+		return "opentelemetry-proto v1.10+ (Sample: attribute_indices=2, link_index=3, values=4)"
+	case LayoutV19:
+		return "opentelemetry-proto v1.9 (Sample: values=2, attribute_indices=3, link_index=4)"
+	}
+	return "told from the bytes"
+}
+
+// ParseSampleLayout reads a proto release name: "" (tell from the bytes),
+// "1.10" (or later) or "1.9".
 func ParseSampleLayout(s string) (SampleLayout, error) {
 	switch s {
-	case "", "1.10", "v1.10", "1.11", "v1.11", "1.11.0", "v1.11.0":
+	case "", "auto":
+		return LayoutAuto, nil
+	case "1.10", "v1.10", "1.11", "v1.11", "1.11.0", "v1.11.0":
 		return LayoutV110, nil
 	case "1.9", "v1.9", "1.9.0", "v1.9.0":
 		return LayoutV19, nil
@@ -124,7 +140,8 @@ func ParseSampleLayout(s string) (SampleLayout, error) {
 
 // DecodeOptions says how Decode reads.
 type DecodeOptions struct {
-	// Layout is the Sample field numbering: v1.10+ unless told.
+	// Layout is the Sample field numbering: told from the bytes unless
+	// given.
 	Layout SampleLayout
 	Warn   func(string) // told once about each thing the model cannot hold; may be nil
 }

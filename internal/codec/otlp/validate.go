@@ -168,7 +168,7 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 	c.zeroEntry("stack_table", c.nstack, c.nstack > 0 && zeroMsg(d.StackTable[0]))
 	if c.nlnk > 0 && d.LinkTable[0] != nil && allZero(d.LinkTable[0].TraceId) && allZero(d.LinkTable[0].SpanId) &&
 		(len(d.LinkTable[0].TraceId) != 16 || len(d.LinkTable[0].SpanId) != 8) && !(len(d.LinkTable[0].TraceId) == 0 && len(d.LinkTable[0].SpanId) == 0) {
-		c.add(Should, func() string { return fmt.Sprintf("dictionary.link_table[0]") }, "zero ids should be 16 and 8 zero bytes (or empty)")
+		c.add(Should, func() string { return fmt.Sprintf("dictionary.link_table[0]") }, "zero ids of other lengths than 16 and 8 bytes (profiles.proto, ProfilesDictionary.link_table: link_table[0] SHOULD hold 16 and 8 zero bytes)")
 	}
 	for i, kv := range d.AttributeTable {
 		if i == 0 {
@@ -183,7 +183,7 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 		c.str(u, func() string { return fmt.Sprintf("%s.unit_strindex", path) })
 		c.anyValue(kv.GetValue(), path+".value", 0)
 		if k == 0 {
-			c.add(Should, func() string { return fmt.Sprintf("%s.key_strindex", path) }, "0: the attribute has no key")
+			c.add(Should, func() string { return fmt.Sprintf("%s.key_strindex", path) }, "0: the attribute's key is empty (OpenTelemetry common/attributes: an attribute key MUST be a non-empty string; reported as a warning, the reader needs no key)")
 		}
 	}
 	for i, m := range d.MappingTable {
@@ -193,7 +193,7 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 		c.str(m.GetFilenameStrindex(), func() string { return fmt.Sprintf("dictionary.mapping_table[%d].filename_strindex", i) })
 		c.attrIndices(m.GetAttributeIndices(), func() string { return fmt.Sprintf("dictionary.mapping_table[%d]", i) })
 		if !c.mustOnly && !c.hasBuildID(m.GetAttributeIndices()) {
-			c.add(Should, func() string { return fmt.Sprintf("dictionary.mapping_table[%d].attribute_indices", i) }, "no process.executable.build_id.* attribute (mappings.md asks for one)")
+			c.add(Should, func() string { return fmt.Sprintf("dictionary.mapping_table[%d].attribute_indices", i) }, "no process.executable.build_id.* attribute (profiles/mappings.md: a Mapping MUST have at least one; reported as a warning, since a pprof mapping often has no build id and no reader needs one)")
 		}
 	}
 	for i, f := range d.FunctionTable {
@@ -382,14 +382,19 @@ func (c *checker) profile(pr *pb.Profile, path string) {
 			shape = sh
 		} else if sh != shape && !warnedShape && !c.mustOnly {
 			warnedShape = true
-			c.add(Should, sp, "shape (values/timestamps) differs from the profile's first sample")
+			c.add(Should, sp, "shape (values/timestamps) differs from the profile's first sample (profiles.proto, Sample: all Samples for a Profile SHOULD have the same shape)")
 		}
 		if t0 != 0 && !warnedTS && !c.mustOnly {
 			for j, ts := range s.GetTimestampsUnixNano() {
-				if ts < t0 || (dur > 0 && ts-t0 >= dur) {
+				// The end is inside: profiles.proto's Sample says the
+				// timestamps SHOULD fall within [time, time + duration),
+				// its Profile.duration_nano "within the profile time
+				// range"; the eBPF profiler ends the range at its last
+				// sample, and no reader is misled by that.
+				if ts < t0 || (dur > 0 && ts-t0 > dur) {
 					warnedTS = true
 					c.add(Should, func() string { return fmt.Sprintf("%s.timestamps_unix_nano[%d]", sp(), j) },
-						"%d outside the profile's time range [%d, %d) (reported once per profile)", ts, t0, t0+dur)
+						"%d outside the profile's time range [%d, %d] (profiles.proto, Sample.timestamps_unix_nano: SHOULD fall within the Profile's time range; reported once per profile)", ts, t0, t0+dur)
 					break
 				}
 			}
@@ -407,23 +412,30 @@ func (c *checker) profile(pr *pb.Profile, path string) {
 // rules but that reads cleanly in the other Sample layout (v1.9 / v1.10)
 // gets a finding that says so.
 func ValidateData(data []byte, opts DecodeOptions, limit int) ([]Finding, int, error) {
-	msgs, err := Parse(data, opts)
+	// Fields the parser skipped (a wire type the schema contradicts, a
+	// number it does not have) are findings too.
+	var skipped []Finding
+	opts.Warn = func(s string) {
+		skipped = append(skipped, Finding{Should, "wire format", strings.TrimPrefix(s, "otlp: ") + " (protobuf encoding: a field's wire type is its schema type's)"})
+	}
+	msgs, layouts, err := readMessages(data, opts, false)
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []Finding
-	other, name := LayoutV19, "v1.9 (values=2, attribute_indices=3, link_index=4): use --otlp-proto 1.9"
-	if opts.Layout == LayoutV19 {
-		other, name = LayoutV110, "v1.10 or later: drop --otlp-proto 1.9"
-	}
+	out := skipped
 	var alt []*pb.ProfilesData
 	for i, pd := range msgs {
 		fs := Validate(pd, limit)
-		if f := firstMust(fs); f != nil && strings.Contains(f.Path, ".samples[") {
-			if alt == nil {
-				alt, _ = Parse(data, DecodeOptions{Layout: other})
+		other, name := LayoutV19, "v1.9 (values=2, attribute_indices=3, link_index=4): use --otlp-proto 1.9"
+		if layouts[i] == LayoutV19 {
+			other, name = LayoutV110, "v1.10 or later: use --otlp-proto 1.10"
+		}
+		if f := firstMust(fs); f != nil && strings.Contains(f.Path, ".samples[") && layouts[i] != LayoutAuto {
+			alt = nil
+			if a, _, err := readMessages(data, DecodeOptions{Layout: other}, false); err == nil && len(a) == len(msgs) {
+				alt = a
 			}
-			if i < len(alt) && len(alt) == len(msgs) && firstError(alt[i]) == nil && hasSamples(alt[i]) {
+			if i < len(alt) && firstError(alt[i]) == nil && hasSamples(alt[i]) {
 				fs = append(fs, Finding{Must, f.Path, "this message reads cleanly as OTLP profiles proto " + name})
 			}
 		}

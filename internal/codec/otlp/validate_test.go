@@ -174,24 +174,37 @@ func toV19(t *testing.T, data []byte) []byte {
 	return out
 }
 
-// TestV19: a v1.9 file (Sample fields renumbered) read as v1.10 is refused
-// with an error that names v1.9 and the flag; read as v1.9 it is the
-// source profile; a v1.10 file read as v1.9 is refused naming v1.10.
+// TestV19: a v1.9 file (Sample fields renumbered) is read as v1.9 without
+// being told, and is the source profile; told v1.10 it is refused with an
+// error that names v1.9 and the flag; a v1.10 file told v1.9 is refused
+// naming v1.10.
 func TestV19(t *testing.T) {
 	pd, src := heapMessage(t)
 	v110 := marshal(t, pd)
 	v19 := toV19(t, v110)
-	if _, err := Decode(v19, DecodeOptions{}); err == nil || !strings.Contains(err.Error(), "this looks like OTLP profiles proto v1.9") ||
+	want, _ := gp.ParseData(src)
+	for _, layout := range []SampleLayout{LayoutAuto, LayoutV19} {
+		msgs, layouts, err := MessagesLayout(v19, DecodeOptions{Layout: layout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if layouts[0] != LayoutV19 {
+			t.Errorf("told %v: read as %v", layout, layouts[0])
+		}
+		ps, err := DecodeMessages(msgs, DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := pprofcmp.Diff(want, toPprof(t, ps[0])); d != "" {
+			t.Errorf("v1.9 read as %v:\n%s", layout, d)
+		}
+	}
+	if _, layouts, err := MessagesLayout(v110, DecodeOptions{}); err != nil || layouts[0] != LayoutV110 {
+		t.Errorf("v1.10 told nothing: %v, %v", layouts, err)
+	}
+	if _, err := Decode(v19, DecodeOptions{Layout: LayoutV110}); err == nil || !strings.Contains(err.Error(), "this looks like OTLP profiles proto v1.9") ||
 		!strings.Contains(err.Error(), "--otlp-proto 1.9") {
 		t.Errorf("v1.9 read as v1.10: %v", err)
-	}
-	ps, err := Decode(v19, DecodeOptions{Layout: LayoutV19})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := gp.ParseData(src)
-	if d := pprofcmp.Diff(want, toPprof(t, ps[0])); d != "" {
-		t.Errorf("v1.9 read as v1.9:\n%s", d)
 	}
 	if _, err := Decode(v110, DecodeOptions{Layout: LayoutV19}); err == nil || !strings.Contains(err.Error(), "v1.10 or later") {
 		t.Errorf("v1.10 read as v1.9: %v", err)
@@ -200,23 +213,42 @@ func TestV19(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	named := false
-	for _, f := range fs {
-		named = named || strings.Contains(f.Msg, "reads cleanly as OTLP profiles proto v1.9")
+	if f := firstMust(fs); f != nil {
+		t.Errorf("validate of v1.9 told nothing: %v", f)
 	}
-	if !named {
-		t.Errorf("validate does not name v1.9: %v", fs)
+	_, _, err = ValidateData(v110, DecodeOptions{Layout: LayoutV19}, 0)
+	if err == nil || !strings.Contains(err.Error(), "v1.10 or later") {
+		t.Errorf("validate --otlp-proto 1.9 of a v1.10 file does not name v1.10: %v", err)
 	}
-	fs, _, err = ValidateData(v110, DecodeOptions{Layout: LayoutV19}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	named = false
-	for _, f := range fs {
-		named = named || strings.Contains(f.Msg, "reads cleanly as OTLP profiles proto v1.10 or later")
-	}
-	if !named {
-		t.Errorf("validate --otlp-proto 1.9 of a v1.10 file does not name v1.10: %v", fs)
+}
+
+// TestTimestampAtEnd: a timestamp at exactly time + duration (as the eBPF
+// profiler writes its last one) is no warning; one nanosecond later is;
+// every warning names the rule it reports.
+func TestTimestampAtEnd(t *testing.T) {
+	for _, c := range []struct {
+		off  uint64
+		warn bool
+	}{{0, false}, {1, true}} {
+		pd, _ := heapMessage(t)
+		for _, p := range pd.ResourceProfiles[0].ScopeProfiles[0].Profiles {
+			p.TimeUnixNano, p.DurationNano = 1000, 500
+			for _, s := range p.Samples {
+				s.TimestampsUnixNano = []uint64{1000 + 500 + c.off}
+			}
+		}
+		n := 0
+		for _, f := range findings(t, pd) {
+			if strings.Contains(f, "timestamps_unix_nano") {
+				n++
+			}
+			if strings.HasPrefix(f, "warning") && !strings.Contains(f, ".proto") && !strings.Contains(f, ".md") && !strings.Contains(f, "OpenTelemetry") {
+				t.Errorf("warning names no rule: %s", f)
+			}
+		}
+		if (n > 0) != c.warn {
+			t.Errorf("timestamp at end + %d: %d warnings, want some: %v", c.off, n, c.warn)
+		}
 	}
 }
 
