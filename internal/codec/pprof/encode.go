@@ -3,6 +3,8 @@ package pprof
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -27,10 +29,8 @@ func Encode(w io.Writer, p *model.Profile, opts EncodeOptions) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("pprof: %v", err)
 	}
-	if opts.Warn != nil {
-		for _, m := range Unrepresentable(p) {
-			opts.Warn(m)
-		}
+	if m := Unrepresentable(p); m != "" && opts.Warn != nil {
+		opts.Warn(m)
 	}
 	buf := AppendRaw(make([]byte, 0, estimateSize(p)), p)
 	if opts.Raw {
@@ -47,10 +47,10 @@ func Encode(w io.Writer, p *model.Profile, opts EncodeOptions) error {
 	return zw.Close()
 }
 
-// Unrepresentable lists, one message each, what p holds that profile.proto
-// has no field for.
-func Unrepresentable(p *model.Profile) []string {
-	var out []string
+// Unrepresentable names, in one message, what p holds that profile.proto
+// has no field for ("" when nothing).
+func Unrepresentable(p *model.Profile) string {
+	var lost []string
 	var links, stamps bool
 	for i := range p.Samples {
 		s := &p.Samples[i]
@@ -58,10 +58,10 @@ func Unrepresentable(p *model.Profile) []string {
 		stamps = stamps || len(s.Timestamps) > 0
 	}
 	if links {
-		out = append(out, "pprof has no field for sample links (trace/span ids); dropped")
+		lost = append(lost, "sample links (trace/span ids)")
 	}
 	if stamps {
-		out = append(out, "pprof has no field for sample timestamps; dropped")
+		lost = append(lost, "sample timestamps")
 	}
 	var temporality, kind bool
 	for _, t := range p.SampleTypes {
@@ -72,30 +72,68 @@ func Unrepresentable(p *model.Profile) []string {
 		kind = kind || m.BuildIDKind != 0
 	}
 	if temporality {
-		out = append(out, "pprof has no field for aggregation temporality; dropped")
+		lost = append(lost, "aggregation temporality")
 	}
 	if kind {
-		out = append(out, "pprof has no field for a mapping's build id kind; dropped")
+		lost = append(lost, "a mapping's build id kind")
 	}
 	if len(p.Resource.Attributes) > 0 || p.Resource.SchemaURL != "" {
-		out = append(out, "pprof has no field for resource attributes; dropped")
+		lost = append(lost, "resource attributes")
 	}
 	if p.Scope.Name != "" || p.Scope.Version != "" || len(p.Scope.Attributes) > 0 {
-		out = append(out, "pprof has no field for the instrumentation scope; dropped")
+		lost = append(lost, "the instrumentation scope")
 	}
 	if len(p.Attributes) > 0 {
-		out = append(out, "pprof has no field for profile attributes; dropped")
+		lost = append(lost, "profile attributes")
 	}
 	if len(p.ProfileID) > 0 {
-		out = append(out, "pprof has no field for the profile id; dropped")
+		lost = append(lost, "the profile id")
 	}
 	if len(p.OriginalPayload) > 0 {
-		out = append(out, "pprof has no field for the original payload; dropped")
+		lost = append(lost, "the original payload")
+	}
+	if k := attrKeys(p, false); k != "" {
+		lost = append(lost, "mapping attributes ("+k+")")
+	}
+	if k := attrKeys(p, true); k != "" {
+		lost = append(lost, "location attributes ("+k+")")
+	}
+	msg := ""
+	if len(lost) > 0 {
+		msg = "pprof has no field for " + strings.Join(lost, ", ") + "; dropped"
 	}
 	if hasLineWithoutFunction(p) {
-		out = append(out, "pprof rejects a line without a function; such lines name an empty function")
+		if msg != "" {
+			msg += "; "
+		}
+		msg += "pprof rejects a line without a function: such lines name an empty function"
 	}
-	return out
+	return msg
+}
+
+// attrKeys lists the distinct attribute keys of p's locations (or
+// mappings), sorted.
+func attrKeys(p *model.Profile, locations bool) string {
+	seen := map[string]bool{}
+	if locations {
+		for i := range p.Locations {
+			for _, a := range p.Locations[i].Attributes {
+				seen[a.Key] = true
+			}
+		}
+	} else {
+		for i := range p.Mappings {
+			for _, a := range p.Mappings[i].Attributes {
+				seen[a.Key] = true
+			}
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
 }
 
 // hasLineWithoutFunction reports whether some location has a line with no

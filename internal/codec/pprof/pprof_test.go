@@ -178,17 +178,22 @@ func TestWarnsAboutWhatPprofCannotHold(t *testing.T) {
 	p.Samples[0].Link = 0
 	p.Samples[1].Timestamps = []uint64{1}
 	p.Resource.Attributes = []model.Attribute{{Key: "service.name", Value: model.Value{Kind: model.KindString, Str: "x"}}}
+	frame := model.Attribute{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}}
+	p.Locations[0].Attributes = []model.Attribute{frame}
+	p.Locations[1].Attributes = []model.Attribute{frame}
+	p.Mappings[0].Attributes = []model.Attribute{{Key: "process.executable.build_id.htlhash", Value: model.Value{Kind: model.KindString, Str: "ab"}}}
 	if err := Encode(&bytes.Buffer{}, p, EncodeOptions{Warn: warn}); err != nil {
 		t.Fatal(err)
 	}
 	all := strings.Join(warned, "\n")
-	for _, w := range []string{"links", "timestamps", "resource attributes"} {
+	for _, w := range []string{"links", "timestamps", "resource attributes", "location attributes (profile.frame.type)",
+		"mapping attributes (process.executable.build_id.htlhash)"} {
 		if !strings.Contains(all, w) {
 			t.Errorf("no warning about %s in %q", w, all)
 		}
 	}
-	if len(warned) != 3 {
-		t.Errorf("%d warnings, want one per kind (3): %q", len(warned), all)
+	if len(warned) != 1 {
+		t.Errorf("%d warnings, want one naming every kind: %q", len(warned), all)
 	}
 }
 

@@ -25,10 +25,8 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("pprof: %v", err)
 	}
-	if opts.Warn != nil {
-		for _, m := range Unrepresentable(p) {
-			opts.Warn(m)
-		}
+	if m := Unrepresentable(p); m != "" && opts.Warn != nil {
+		opts.Warn(m)
 	}
 	// Raw output goes out in pieces of chunk bytes. Gzipped output waits
 	// until it is known whether the encoding reaches ParallelGzipFrom,
