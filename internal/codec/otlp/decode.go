@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
@@ -537,26 +538,33 @@ func sameVT(a, b *pb.ValueType) bool {
 	return a.GetTypeStrindex() == b.GetTypeStrindex() && a.GetUnitStrindex() == b.GetUnitStrindex()
 }
 
+// sameKey reports whether two samples have one identity: stack, link,
+// set of attributes (profiles.proto: the identity is {stack_index,
+// set_of(attribute_indices), link_index}; the collector-contrib
+// translator writes a sample's attributes in a different order in each
+// Profile), and timestamps.
 func sameKey(x, y *pb.Sample) bool {
 	if x.StackIndex != y.StackIndex || x.LinkIndex != y.LinkIndex || len(x.AttributeIndices) != len(y.AttributeIndices) ||
 		len(x.TimestampsUnixNano) != len(y.TimestampsUnixNano) {
 		return false
 	}
-	for i, v := range x.AttributeIndices {
-		if y.AttributeIndices[i] != v {
-			return false
-		}
+	if !slices.Equal(x.AttributeIndices, y.AttributeIndices) &&
+		!slices.Equal(sortedAttrs(x.AttributeIndices), sortedAttrs(y.AttributeIndices)) {
+		return false
 	}
-	for i, v := range x.TimestampsUnixNano {
-		if y.TimestampsUnixNano[i] != v {
-			return false
-		}
+	return slices.Equal(x.TimestampsUnixNano, y.TimestampsUnixNano)
+}
+
+// sortedAttrs returns as sorted, copied when it is not sorted already.
+func sortedAttrs(as []int32) []int32 {
+	if slices.IsSorted(as) {
+		return as
 	}
-	return true
+	return slices.Sorted(slices.Values(as))
 }
 
 func sampleKey(b []byte, s *pb.Sample) []byte {
-	b = fmt.Appendf(b[:0], "%d|%d|%v|%v", s.StackIndex, s.LinkIndex, s.AttributeIndices, s.TimestampsUnixNano)
+	b = fmt.Appendf(b[:0], "%d|%d|%v|%v", s.StackIndex, s.LinkIndex, sortedAttrs(s.AttributeIndices), s.TimestampsUnixNano)
 	return b
 }
 
