@@ -9,76 +9,15 @@ import (
 
 	"github.com/pprofx/pprofx/internal/codec/bundle"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/modeldump"
 )
-
-// describe renders everything a model profile holds with every index
-// resolved: tables in any order, or with entries nothing uses, compare
-// equal when they say the same.
-func describe(p *model.Profile) string {
-	var b strings.Builder
-	vt := func(v model.ValueType) string { return p.String(v.Type) + "/" + p.String(v.Unit) }
-	mapping := func(i int32) string {
-		if i == model.NoMapping {
-			return "-"
-		}
-		m := p.Mappings[i]
-		return fmt.Sprintf("[%#x-%#x@%#x %q build=%q/%d flags=%v%v%v%v attrs=%+v]", m.Start, m.Limit, m.Offset, p.String(m.File),
-			p.String(m.BuildID), m.BuildIDKind, m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames, m.Attributes)
-	}
-	fmt.Fprintf(&b, "types")
-	for _, t := range p.SampleTypes {
-		fmt.Fprintf(&b, " %s", vt(t))
-	}
-	fmt.Fprintf(&b, " default=%q period=%s %d time=%d dur=%d\n", p.String(p.DefaultSampleType), vt(p.PeriodType), p.Period, p.TimeNanos, p.DurationNanos)
-	for _, c := range p.Comments {
-		fmt.Fprintf(&b, "comment %q\n", p.String(c))
-	}
-	fmt.Fprintf(&b, "drop=%q keep=%q doc=%q id=%x attrs=%+v dropped=%d\n", p.String(p.DropFrames), p.String(p.KeepFrames), p.String(p.DocURL),
-		p.ProfileID, p.Attributes, p.DroppedAttributesCount)
-	fmt.Fprintf(&b, "resource %+v\nscope %+v\n", p.Resource, p.Scope)
-	for i := range p.Mappings {
-		fmt.Fprintf(&b, "mapping %s\n", mapping(int32(i)))
-	}
-	for _, s := range p.Samples {
-		fmt.Fprintf(&b, "sample %v", s.Values)
-		for _, l := range p.LabelSets[s.LabelSet].Labels {
-			fmt.Fprintf(&b, " {%q %q %d %q}", p.String(l.Key), p.String(l.Str), l.Num, p.String(l.NumUnit))
-		}
-		if s.Link != model.NoLink {
-			fmt.Fprintf(&b, " link=%x/%x", p.Links[s.Link].TraceID, p.Links[s.Link].SpanID)
-		}
-		fmt.Fprintf(&b, " ts=%v\n", s.Timestamps)
-		for _, li := range p.Stacks.Get(int(s.Stack)) {
-			l := p.Locations[li]
-			fmt.Fprintf(&b, "  %#x %s folded=%v attrs=%+v", l.Address, mapping(l.Mapping), l.IsFolded, l.Attributes)
-			for _, ln := range l.Lines {
-				if ln.Function == model.NoFunction {
-					fmt.Fprintf(&b, " {- %d %d}", ln.Line, ln.Column)
-					continue
-				}
-				f := p.Functions[ln.Function]
-				fmt.Fprintf(&b, " {%q %q %q %d %d %d}", p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), f.StartLine, ln.Line, ln.Column)
-			}
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-func describeAll(ps []*model.Profile) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = describe(p)
-	}
-	return out
-}
 
 func sameProfiles(t *testing.T, what string, want, got []*model.Profile) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d profiles, want %d", what, len(got), len(want))
 	}
-	w, g := describeAll(want), describeAll(got)
+	w, g := modeldump.All(want), modeldump.All(got)
 	for i := range w {
 		if w[i] != g[i] {
 			wl, gl := strings.Split(w[i], "\n"), strings.Split(g[i], "\n")

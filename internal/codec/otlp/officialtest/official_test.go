@@ -203,9 +203,11 @@ func hexToBase64(t *testing.T, v any) {
 }
 
 // TestPdata: the collector's pprofile unmarshalers read pprofx's binary and
-// JSON output; what its marshaler writes back is, read by the official
-// bindings, the very message pprofx wrote (so pdata kept every field); its
-// samples hold the source's values in every profile.
+// JSON output; what pdata's API gives is the source under google/pprof's
+// reading (names, system names, files, lines, mappings with their flags
+// and build ids, labels with units, comments, drop/keep frames, period,
+// time, duration, default sample type); what its marshaler writes back
+// is, read by the official bindings, the very message pprofx wrote.
 func TestPdata(t *testing.T) {
 	for _, f := range fixtures {
 		t.Run(name(f), func(t *testing.T) {
@@ -221,6 +223,15 @@ func TestPdata(t *testing.T) {
 					t.Fatalf("%s: %v", in.kind, err)
 				}
 				checkPdata(t, src, ps)
+				// Everything else, as pdata's API gives it: the source
+				// under google/pprof's reading, with no allowance.
+				read, err := pdataToPprof(ps)
+				if err != nil {
+					t.Fatalf("%s: %v", in.kind, err)
+				}
+				if d := pprofcmp.Diff(src, read); d != "" {
+					t.Errorf("%s: pdata reads another profile than the source:\n%s", in.kind, d)
+				}
 				back, err := (&pprofile.ProtoMarshaler{}).MarshalProfiles(ps)
 				if err != nil {
 					t.Fatal(err)
