@@ -245,8 +245,11 @@ type encoder struct {
 	fixed     [nFixedKeys]int32 // fixedKeys[k] -> string index, 0 when not written
 	cands     []cand
 	emptyName int32 // index of the extra "" names of empty functions point at
-	scratch   []byte
-	keybuf    []byte
+	// markLayout: the message's first sample is to have its values
+	// packed, which tells a reader its Sample layout (see samplesUseFields23).
+	markLayout bool
+	scratch    []byte
+	keybuf     []byte
 
 	// Scratch of the layout steps, kept for the next call.
 	skeys      []sampleKeyRef
@@ -323,6 +326,7 @@ func (e *encoder) profilesData(ps []*model.Profile) []byte {
 	e.layoutLinks()
 	e.layoutStacks()
 	e.layoutAttributes()
+	e.markLayout = e.samplesUseFields23()
 
 	b := slices.Grow(e.out[:0], sizeHint(ps))
 	// The dictionary first: a reader streaming the message meets the
@@ -1343,6 +1347,24 @@ func (e *encoder) scopeProfiles(b []byte, pi int) []byte {
 	return end(b, sp)
 }
 
+// samplesUseFields23 reports whether some sample written has attribute
+// indices or a link (Sample fields 2 and 3). Only then could a reader take
+// the message for the v1.9 Sample layout as well (layout.go): its values
+// (field 4) would be v1.9's link_index. One length-delimited field 4, the
+// first sample's values written packed (1 byte more), rules that reading
+// out; protobuf readers take a repeated field packed or not.
+func (e *encoder) samplesUseFields23() bool {
+	for pi, p := range e.ps {
+		for i := range p.Samples {
+			s := &p.Samples[i]
+			if s.Link != model.NoLink || len(e.lsAttrs[pi][s.LabelSet]) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // profile appends the Profile of sample type t (-1: none) of input profile pi.
 func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 	p := e.ps[pi]
@@ -1367,9 +1389,15 @@ func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 			// same value repeats the bytes before the stack index, which
 			// gzip turns into one long match (gzipped: gperftools -1.3%,
 			// heap +0.1%).
-			if len(s.Timestamps) <= 1 {
+			if len(s.Timestamps) <= 1 && !e.markLayout {
 				b = append(b, fSampleValues<<3)
 				b = appendVarint(b, uint64(s.Values[t]))
+			} else if len(s.Timestamps) <= 1 {
+				var vs int
+				b, vs = begin(b, fSampleValues)
+				b = appendVarint(b, uint64(s.Values[t]))
+				b = end(b, vs)
+				e.markLayout = false // once a message
 			} else {
 				// Values and timestamps must be as many: the value goes
 				// with the first timestamp, zeros with the others.

@@ -39,7 +39,7 @@ func seeds(f *testing.F) {
 			f.Add(buf.Bytes())
 		}
 	}
-	for _, name := range []string{"cpu.otlp", "cpu.framed", "cpu.otlp.json"} {
+	for _, name := range []string{"cpu.otlp", "cpu.framed", "cpu.otlp.json", "ebpf-v1.9.otlp"} {
 		data, err := os.ReadFile("../../../testdata/otlp-dev/" + name)
 		if err != nil {
 			f.Fatal(err)
@@ -51,8 +51,8 @@ func seeds(f *testing.F) {
 	runtime.GC()
 }
 
-// FuzzDecode: the reader (binary, JSON, JSON lines, framed; both Sample
-// layouts) never panics, allocates within its bound, and what it accepts
+// FuzzDecode: the reader (binary, JSON, JSON lines, framed; each Sample
+// layout, and the layout told from the bytes) never panics, allocates within its bound, and what it accepts
 // is a valid model that writes and reads back.
 func FuzzDecode(f *testing.F) {
 	seeds(f)
@@ -71,7 +71,7 @@ func FuzzDecode(f *testing.F) {
 				t.Fatal("the parsers disagree")
 			}
 		}
-		for _, layout := range []SampleLayout{LayoutV110, LayoutV19} {
+		for _, layout := range []SampleLayout{LayoutAuto, LayoutV110, LayoutV19} {
 			var ps []*model.Profile
 			var err error
 			if alloc, over := memcheck.Over(allocBound(len(data)), func() { ps, err = Decode(data, DecodeOptions{Layout: layout}) }); over {

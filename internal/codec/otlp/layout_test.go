@@ -1,6 +1,8 @@
 package otlp
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -172,5 +174,39 @@ func TestWireTypeContradiction(t *testing.T) {
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], "dictionary.mapping_table[1].memory_start (field 1) has wire type 2") {
 		t.Errorf("warnings %q", warned)
+	}
+}
+
+// TestOwnOutputUnambiguous: a profile whose samples have labels, links and
+// small values (which would read validly in both layouts) is written so
+// that the reader tells it is v1.10+: its first sample's values packed.
+func TestOwnOutputUnambiguous(t *testing.T) {
+	b := model.NewBuilder()
+	p := b.P
+	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
+	p.Functions = []model.Function{{Name: b.String("f")}}
+	p.Locations = []model.Location{{Address: 1, Mapping: model.NoMapping, Lines: []model.Line{{Function: 0}}}}
+	st := b.Stack([]int32{0})
+	for i := 0; i < 3; i++ {
+		p.Links = append(p.Links, model.Link{TraceID: bytes.Repeat([]byte{byte(i + 1)}, 16), SpanID: bytes.Repeat([]byte{byte(i + 1)}, 8)})
+		ls := b.LabelSet([]model.Label{{Key: b.String("k"), Str: b.String(fmt.Sprint(i))}})
+		p.Samples = append(p.Samples, model.Sample{Stack: st, Values: []int64{1}, LabelSet: ls, Link: int32(i)})
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, []*model.Profile{p}, EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := detectLayout(buf.Bytes()); ev.bad[1] == "" {
+		t.Fatalf("the v1.9 reading is not ruled out: %+v", ev)
+	}
+	if _, layouts, err := MessagesLayout(buf.Bytes(), DecodeOptions{}); err != nil || layouts[0] != LayoutV110 {
+		t.Fatalf("%v, %v", layouts, err)
+	}
+	got, err := Decode(buf.Bytes(), DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got[0].Samples) != 3 || got[0].Samples[2].Link != 2 {
+		t.Errorf("read back %+v", got[0].Samples)
 	}
 }
