@@ -50,7 +50,7 @@ func (e *NoCommonTypeError) Error() string {
 func Diff(base, newp *model.Profile, o Options, warn func(string)) (*model.Profile, error) {
 	if warn != nil {
 		for _, p := range []*model.Profile{newp, base} {
-			for _, m := range pprof.Unrepresentable(p) {
+			if m := pprof.Unrepresentable(p); m != "" {
 				warn(m)
 			}
 		}
