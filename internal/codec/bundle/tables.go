@@ -408,6 +408,60 @@ func (t *tables) decodeAttrSets(d *dec) {
 	}
 }
 
+// decodeMappings reads the mapping columns.
+func (t *tables) decodeMappings(d *dec, ns int) {
+	n := d.count("mappings.count", 7)
+	t.mappings = make([]mapping, n)
+	for i := range t.mappings {
+		t.mappings[i].start = d.uvarint("mapping.start")
+	}
+	for i := range t.mappings {
+		t.mappings[i].limit = t.mappings[i].start + d.uvarint("mapping.limit")
+	}
+	for i := range t.mappings {
+		t.mappings[i].offset = d.uvarint("mapping.offset")
+	}
+	for i := range t.mappings {
+		t.mappings[i].file = d.ref("mapping.file", ns)
+	}
+	for i := range t.mappings {
+		t.mappings[i].buildID = d.ref("mapping.build_id", ns)
+	}
+	for i := range t.mappings {
+		t.mappings[i].buildIDKind = int32(d.varint("mapping.build_id_kind"))
+	}
+	for i := range t.mappings {
+		f := d.uvarint("mapping.flags")
+		if d.err == nil && f > 15 {
+			d.fail("mapping.flags", "unknown flags %#x", f)
+		}
+		t.mappings[i].flags = uint8(f)
+	}
+}
+
+// decodeFunctions reads the function columns.
+func (t *tables) decodeFunctions(d *dec, ns int) {
+	n := d.count("functions.count", 4)
+	t.functions = make([]function, n)
+	for i := range t.functions {
+		t.functions[i].name = d.ref("function.name", ns)
+	}
+	for i := range t.functions {
+		v := d.ref("function.system_name", ns+1)
+		if v == 0 {
+			t.functions[i].systemName = t.functions[i].name
+		} else {
+			t.functions[i].systemName = v - 1
+		}
+	}
+	for i := range t.functions {
+		t.functions[i].filename = d.ref("function.filename", ns)
+	}
+	for i := range t.functions {
+		t.functions[i].startLine = d.varint("function.start_line")
+	}
+}
+
 // decodeTables parses and checks the shared tables of a bundle of the given
 // version: every index must be in range, and every stack node's parent must
 // come before it.
@@ -439,53 +493,9 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 		d.off += int(l)
 	}
 
-	n = d.count("mappings.count", 7)
-	t.mappings = make([]mapping, n)
-	for i := range t.mappings {
-		t.mappings[i].start = d.uvarint("mapping.start")
-	}
-	for i := range t.mappings {
-		t.mappings[i].limit = t.mappings[i].start + d.uvarint("mapping.limit")
-	}
-	for i := range t.mappings {
-		t.mappings[i].offset = d.uvarint("mapping.offset")
-	}
-	for i := range t.mappings {
-		t.mappings[i].file = d.ref("mapping.file", ns)
-	}
-	for i := range t.mappings {
-		t.mappings[i].buildID = d.ref("mapping.build_id", ns)
-	}
-	for i := range t.mappings {
-		t.mappings[i].buildIDKind = int32(d.varint("mapping.build_id_kind"))
-	}
-	for i := range t.mappings {
-		f := d.uvarint("mapping.flags")
-		if d.err == nil && f > 15 {
-			d.fail("mapping.flags", "unknown flags %#x", f)
-		}
-		t.mappings[i].flags = uint8(f)
-	}
+	t.decodeMappings(d, ns)
 
-	n = d.count("functions.count", 4)
-	t.functions = make([]function, n)
-	for i := range t.functions {
-		t.functions[i].name = d.ref("function.name", ns)
-	}
-	for i := range t.functions {
-		v := d.ref("function.system_name", ns+1)
-		if v == 0 {
-			t.functions[i].systemName = t.functions[i].name
-		} else {
-			t.functions[i].systemName = v - 1
-		}
-	}
-	for i := range t.functions {
-		t.functions[i].filename = d.ref("function.filename", ns)
-	}
-	for i := range t.functions {
-		t.functions[i].startLine = d.varint("function.start_line")
-	}
+	t.decodeFunctions(d, ns)
 	nf := len(t.functions)
 
 	n = d.count("locations.count", 3)
