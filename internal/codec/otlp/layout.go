@@ -21,9 +21,9 @@ import (
 //
 // A reading is impossible when a field the layout makes link_index is
 // length-delimited (packed: a repeated field of the other layout), when a
-// link_index or an attribute index is beyond its table, or when a sample's
-// values and timestamps are both set but not as many (MUSTs of the
-// spec). detectLayout reads every sample's fields 2-4 once, with the
+// link_index or an attribute index is beyond its table, or when a sample
+// has neither values nor timestamps, or both but not as many (MUSTs of
+// the spec). detectLayout reads every sample's fields 2-4 once, with the
 // dictionary's table sizes, and rules readings out by those tests alone.
 
 // layoutEvidence is what the samples of one message say about its layout.
@@ -108,6 +108,8 @@ func detectLayout(data []byte) layoutEvidence {
 				ev.bad[i] = fmt.Sprintf("sample %d at byte %d: attribute index %d beyond attribute_table (%d)", sample, off, max[attr], nattr)
 			case max[link] > 0 && max[link] >= uint64(nlink):
 				ev.bad[i] = fmt.Sprintf("sample %d at byte %d: link_index %d beyond link_table (%d)", sample, off, max[link], nlink)
+			case n[values] == 0 && n[5] == 0:
+				ev.bad[i] = fmt.Sprintf("sample %d at byte %d: neither values nor timestamps", sample, off)
 			case n[values] > 0 && n[5] > 0 && n[values] != n[5]:
 				ev.bad[i] = fmt.Sprintf("sample %d at byte %d: %d values but %d timestamps", sample, off, n[values], n[5])
 			}
