@@ -3,8 +3,9 @@
 // go.opentelemetry.io/proto/otlp/profiles/v1development v0.4.0 (and
 // protojson), and with the collector's own data layer,
 // go.opentelemetry.io/collector/pdata/pprofile v0.164.0: every output is
-// read with no unknown fields and agrees with the source pprof sample by
-// sample; files the collector's marshalers write from those (binary, JSON,
+// read with no unknown fields and, read by the semantic conventions alone
+// (through the official bindings and through pdata's API), is the source
+// pprof as google/pprof reads it, with no allowance; files the collector's marshalers write from those (binary, JSON,
 // JSON lines and fileexporter framing) are read back by pprofx into the
 // same pprof.
 //
