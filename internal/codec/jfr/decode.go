@@ -41,6 +41,7 @@ type decoder struct {
 	present [numKinds]bool
 	period  [numKinds]int64 // smallest period seen, per kind
 	locs    map[string]int32
+	keyBuf  []byte
 	funcs   map[[3]int32]int32
 	warned  map[string]bool
 	start   int64
@@ -101,6 +102,7 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 	settings := map[def.TypeID][]types.ActiveSetting{}
 	frees := 0
 	oi := 0
+	counts := map[uint64]int{} // events by type id
 	for _, o := range order {
 		if o.own {
 			evs = append(evs, own[oi])
@@ -152,11 +154,11 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 		case tm.T_FREE:
 			frees++
 		}
-		d.info.Events[m.classes[o.typ].name]++
+		counts[o.typ]++
 	}
 	for _, o := range order {
 		if o.own {
-			d.info.Events[m.classes[o.typ].name]++
+			counts[o.typ]++
 		}
 	}
 	if frees > 0 {
@@ -170,7 +172,14 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 			}
 		}
 	}
-	return d.addEvents(p, ps, h, evs, periods)
+	if err := d.addEvents(p, ps, h, evs, periods); err != nil {
+		return err
+	}
+	// Only a chunk read whole counts its events.
+	for typ, n := range counts {
+		d.info.Events[m.class(typ).name] += n
+	}
+	return nil
 }
 
 // order is one event of a chunk that becomes a sample or a setting, in
@@ -187,8 +196,9 @@ func scanEvents(m *meta, c []byte) ([]event, []order, error) {
 	var own []event
 	var ord []order
 	pos := chunkHeaderSize
+	r := &reader{}
 	for pos < len(c) {
-		r := &reader{b: c, pos: pos}
+		r.b, r.pos = c, pos
 		size, err := r.varlong()
 		if err != nil {
 			return nil, nil, fmt.Errorf("event at byte %d: %w", pos, err)
@@ -201,16 +211,16 @@ func scanEvents(m *meta, c []byte) ([]event, []order, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("event at byte %d: %w", pos, err)
 		}
-		cl := m.classes[typ]
-		if typ > 1 && cl != nil && (libraryEvents[cl.name] || ownEvents[cl.name] != 0) {
-			v, err := m.read(r, typ, false, false, 0)
-			if err != nil {
+		if cl := m.class(typ); cl != nil && cl.role != roleNone {
+			ord = append(ord, order{own: cl.role == roleOwn, typ: typ, pos: pos})
+			if cl.role == roleOwn {
+				e, err := ownEvent(r, cl, ownEvents[cl.name])
+				if err != nil {
+					return nil, nil, fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
+				}
+				own = append(own, e)
+			} else if err := skipClass(r, cl, 0); err != nil {
 				return nil, nil, fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
-			}
-			k, isOwn := ownEvents[cl.name]
-			ord = append(ord, order{own: isOwn, typ: typ, pos: pos})
-			if isOwn {
-				own = append(own, ownEvent(cl, v, k))
 			}
 		}
 		pos += int(size)
@@ -218,19 +228,25 @@ func scanEvents(m *meta, c []byte) ([]event, []order, error) {
 	return own, ord, nil
 }
 
-// ownEvent makes an event of a jdk.NativeMethodSample.
-func ownEvent(cl *class, v value, k kind) event {
+// ownEvent reads a jdk.NativeMethodSample.
+func ownEvent(r *reader, cl *class, k kind) (event, error) {
 	e := event{kind: k, periodN: true, count: 1}
-	get := func(name string) uint64 {
-		if i := cl.fieldIndex(name); i >= 0 {
-			return v.sub[i].n
+	for i := range cl.fields {
+		f := &cl.fields[i]
+		v, err := num(r, f, 1)
+		if err != nil {
+			return e, err
 		}
-		return 0
+		switch f.name {
+		case "startTime":
+			e.ticks = int64(v)
+		case "stackTrace":
+			e.stack = v
+		case "sampledThread":
+			e.thread = v
+		}
 	}
-	e.ticks = int64(get("startTime"))
-	e.stack = get("stackTrace")
-	e.thread = get("sampledThread")
-	return e
+	return e, nil
 }
 
 // ticksToNanos converts a duration in ticks to nanoseconds.

@@ -1,7 +1,9 @@
 package jfr
 
 import (
+	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,21 +48,44 @@ func javaNamed(frameType, descriptor string) bool {
 	return true
 }
 
+// chunkCache maps a chunk's ids to what they became in the model; it
+// lives as long as the chunk's reading.
+type chunkCache struct {
+	p       *parser.Parser
+	ps      *pools
+	stacks  map[uint64]int32
+	threads map[uint64]int32
+	funcs   map[funcKey]int32
+	locs    map[physFrame]int32
+	locBuf  []int32
+}
+
+type funcKey struct {
+	method uint64
+	java   bool
+}
+
+// physFrame is a physical frame with nothing inlined into it.
+type physFrame struct {
+	method, typ uint64
+	line, bci   int64
+}
+
 // addEvents turns a chunk's events into samples.
 func (d *decoder) addEvents(p *parser.Parser, ps *pools, h header, evs []event, periods [numKinds]int64) error {
-	stacks := map[uint64]int32{}
-	threads := map[uint64]int32{}
+	cc := &chunkCache{p: p, ps: ps, stacks: map[uint64]int32{}, threads: map[uint64]int32{}, funcs: map[funcKey]int32{}, locs: map[physFrame]int32{}}
 	missing := [numKinds]int{}
+	d.samples = slices.Grow(d.samples, len(evs))
 	for _, e := range evs {
-		st, ok := stacks[e.stack]
+		st, ok := cc.stacks[e.stack]
 		if !ok {
-			st = d.stack(p, ps, e.stack)
-			stacks[e.stack] = st
+			st = d.stack(cc, e.stack)
+			cc.stacks[e.stack] = st
 		}
-		ls, ok := threads[e.thread]
+		ls, ok := cc.threads[e.thread]
 		if !ok {
 			ls = d.thread(p, e.thread)
-			threads[e.thread] = ls
+			cc.threads[e.thread] = ls
 		}
 		measure := e.measure
 		if e.periodN {
@@ -125,86 +150,121 @@ func (d *decoder) thread(p *parser.Parser, ref uint64) int32 {
 // stack returns the model stack of a JFR stack trace: a location per
 // physical frame, inlined frames as the inline lines of the frame they
 // were inlined into.
-func (d *decoder) stack(p *parser.Parser, ps *pools, id uint64) int32 {
-	frames := ps.stacks[id]
-	if ps.truncated[id] {
+func (d *decoder) stack(cc *chunkCache, id uint64) int32 {
+	ps := cc.ps
+	t, ok := ps.stacks[id]
+	if t.truncated {
 		d.warn("jfr: some stack traces are truncated (the recording's stackdepth setting); they are kept as recorded")
 	}
-	var locs []int32
+	var frames []frame
+	if ok {
+		frames = ps.frames[t.start:t.end]
+	}
+	locs := cc.locBuf[:0]
 	for i := 0; i < len(frames); {
 		j := i
 		for j < len(frames)-1 && ps.frameTypes[frames[j].typ] == "Inlined" {
 			j++
 		}
-		locs = append(locs, d.location(p, ps, frames[i:j+1]))
+		locs = append(locs, d.location(cc, frames[i:j+1]))
 		i = j + 1
 	}
+	cc.locBuf = locs
 	return d.b.Stack(locs)
 }
 
 // location returns the location of a physical frame: frames[len-1], with
 // the frames inlined into it before it, innermost first.
-func (d *decoder) location(p *parser.Parser, ps *pools, frames []frame) int32 {
-	last := ps.frameTypes[frames[len(frames)-1].typ]
-	var key strings.Builder
-	key.WriteString(last)
+func (d *decoder) location(cc *chunkCache, frames []frame) int32 {
+	var fk physFrame
+	if len(frames) == 1 {
+		f := frames[0]
+		fk = physFrame{method: f.method, typ: f.typ, line: f.line, bci: f.bci}
+		if l, ok := cc.locs[fk]; ok {
+			return l
+		}
+	}
+	last := cc.ps.frameTypes[frames[len(frames)-1].typ]
+	// The key of a location across chunks: its frame type, and each
+	// line's function, line and bytecode index.
+	key := append(d.keyBuf[:0], last...)
+	key = append(key, 0)
 	lines := make([]model.Line, len(frames))
-	bcis := make([]model.Value, len(frames))
 	for k, f := range frames {
-		fn := d.function(p, ps, f.method, ps.frameTypes[f.typ])
+		fn := d.function(cc, f.method, cc.ps.frameTypes[f.typ])
 		line := f.line
 		if line < 0 {
 			line = 0
 		}
 		lines[k] = model.Line{Function: fn, Line: line}
-		bcis[k] = model.Value{Kind: model.KindInt, Int: f.bci}
-		fmt.Fprintf(&key, "|%d:%d:%d", fn, f.line, f.bci)
+		key = binary.AppendVarint(key, int64(fn))
+		key = binary.AppendVarint(key, f.line)
+		key = binary.AppendVarint(key, f.bci)
 	}
-	if l, ok := d.locs[key.String()]; ok {
-		return l
+	d.keyBuf = key
+	l, ok := d.locs[string(key)]
+	if !ok {
+		bcis := make([]model.Value, len(frames))
+		for k, f := range frames {
+			bcis[k] = model.Value{Kind: model.KindInt, Int: f.bci}
+		}
+		attrs := make([]model.Attribute, 0, 3)
+		if t := semconvFrameType[last]; t != "" {
+			attrs = append(attrs, model.Attribute{Key: AttrFrameType, Value: model.Value{Kind: model.KindString, Str: t}})
+		}
+		if last != "" {
+			attrs = append(attrs, model.Attribute{Key: AttrJFRFrameType, Value: model.Value{Kind: model.KindString, Str: strings.Clone(last)}})
+		}
+		attrs = append(attrs, model.Attribute{Key: AttrBytecodeIndex, Value: model.Value{Kind: model.KindArray, Array: bcis}})
+		pr := d.b.P
+		l = int32(len(pr.Locations))
+		pr.Locations = append(pr.Locations, model.Location{Mapping: model.NoMapping, Lines: lines, Attributes: attrs})
+		d.locs[string(key)] = l
 	}
-	var attrs []model.Attribute
-	if t := semconvFrameType[last]; t != "" {
-		attrs = append(attrs, model.Attribute{Key: AttrFrameType, Value: model.Value{Kind: model.KindString, Str: t}})
+	if len(frames) == 1 {
+		cc.locs[fk] = l
 	}
-	if last != "" {
-		attrs = append(attrs, model.Attribute{Key: AttrJFRFrameType, Value: model.Value{Kind: model.KindString, Str: last}})
-	}
-	attrs = append(attrs, model.Attribute{Key: AttrBytecodeIndex, Value: model.Value{Kind: model.KindArray, Array: bcis}})
-	pr := d.b.P
-	l := int32(len(pr.Locations))
-	pr.Locations = append(pr.Locations, model.Location{Mapping: model.NoMapping, Lines: lines, Attributes: attrs})
-	d.locs[key.String()] = l
 	return l
 }
 
 // function returns the function of a JFR method: package.Class.method
 // (the JVM's / as .) for Java frames, library.symbol for native ones as
 // async-profiler records them, the descriptor as its system name.
-func (d *decoder) function(p *parser.Parser, ps *pools, id uint64, frameType string) int32 {
-	md, ok := ps.methods[id]
-	var name, sys string
+func (d *decoder) function(cc *chunkCache, id uint64, frameType string) int32 {
+	md, ok := cc.ps.methods[id]
 	if !ok {
-		name = "[unknown method " + strconv.FormatUint(id, 10) + "]"
-	} else {
-		cls := ""
-		if i, ok := p.Classes.IDMap[types.ClassRef(md.class)]; ok && int(i) < len(p.Classes.Class) {
-			cls = p.GetSymbolString(p.Classes.Class[i].Name)
-		}
-		mname := p.GetSymbolString(types.SymbolRef(md.name))
-		sys = p.GetSymbolString(types.SymbolRef(md.descriptor))
-		if javaNamed(frameType, sys) {
-			cls = javaClassName(cls)
-		}
-		switch {
-		case cls == "":
-			name = mname
-		case mname == "":
-			name = cls
-		default:
-			name = cls + "." + mname
-		}
+		return d.functionNamed("[unknown method "+strconv.FormatUint(id, 10)+"]", "")
 	}
+	p := cc.p
+	sys := p.GetSymbolString(types.SymbolRef(md.descriptor))
+	fk := funcKey{method: id, java: javaNamed(frameType, sys)}
+	if f, ok := cc.funcs[fk]; ok {
+		return f
+	}
+	cls := ""
+	if i, ok := p.Classes.IDMap[types.ClassRef(md.class)]; ok && int(i) < len(p.Classes.Class) {
+		cls = p.GetSymbolString(p.Classes.Class[i].Name)
+	}
+	mname := p.GetSymbolString(types.SymbolRef(md.name))
+	if fk.java {
+		cls = javaClassName(cls)
+	}
+	var name string
+	switch {
+	case cls == "":
+		name = mname
+	case mname == "":
+		name = cls
+	default:
+		name = cls + "." + mname
+	}
+	f := d.functionNamed(name, sys)
+	cc.funcs[fk] = f
+	return f
+}
+
+// functionNamed returns the function of this name and system name.
+func (d *decoder) functionNamed(name, sys string) int32 {
 	// jfr-parser's strings alias the chunk's bytes, which the next chunk
 	// reuses: the model keeps copies.
 	key := [3]int32{d.b.String(strings.Clone(name)), d.b.String(strings.Clone(sys)), 0}

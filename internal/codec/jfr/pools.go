@@ -15,24 +15,30 @@ type method struct {
 	class      uint64 // java.lang.Class id
 	name       uint64 // jdk.types.Symbol id
 	descriptor uint64 // jdk.types.Symbol id
-	hidden     bool
+}
+
+// trace is one jdk.types.StackTrace: its frames in pools.frames.
+type trace struct {
+	start, end int
+	truncated  bool
 }
 
 // pools is what pprofx keeps of a chunk's constant pools beyond what
-// jfr-parser keeps.
+// jfr-parser keeps: stack traces with their frames' types and bytecode
+// indexes, methods with their descriptors, and frame types. Every other
+// constant is only checked.
 type pools struct {
-	stacks     map[uint64][]frame
-	truncated  map[uint64]bool
+	stacks     map[uint64]trace
+	frames     []frame
 	methods    map[uint64]method
 	frameTypes map[uint64]string
-	symbols    map[uint64]string
 }
 
 // readPools walks the chain of checkpoint events from the chunk header's
-// constant-pool offset, reading every pool (which checks its counts and
-// strings) and keeping stack traces, methods, frame types and symbols.
+// constant-pool offset, checking every pool's counts and strings and
+// keeping stack traces, methods and frame types.
 func readPools(m *meta, chunk []byte, off int) (*pools, error) {
-	ps := &pools{stacks: map[uint64][]frame{}, truncated: map[uint64]bool{}, methods: map[uint64]method{}, frameTypes: map[uint64]string{}, symbols: map[uint64]string{}}
+	ps := &pools{stacks: map[uint64]trace{}, methods: map[uint64]method{}, frameTypes: map[uint64]string{}}
 	seen := map[int]bool{}
 	for {
 		if off < chunkHeaderSize || off >= len(chunk) || seen[off] {
@@ -85,7 +91,7 @@ func (ps *pools) readPool(m *meta, r *reader) error {
 	if err != nil {
 		return err
 	}
-	c := m.classes[typ]
+	c := m.class(typ)
 	if c == nil {
 		return fmt.Errorf("constant pool of unknown type %d at byte %d", typ, r.pos)
 	}
@@ -93,80 +99,129 @@ func (ps *pools) readPool(m *meta, r *reader) error {
 	if err != nil {
 		return err
 	}
+	read := func(r *reader, c *class, id uint64) error { return skipClass(r, c, 0) }
+	switch c.name {
+	case "jdk.types.StackTrace":
+		read = ps.stackTrace
+	case "jdk.types.Method":
+		read = ps.method
+	case "jdk.types.FrameType":
+		read = ps.frameType
+	}
 	for i := 0; i < n; i++ {
 		id, err := r.varlong()
 		if err != nil {
 			return err
 		}
-		v, err := m.read(r, typ, false, false, 0)
-		if err != nil {
+		if err := read(r, c, id); err != nil {
 			return fmt.Errorf("%s %d: %w", c.name, id, err)
-		}
-		switch c.name {
-		case "jdk.types.StackTrace":
-			ps.stackTrace(m, c, id, v)
-		case "jdk.types.Method":
-			ps.method(c, id, v)
-		case "jdk.types.FrameType":
-			if j := c.fieldIndex("description"); j >= 0 {
-				ps.frameTypes[id] = v.sub[j].s
-			}
-		case "jdk.types.Symbol":
-			if j := c.fieldIndex("string"); j >= 0 {
-				ps.symbols[id] = v.sub[j].s
-			}
 		}
 	}
 	return nil
 }
 
-func (ps *pools) stackTrace(m *meta, c *class, id uint64, v value) {
-	if j := c.fieldIndex("truncated"); j >= 0 {
-		ps.truncated[id] = v.sub[j].n != 0
-	}
-	j := c.fieldIndex("frames")
-	if j < 0 {
-		ps.stacks[id] = nil
-		return
-	}
-	fc := m.classes[c.fields[j].typ]
-	if fc == nil || c.fields[j].cp {
-		ps.stacks[id] = nil
-		return
-	}
-	im, il, ib, it := fc.fieldIndex("method"), fc.fieldIndex("lineNumber"), fc.fieldIndex("bytecodeIndex"), fc.fieldIndex("type")
-	frames := make([]frame, len(v.sub[j].sub))
-	for k, fv := range v.sub[j].sub {
-		f := &frames[k]
-		if im >= 0 {
-			f.method = fv.sub[im].n
-		}
-		if il >= 0 {
-			f.line = int64(int32(fv.sub[il].n))
-		}
-		if ib >= 0 {
-			f.bci = int64(int32(fv.sub[ib].n))
-		}
-		if it >= 0 {
-			f.typ = fv.sub[it].n
+func (ps *pools) stackTrace(r *reader, c *class, id uint64) error {
+	t := trace{start: len(ps.frames)}
+	for i := range c.fields {
+		f := &c.fields[i]
+		switch {
+		case f.name == "truncated":
+			v, err := num(r, f, 1)
+			if err != nil {
+				return err
+			}
+			t.truncated = v != 0
+		case f.name == "frames" && f.array && !f.cp && f.cls != nil && f.cls.kind == kStruct:
+			if err := ps.readFrames(r, f.cls); err != nil {
+				return err
+			}
+		default:
+			if err := skipField(r, f, 1); err != nil {
+				return err
+			}
 		}
 	}
-	ps.stacks[id] = frames
+	t.end = len(ps.frames)
+	ps.stacks[id] = t
+	return nil
 }
 
-func (ps *pools) method(c *class, id uint64, v value) {
+// readFrames reads an array of jdk.types.StackFrame into ps.frames.
+func (ps *pools) readFrames(r *reader, fc *class) error {
+	n, err := r.count("array element", 1)
+	if err != nil {
+		return err
+	}
+	ps.frames = growFrames(ps.frames, n)
+	for k := 0; k < n; k++ {
+		var fr frame
+		for i := range fc.fields {
+			f := &fc.fields[i]
+			v, err := num(r, f, 3)
+			if err != nil {
+				return err
+			}
+			switch f.name {
+			case "method":
+				fr.method = v
+			case "lineNumber":
+				fr.line = int64(int32(v))
+			case "bytecodeIndex":
+				fr.bci = int64(int32(v))
+			case "type":
+				fr.typ = v
+			}
+		}
+		ps.frames = append(ps.frames, fr)
+	}
+	return nil
+}
+
+// growFrames makes room for n more frames, doubling as append does.
+func growFrames(fs []frame, n int) []frame {
+	if cap(fs)-len(fs) >= n {
+		return fs
+	}
+	g := make([]frame, len(fs), max(2*cap(fs), len(fs)+n, 256))
+	copy(g, fs)
+	return g
+}
+
+func (ps *pools) method(r *reader, c *class, id uint64) error {
 	var md method
-	if j := c.fieldIndex("type"); j >= 0 {
-		md.class = v.sub[j].n
-	}
-	if j := c.fieldIndex("name"); j >= 0 {
-		md.name = v.sub[j].n
-	}
-	if j := c.fieldIndex("descriptor"); j >= 0 {
-		md.descriptor = v.sub[j].n
-	}
-	if j := c.fieldIndex("hidden"); j >= 0 {
-		md.hidden = v.sub[j].n != 0
+	for i := range c.fields {
+		f := &c.fields[i]
+		v, err := num(r, f, 1)
+		if err != nil {
+			return err
+		}
+		switch f.name {
+		case "type":
+			md.class = v
+		case "name":
+			md.name = v
+		case "descriptor":
+			md.descriptor = v
+		}
 	}
 	ps.methods[id] = md
+	return nil
+}
+
+func (ps *pools) frameType(r *reader, c *class, id uint64) error {
+	for i := range c.fields {
+		f := &c.fields[i]
+		if f.name == "description" && !f.array && !f.cp && f.cls != nil && f.cls.kind == kString {
+			s, _, err := r.str()
+			if err != nil {
+				return err
+			}
+			ps.frameTypes[id] = s
+			continue
+		}
+		if err := skipField(r, f, 1); err != nil {
+			return err
+		}
+	}
+	return nil
 }

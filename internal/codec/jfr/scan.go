@@ -121,6 +121,33 @@ func (r *reader) str() (s string, ref uint64, err error) {
 	}
 }
 
+// skipStr skips a string in any of JFR's encodings, checking its length.
+func (r *reader) skipStr() error {
+	enc, err := r.u8()
+	if err != nil {
+		return err
+	}
+	switch enc {
+	case 0, 1:
+		return nil
+	case 2:
+		_, err = r.varlong()
+		return err
+	case 3, 5:
+		n, err := r.count("string byte", 1)
+		r.pos += n
+		return err
+	case 4:
+		n, err := r.count("string char", 1)
+		for i := 0; i < n && err == nil; i++ {
+			_, err = r.varlong()
+		}
+		return err
+	default:
+		return fmt.Errorf("unknown string encoding %d at byte %d", enc, r.pos-1)
+	}
+}
+
 // Kinds of primitive types.
 const (
 	kStruct = iota
@@ -140,9 +167,17 @@ var primitives = map[string]int{
 	"long": kLong, "float": kFloat, "double": kDouble, "java.lang.String": kString,
 }
 
+// Roles of an event type: what pprofx does with its events.
+const (
+	roleNone    = iota
+	roleLibrary // read by jfr-parser, checked by pprofx first
+	roleOwn     // read by pprofx
+)
+
 type field struct {
 	name  string
 	typ   uint64
+	cls   *class // nil when the metadata has no class typ
 	cp    bool
 	array bool
 }
@@ -151,16 +186,8 @@ type class struct {
 	id     uint64
 	name   string
 	kind   int
+	role   int
 	fields []field
-}
-
-// value is a decoded field value: a number (integers, constant-pool
-// references, a float's bits), a string, or the fields or elements of a
-// struct or array.
-type value struct {
-	n   uint64
-	s   string
-	sub []value
 }
 
 // fieldIndex returns the index of the field named name, or -1.
@@ -177,72 +204,117 @@ func (c *class) fieldIndex(name string) int {
 // a stack trace's frames' fields, is 3).
 const maxDepth = 32
 
+// denseClasses is how many class ids meta looks up in a slice.
+const denseClasses = 4096
+
 type meta struct {
 	classes map[uint64]*class
+	dense   []*class // classes by id, for ids below denseClasses
 	byName  map[string]*class
 }
 
-func (m *meta) read(r *reader, typ uint64, cp, array bool, depth int) (value, error) {
-	if depth > maxDepth {
-		return value{}, fmt.Errorf("values nest deeper than %d at byte %d", maxDepth, r.pos)
+// class returns the class of id, or nil.
+func (m *meta) class(id uint64) *class {
+	if id < uint64(len(m.dense)) {
+		return m.dense[id]
 	}
-	if array {
+	return m.classes[id]
+}
+
+// skipField skips a value of field f, checking every count and length.
+func skipField(r *reader, f *field, depth int) error {
+	if f.array {
 		n, err := r.count("array element", 1)
 		if err != nil {
-			return value{}, err
+			return err
 		}
-		v := value{sub: make([]value, 0, min(n, 1024))}
 		for i := 0; i < n; i++ {
-			e, err := m.read(r, typ, cp, false, depth+1)
-			if err != nil {
-				return value{}, err
+			if err := skipOne(r, f, depth+1); err != nil {
+				return err
 			}
-			v.sub = append(v.sub, e)
 		}
-		return v, nil
+		return nil
 	}
-	if cp {
-		n, err := r.varlong()
-		return value{n: n}, err
+	return skipOne(r, f, depth)
+}
+
+func skipOne(r *reader, f *field, depth int) error {
+	if f.cp {
+		_, err := r.varlong()
+		return err
 	}
-	c := m.classes[typ]
-	if c == nil {
-		return value{}, fmt.Errorf("a field of unknown type %d at byte %d", typ, r.pos)
+	if f.cls == nil {
+		return fmt.Errorf("a field of unknown type %d at byte %d", f.typ, r.pos)
+	}
+	return skipClass(r, f.cls, depth)
+}
+
+// skipClass skips a value of class c, checking every count and length.
+func skipClass(r *reader, c *class, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("values nest deeper than %d at byte %d", maxDepth, r.pos)
 	}
 	switch c.kind {
 	case kBool, kByte:
-		b, err := r.u8()
-		return value{n: uint64(b)}, err
+		_, err := r.u8()
+		return err
 	case kChar, kShort, kInt, kLong:
-		n, err := r.varlong()
-		return value{n: n}, err
+		_, err := r.varlong()
+		return err
+	case kFloat:
+		return r.fixed(4)
+	case kDouble:
+		return r.fixed(8)
+	case kString:
+		return r.skipStr()
+	}
+	for i := range c.fields {
+		if err := skipField(r, &c.fields[i], depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixed skips n bytes.
+func (r *reader) fixed(n int) error {
+	if r.left() < n {
+		return errShort
+	}
+	r.pos += n
+	return nil
+}
+
+// num reads a value of field f as a number: an integer, a boolean, a
+// constant-pool reference, a float's bits. A value of any other shape
+// (array, string, struct) is skipped and reads as 0.
+func num(r *reader, f *field, depth int) (uint64, error) {
+	if f.array || !f.cp && (f.cls == nil || f.cls.kind == kStruct || f.cls.kind == kString) {
+		return 0, skipField(r, f, depth)
+	}
+	if f.cp {
+		return r.varlong()
+	}
+	switch f.cls.kind {
+	case kBool, kByte:
+		b, err := r.u8()
+		return uint64(b), err
 	case kFloat:
 		if r.left() < 4 {
-			return value{}, errShort
+			return 0, errShort
 		}
 		v := binary.BigEndian.Uint32(r.b[r.pos:])
 		r.pos += 4
-		return value{n: uint64(v)}, nil
+		return uint64(v), nil
 	case kDouble:
 		if r.left() < 8 {
-			return value{}, errShort
+			return 0, errShort
 		}
 		v := binary.BigEndian.Uint64(r.b[r.pos:])
 		r.pos += 8
-		return value{n: v}, nil
-	case kString:
-		s, ref, err := r.str()
-		return value{s: s, n: ref}, err
+		return v, nil
 	}
-	v := value{sub: make([]value, len(c.fields))}
-	for i, f := range c.fields {
-		fv, err := m.read(r, f.typ, f.cp, f.array, depth+1)
-		if err != nil {
-			return value{}, err
-		}
-		v.sub[i] = fv
-	}
-	return v, nil
+	return r.varlong()
 }
 
 // readMetadata reads the metadata event at off: its string table and its
@@ -283,7 +355,35 @@ func readMetadata(chunk []byte, off int) (*meta, error) {
 	if err := m.element(r, strs, 0, nil); err != nil {
 		return nil, err
 	}
+	m.resolve()
 	return m, nil
+}
+
+// resolve points every field at its class and gives each class its role.
+func (m *meta) resolve() {
+	var top uint64
+	for id := range m.classes {
+		if id < denseClasses && id >= top {
+			top = id + 1
+		}
+	}
+	m.dense = make([]*class, top)
+	for id, c := range m.classes {
+		if id < top {
+			m.dense[id] = c
+		}
+		for i := range c.fields {
+			c.fields[i].cls = m.classes[c.fields[i].typ]
+		}
+		if id > 1 {
+			switch {
+			case libraryEvents[c.name]:
+				c.role = roleLibrary
+			case ownEvents[c.name] != 0:
+				c.role = roleOwn
+			}
+		}
+	}
 }
 
 // element reads one element of the metadata tree and its children. parent
@@ -310,7 +410,8 @@ func (m *meta) element(r *reader, strs []string, depth int, parent *class) error
 	if err != nil {
 		return err
 	}
-	attrs := map[string]string{}
+	// The attributes pprofx uses; a later one of the same key wins.
+	var aID, aName, aClass, aCP, aDim string
 	for i := 0; i < na; i++ {
 		k, err := str()
 		if err != nil {
@@ -320,25 +421,36 @@ func (m *meta) element(r *reader, strs []string, depth int, parent *class) error
 		if err != nil {
 			return err
 		}
-		attrs[k] = v
+		switch k {
+		case "id":
+			aID = v
+		case "name":
+			aName = v
+		case "class":
+			aClass = v
+		case "constantPool":
+			aCP = v
+		case "dimension":
+			aDim = v
+		}
 	}
 	var c *class
 	switch name {
 	case "class":
-		id, ok := parseUint(attrs["id"])
+		id, ok := parseUint(aID)
 		if !ok {
-			return fmt.Errorf("metadata class %q has no id", attrs["name"])
+			return fmt.Errorf("metadata class %q has no id", aName)
 		}
-		c = &class{id: id, name: attrs["name"], kind: primitives[attrs["name"]]}
+		c = &class{id: id, name: aName, kind: primitives[aName]}
 		m.classes[id] = c
 		m.byName[c.name] = c
 	case "field":
 		if parent != nil {
-			t, ok := parseUint(attrs["class"])
+			t, ok := parseUint(aClass)
 			if !ok {
-				return fmt.Errorf("metadata field %q of %s has no class", attrs["name"], parent.name)
+				return fmt.Errorf("metadata field %q of %s has no class", aName, parent.name)
 			}
-			parent.fields = append(parent.fields, field{name: attrs["name"], typ: t, cp: attrs["constantPool"] == "true", array: attrs["dimension"] == "1"})
+			parent.fields = append(parent.fields, field{name: aName, typ: t, cp: aCP == "true", array: aDim == "1"})
 		}
 	}
 	nc, err := r.count("metadata element", 3)
