@@ -1,9 +1,11 @@
 package jfr
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
+	"strings"
 
 	"github.com/grafana/jfr-parser/parser"
 	"github.com/grafana/jfr-parser/parser/types"
@@ -12,15 +14,24 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-// event is one event that becomes a sample, as read from its chunk.
+// event is one event that becomes a sample, as read from its chunk. The
+// measure of kCPU and kWall events is their count times the chunk's
+// sampling period, known when the whole chunk is read.
 type event struct {
 	kind    kind
-	periodN bool   // the measure is the kind's sampling period times count
 	count   int64  // the count value (wall clock samples batch several)
 	measure int64  // bytes, or nanoseconds of a duration
 	stack   uint64 // jdk.types.StackTrace id; 0 for none
 	thread  uint64 // java.lang.Thread id
 	ticks   int64  // start time in the chunk's ticks
+}
+
+// ownEvent is an event pprofx reads itself, and where it is among the
+// events jfr-parser reads: after the first `after` of them.
+type ownEvent struct {
+	event
+	typ   uint64
+	after int
 }
 
 // sample is a decoded sample before the profile's sample types are known.
@@ -88,149 +99,184 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 	if err != nil {
 		return fmt.Errorf("constant pools: %w", err)
 	}
-	own, order, err := scanEvents(m, c)
+	own, nLib, err := scanEvents(m, c)
 	if err != nil {
 		return err
 	}
+	first := len(d.samples)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("jfr-parser failed: %v", r)
 		}
+		if err != nil {
+			d.samples = d.samples[:first]
+		}
 	}()
 	p := parser.NewParser(c, parser.Options{})
-	var evs []event
+	cc := newChunkCache(p, ps)
 	settings := map[def.TypeID][]types.ActiveSetting{}
 	frees := 0
-	oi := 0
 	counts := map[uint64]int{} // events by type id
-	for _, o := range order {
-		if o.own {
-			evs = append(evs, own[oi])
-			oi++
-			continue
-		}
+	// Each event is read before the events pprofx read itself that precede
+	// it are added: jfr-parser reads the chunk's pools at its first call.
+	for k, oi := 0, 0; ; k++ {
 		typ, err := p.ParseEvent()
+		for ; oi < len(own) && own[oi].after == k; oi++ {
+			d.add(cc, &own[oi].event, h)
+			counts[own[oi].typ]++
+		}
+		if k == nLib {
+			switch {
+			case err == nil:
+				return fmt.Errorf("jfr-parser read an event of type %d after the last pprofx found", typ)
+			case err != io.EOF:
+				return fmt.Errorf("jfr-parser: %v", err)
+			}
+			break
+		}
 		if err == io.EOF {
-			return fmt.Errorf("jfr-parser found no event where pprofx found one of type %d at byte %d", o.typ, o.pos)
+			return fmt.Errorf("jfr-parser found no event where pprofx found one at byte %d", nthEvent(m, c, k))
 		}
 		if err != nil {
-			return fmt.Errorf("event at byte %d: jfr-parser: %v", o.pos, err)
+			return fmt.Errorf("event at byte %d: jfr-parser: %v", nthEvent(m, c, k), err)
 		}
-		if uint64(typ) != o.typ {
-			return fmt.Errorf("jfr-parser read an event of type %d where pprofx found one of type %d at byte %d", typ, o.typ, o.pos)
+		if cl := m.class(uint64(typ)); cl == nil || cl.role != roleLibrary {
+			return fmt.Errorf("jfr-parser read an event of type %d where pprofx found one at byte %d", typ, nthEvent(m, c, k))
 		}
-		tm := &p.TypeMap
+		counts[uint64(typ)]++
 		switch typ {
-		case tm.T_ACTIVE_SETTING:
+		case p.TypeMap.T_ACTIVE_SETTING:
 			s := p.ActiveSetting
 			settings[def.TypeID(s.Id)] = append(settings[def.TypeID(s.Id)], s)
-		case tm.T_EXECUTION_SAMPLE:
-			e := p.ExecutionSample
-			evs = append(evs, event{kind: kCPU, periodN: true, count: 1, stack: uint64(e.StackTrace), thread: uint64(e.SampledThread), ticks: int64(e.StartTime)})
-		case tm.T_WALL_CLOCK_SAMPLE:
-			e := p.WallClockSample
-			evs = append(evs, event{kind: kWall, periodN: true, count: int64(e.Samples), stack: uint64(e.StackTrace), thread: uint64(e.SampledThread), ticks: int64(e.StartTime)})
-		case tm.T_ALLOC_SAMPLE:
-			e := p.ObjectAllocationSample
-			evs = append(evs, event{kind: kAllocSample, count: 1, measure: int64(e.Weight), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)})
-		case tm.T_ALLOC_IN_NEW_TLAB:
-			e := p.ObjectAllocationInNewTLAB
-			evs = append(evs, event{kind: kAllocNewTLAB, count: 1, measure: int64(e.TlabSize), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)})
-		case tm.T_ALLOC_OUTSIDE_TLAB:
-			e := p.ObjectAllocationOutsideTLAB
-			evs = append(evs, event{kind: kAllocOutsideTLAB, count: 1, measure: int64(e.AllocationSize), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)})
-		case tm.T_MONITOR_ENTER:
-			e := p.JavaMonitorEnter
-			evs = append(evs, event{kind: kLock, count: 1, measure: ticksToNanos(int64(e.Duration), h.ticksPerSecond), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)})
-		case tm.T_THREAD_PARK:
-			e := p.ThreadPark
-			evs = append(evs, event{kind: kLock, count: 1, measure: ticksToNanos(int64(e.Duration), h.ticksPerSecond), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)})
-		case tm.T_LIVE_OBJECT:
-			e := p.LiveObject
-			evs = append(evs, event{kind: kLive, count: 1, measure: int64(e.AllocationSize), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)})
-		case tm.T_MALLOC:
-			e := p.Malloc
-			evs = append(evs, event{kind: kMalloc, count: 1, measure: int64(e.Size), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)})
-		case tm.T_FREE:
+		case p.TypeMap.T_FREE:
 			frees++
-		}
-		counts[o.typ]++
-	}
-	for _, o := range order {
-		if o.own {
-			counts[o.typ]++
+		default:
+			if e, ok := libraryEvent(p, typ, h); ok {
+				d.add(cc, &e, h)
+			}
 		}
 	}
 	if frees > 0 {
 		d.warn(fmt.Sprintf("jfr: %d profiler.Free events not kept: a free has no size and no stack of its allocation", frees))
 	}
 	periods, wallExec := d.periods(m, p, settings, h)
-	if wallExec {
-		for i := range evs {
-			if evs[i].kind == kCPU {
-				evs[i].kind = kWall
-			}
-		}
-	}
-	if err := d.addEvents(p, ps, h, evs, periods); err != nil {
-		return err
-	}
+	d.settle(first, h, periods, wallExec)
 	// Only a chunk read whole counts its events.
 	for typ, n := range counts {
-		d.info.Events[m.class(typ).name] += n
+		d.info.Events[strings.Clone(m.class(typ).name)] += n
 	}
 	return nil
 }
 
-// order is one event of a chunk that becomes a sample or a setting, in
-// file order: read by jfr-parser, or by pprofx (own).
-type order struct {
-	own bool
-	typ uint64
-	pos int
+// libraryEvent is the event jfr-parser has just read, if it becomes a
+// sample.
+func libraryEvent(p *parser.Parser, typ def.TypeID, h header) (event, bool) {
+	tm := &p.TypeMap
+	switch typ {
+	case tm.T_EXECUTION_SAMPLE:
+		e := &p.ExecutionSample
+		return event{kind: kCPU, count: 1, stack: uint64(e.StackTrace), thread: uint64(e.SampledThread), ticks: int64(e.StartTime)}, true
+	case tm.T_WALL_CLOCK_SAMPLE:
+		e := &p.WallClockSample
+		return event{kind: kWall, count: int64(e.Samples), stack: uint64(e.StackTrace), thread: uint64(e.SampledThread), ticks: int64(e.StartTime)}, true
+	case tm.T_ALLOC_SAMPLE:
+		e := &p.ObjectAllocationSample
+		return event{kind: kAllocSample, count: 1, measure: int64(e.Weight), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
+	case tm.T_ALLOC_IN_NEW_TLAB:
+		e := &p.ObjectAllocationInNewTLAB
+		return event{kind: kAllocNewTLAB, count: 1, measure: int64(e.TlabSize), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
+	case tm.T_ALLOC_OUTSIDE_TLAB:
+		e := &p.ObjectAllocationOutsideTLAB
+		return event{kind: kAllocOutsideTLAB, count: 1, measure: int64(e.AllocationSize), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
+	case tm.T_MONITOR_ENTER:
+		e := &p.JavaMonitorEnter
+		return event{kind: kLock, count: 1, measure: ticksToNanos(int64(e.Duration), h.ticksPerSecond), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
+	case tm.T_THREAD_PARK:
+		e := &p.ThreadPark
+		return event{kind: kLock, count: 1, measure: ticksToNanos(int64(e.Duration), h.ticksPerSecond), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
+	case tm.T_LIVE_OBJECT:
+		e := &p.LiveObject
+		return event{kind: kLive, count: 1, measure: int64(e.AllocationSize), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
+	case tm.T_MALLOC:
+		e := &p.Malloc
+		return event{kind: kMalloc, count: 1, measure: int64(e.Size), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
+	}
+	return event{}, false
 }
 
 // scanEvents walks the chunk's events: it checks those jfr-parser will
-// read and reads those pprofx reads itself.
-func scanEvents(m *meta, c []byte) ([]event, []order, error) {
-	var own []event
-	var ord []order
+// read, counting them, and reads those pprofx reads itself.
+func scanEvents(m *meta, c []byte) (own []ownEvent, nLib int, err error) {
+	err = walkEvents(m, c, func(r *reader, cl *class, pos int) error {
+		if cl.role == roleOwn {
+			e, err := readOwnEvent(r, cl, ownEvents[cl.name])
+			if err != nil {
+				return fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
+			}
+			own = append(own, ownEvent{event: e, typ: cl.id, after: nLib})
+			return nil
+		}
+		if err := skipClass(r, cl, 0); err != nil {
+			return fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
+		}
+		nLib++
+		return nil
+	})
+	return own, nLib, err
+}
+
+// errStop ends walkEvents early.
+var errStop = errors.New("stop")
+
+// nthEvent returns the byte offset of the chunk's k-th event (from 0)
+// that jfr-parser reads, for error messages.
+func nthEvent(m *meta, c []byte, k int) int {
+	found := -1
+	walkEvents(m, c, func(r *reader, cl *class, pos int) error {
+		if cl.role == roleLibrary {
+			if k == 0 {
+				found = pos
+				return errStop
+			}
+			k--
+		}
+		return nil
+	})
+	return found
+}
+
+// walkEvents calls fn on every event of the chunk that pprofx or
+// jfr-parser reads, with a reader bounded to the event, after its type.
+func walkEvents(m *meta, c []byte, fn func(r *reader, cl *class, pos int) error) error {
 	pos := chunkHeaderSize
 	r := &reader{}
 	for pos < len(c) {
 		r.b, r.pos = c, pos
 		size, err := r.varlong()
 		if err != nil {
-			return nil, nil, fmt.Errorf("event at byte %d: %w", pos, err)
+			return fmt.Errorf("event at byte %d: %w", pos, err)
 		}
 		if size == 0 || size > uint64(len(c)-pos) {
-			return nil, nil, fmt.Errorf("event at byte %d: size %d does not fit the %d bytes left in the chunk", pos, size, len(c)-pos)
+			return fmt.Errorf("event at byte %d: size %d does not fit the %d bytes left in the chunk", pos, size, len(c)-pos)
 		}
 		r.b = c[:pos+int(size)]
 		typ, err := r.varlong()
 		if err != nil {
-			return nil, nil, fmt.Errorf("event at byte %d: %w", pos, err)
+			return fmt.Errorf("event at byte %d: %w", pos, err)
 		}
 		if cl := m.class(typ); cl != nil && cl.role != roleNone {
-			ord = append(ord, order{own: cl.role == roleOwn, typ: typ, pos: pos})
-			if cl.role == roleOwn {
-				e, err := ownEvent(r, cl, ownEvents[cl.name])
-				if err != nil {
-					return nil, nil, fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
-				}
-				own = append(own, e)
-			} else if err := skipClass(r, cl, 0); err != nil {
-				return nil, nil, fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
+			if err := fn(r, cl, pos); err != nil {
+				return err
 			}
 		}
 		pos += int(size)
 	}
-	return own, ord, nil
+	return nil
 }
 
-// ownEvent reads a jdk.NativeMethodSample.
-func ownEvent(r *reader, cl *class, k kind) (event, error) {
-	e := event{kind: k, periodN: true, count: 1}
+// readOwnEvent reads a jdk.NativeMethodSample.
+func readOwnEvent(r *reader, cl *class, k kind) (event, error) {
+	e := event{kind: k, count: 1}
 	for i := range cl.fields {
 		f := &cl.fields[i]
 		v, err := num(r, f, 1)
@@ -287,11 +333,13 @@ func (d *decoder) finish() *model.Profile {
 	width := len(pr.SampleTypes)
 	values := make([]int64, width*len(d.samples))
 	pr.Samples = make([]model.Sample, len(d.samples))
+	times := make([]uint64, len(d.samples))
 	for i, s := range d.samples {
+		times[i] = s.time
 		v := values[i*width : (i+1)*width : (i+1)*width]
 		v[col[s.kind]] = s.count
 		v[col[s.kind]+1] = s.measure
-		pr.Samples[i] = model.Sample{Stack: s.stack, Values: v, LabelSet: s.labelSet, Link: model.NoLink, Timestamps: []uint64{s.time}}
+		pr.Samples[i] = model.Sample{Stack: s.stack, Values: v, LabelSet: s.labelSet, Link: model.NoLink, Timestamps: times[i : i+1 : i+1]}
 	}
 	for _, k := range []kind{kCPU, kWall} {
 		if d.present[k] {

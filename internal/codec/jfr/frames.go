@@ -3,7 +3,6 @@ package jfr
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -71,31 +70,42 @@ type physFrame struct {
 	line, bci   int64
 }
 
-// addEvents turns a chunk's events into samples.
-func (d *decoder) addEvents(p *parser.Parser, ps *pools, h header, evs []event, periods [numKinds]int64) error {
-	cc := &chunkCache{p: p, ps: ps, stacks: map[uint64]int32{}, threads: map[uint64]int32{}, funcs: map[funcKey]int32{}, locs: map[physFrame]int32{}}
+func newChunkCache(p *parser.Parser, ps *pools) *chunkCache {
+	return &chunkCache{p: p, ps: ps, stacks: map[uint64]int32{}, threads: map[uint64]int32{}, funcs: map[funcKey]int32{}, locs: map[physFrame]int32{}}
+}
+
+// add turns an event into a sample; its measure is settled with the
+// chunk's.
+func (d *decoder) add(cc *chunkCache, e *event, h header) {
+	st, ok := cc.stacks[e.stack]
+	if !ok {
+		st = d.stack(cc, e.stack)
+		cc.stacks[e.stack] = st
+	}
+	ls, ok := cc.threads[e.thread]
+	if !ok {
+		ls = d.thread(cc.p, e.thread)
+		cc.threads[e.thread] = ls
+	}
+	d.samples = append(d.samples, sample{kind: e.kind, count: e.count, measure: e.measure, stack: st, labelSet: ls, time: ticksToTime(e.ticks, h)})
+}
+
+// settle completes the samples of a chunk read whole, from first on: a
+// sampled event is worth its count times the chunk's period.
+func (d *decoder) settle(first int, h header, periods [numKinds]int64, wallExec bool) {
 	missing := [numKinds]int{}
-	d.samples = slices.Grow(d.samples, len(evs))
-	for _, e := range evs {
-		st, ok := cc.stacks[e.stack]
-		if !ok {
-			st = d.stack(cc, e.stack)
-			cc.stacks[e.stack] = st
+	for i := first; i < len(d.samples); i++ {
+		s := &d.samples[i]
+		if s.kind == kCPU && wallExec {
+			s.kind = kWall
 		}
-		ls, ok := cc.threads[e.thread]
-		if !ok {
-			ls = d.thread(p, e.thread)
-			cc.threads[e.thread] = ls
-		}
-		measure := e.measure
-		if e.periodN {
-			measure = e.count * periods[e.kind]
-			if periods[e.kind] == 0 {
-				missing[e.kind]++
+		if s.kind == kCPU || s.kind == kWall {
+			s.measure = s.count * periods[s.kind]
+			if periods[s.kind] == 0 {
+				missing[s.kind]++
 			}
 		}
-		d.present[e.kind] = true
-		d.samples = append(d.samples, sample{kind: e.kind, count: e.count, measure: measure, stack: st, labelSet: ls, time: ticksToTime(e.ticks, h)})
+		d.present[s.kind] = true
 	}
 	for k, n := range missing {
 		if n > 0 {
@@ -113,7 +123,6 @@ func (d *decoder) addEvents(p *parser.Parser, ps *pools, h header, evs []event, 
 	if end := h.startNanos + h.durationNanos; end > d.end {
 		d.end = end
 	}
-	return nil
 }
 
 // ticksToTime converts a time in the chunk's ticks to nanoseconds since
@@ -152,13 +161,9 @@ func (d *decoder) thread(p *parser.Parser, ref uint64) int32 {
 // were inlined into.
 func (d *decoder) stack(cc *chunkCache, id uint64) int32 {
 	ps := cc.ps
-	t, ok := ps.stacks[id]
-	if t.truncated {
+	frames, truncated := ps.trace(id)
+	if truncated {
 		d.warn("jfr: some stack traces are truncated (the recording's stackdepth setting); they are kept as recorded")
-	}
-	var frames []frame
-	if ok {
-		frames = ps.frames[t.start:t.end]
 	}
 	locs := cc.locBuf[:0]
 	for i := 0; i < len(frames); {

@@ -97,12 +97,75 @@ func (h header) check() error {
 
 // Decode reads a whole recording, chunk by chunk, from r.
 func Decode(r io.Reader, opts Options) (*model.Profile, *Info, error) {
+	return decode(&readerSource{r: r}, opts)
+}
+
+// DecodeBytes reads a whole recording held in memory, without copying it.
+func DecodeBytes(b []byte, opts Options) (*model.Profile, *Info, error) {
+	return decode(&bytesSource{b: b}, opts)
+}
+
+// source gives a recording's chunks one at a time.
+type source interface {
+	// header reads the next chunk header into hb, as io.ReadFull.
+	header(hb []byte) (int, error)
+	// body returns the whole chunk (header included) of size bytes whose
+	// header was read last; when the input ends first, the bytes it had.
+	body(hb []byte, size int64) ([]byte, error)
+}
+
+// readerSource reads chunks into one buffer, reused: a chunk is read as
+// its bytes arrive, so a size that lies costs no more memory than the
+// input holds.
+type readerSource struct {
+	r   io.Reader
+	buf bytes.Buffer
+}
+
+func (s *readerSource) header(hb []byte) (int, error) { return io.ReadFull(s.r, hb) }
+
+func (s *readerSource) body(hb []byte, size int64) ([]byte, error) {
+	s.buf.Reset()
+	s.buf.Write(hb)
+	_, err := io.CopyN(&s.buf, s.r, size-int64(len(hb)))
+	if err == io.EOF {
+		err = nil
+	}
+	return s.buf.Bytes(), err
+}
+
+type bytesSource struct {
+	b   []byte
+	off int
+}
+
+func (s *bytesSource) header(hb []byte) (int, error) {
+	n := copy(hb, s.b[s.off:])
+	if n == 0 {
+		return 0, io.EOF
+	}
+	if n < len(hb) {
+		return n, io.ErrUnexpectedEOF
+	}
+	return n, nil
+}
+
+func (s *bytesSource) body(hb []byte, size int64) ([]byte, error) {
+	end := int64(len(s.b))
+	if rest := end - int64(s.off); size < rest {
+		end = int64(s.off) + size
+	}
+	c := s.b[s.off:end:end]
+	s.off = int(end)
+	return c, nil
+}
+
+func decode(src source, opts Options) (*model.Profile, *Info, error) {
 	d := newDecoder(opts)
 	var off int64
 	var hb [chunkHeaderSize]byte
-	var buf bytes.Buffer
 	for i := 0; ; i++ {
-		n, err := io.ReadFull(r, hb[:])
+		n, err := src.header(hb[:])
 		if n == 0 && err == io.EOF {
 			if i == 0 {
 				return nil, nil, errors.New("jfr: empty input")
@@ -135,18 +198,14 @@ func Decode(r io.Reader, opts Options) (*model.Profile, *Info, error) {
 		if err := h.check(); err != nil {
 			return fail(err)
 		}
-		// The chunk is read as its bytes arrive: a size that lies costs no
-		// more memory than the input holds.
-		buf.Reset()
-		buf.Write(hb[:])
-		got, err := io.CopyN(&buf, r, int64(h.size)-chunkHeaderSize)
-		if err != nil && err != io.EOF {
+		c, err := src.body(hb[:], int64(h.size))
+		if err != nil {
 			return fail(err)
 		}
-		if got < int64(h.size)-chunkHeaderSize {
-			return fail(fmt.Errorf("cut: its header says %d bytes, the input ends after %d", h.size, got+chunkHeaderSize))
+		if int64(len(c)) < int64(h.size) {
+			return fail(fmt.Errorf("cut: its header says %d bytes, the input ends after %d", h.size, len(c)))
 		}
-		if err := d.chunk(buf.Bytes(), h); err != nil {
+		if err := d.chunk(c, h); err != nil {
 			return fail(err)
 		}
 		if i == 0 {
@@ -156,9 +215,4 @@ func Decode(r io.Reader, opts Options) (*model.Profile, *Info, error) {
 		off += int64(h.size)
 	}
 	return d.finish(), &d.info, nil
-}
-
-// DecodeBytes reads a whole recording held in memory.
-func DecodeBytes(b []byte, opts Options) (*model.Profile, *Info, error) {
-	return Decode(bytes.NewReader(b), opts)
 }

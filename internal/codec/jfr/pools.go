@@ -1,6 +1,9 @@
 package jfr
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // frame is one jdk.types.StackFrame.
 type frame struct {
@@ -17,19 +20,16 @@ type method struct {
 	descriptor uint64 // jdk.types.Symbol id
 }
 
-// trace is one jdk.types.StackTrace: its frames in pools.frames.
-type trace struct {
-	start, end int
-	truncated  bool
-}
-
 // pools is what pprofx keeps of a chunk's constant pools beyond what
-// jfr-parser keeps: stack traces with their frames' types and bytecode
-// indexes, methods with their descriptors, and frame types. Every other
-// constant is only checked.
+// jfr-parser keeps: where each stack trace is (its frames' types and
+// bytecode indexes are read when a sample first refers to it), methods
+// with their descriptors, and frame types. Every other constant is only
+// checked.
 type pools struct {
-	stacks     map[uint64]trace
-	frames     []frame
+	chunk      []byte
+	stackClass *class
+	stacks     map[uint64]int // byte offset of the stack trace's value
+	frames     []frame        // the frames of the trace read last
 	methods    map[uint64]method
 	frameTypes map[uint64]string
 }
@@ -38,7 +38,7 @@ type pools struct {
 // constant-pool offset, checking every pool's counts and strings and
 // keeping stack traces, methods and frame types.
 func readPools(m *meta, chunk []byte, off int) (*pools, error) {
-	ps := &pools{stacks: map[uint64]trace{}, methods: map[uint64]method{}, frameTypes: map[uint64]string{}}
+	ps := &pools{chunk: chunk, stacks: map[uint64]int{}, methods: map[uint64]method{}, frameTypes: map[uint64]string{}}
 	seen := map[int]bool{}
 	for {
 		if off < chunkHeaderSize || off >= len(chunk) || seen[off] {
@@ -120,30 +120,41 @@ func (ps *pools) readPool(m *meta, r *reader) error {
 	return nil
 }
 
+// stackTrace checks a stack trace and notes where it is.
 func (ps *pools) stackTrace(r *reader, c *class, id uint64) error {
-	t := trace{start: len(ps.frames)}
-	for i := range c.fields {
-		f := &c.fields[i]
+	ps.stackClass = c
+	ps.stacks[id] = r.pos
+	return skipClass(r, c, 0)
+}
+
+// trace reads the stack trace of id into ps.frames (nil when the chunk
+// has none of that id) and says whether it is truncated.
+func (ps *pools) trace(id uint64) (frames []frame, truncated bool) {
+	pos, ok := ps.stacks[id]
+	if !ok {
+		return nil, false
+	}
+	// Checked by readPools: this reads within the chunk.
+	r := &reader{b: ps.chunk, pos: pos}
+	ps.frames = ps.frames[:0]
+	for i := range ps.stackClass.fields {
+		f := &ps.stackClass.fields[i]
+		var err error
 		switch {
 		case f.name == "truncated":
-			v, err := num(r, f, 1)
-			if err != nil {
-				return err
-			}
-			t.truncated = v != 0
+			var v uint64
+			v, err = num(r, f, 1)
+			truncated = v != 0
 		case f.name == "frames" && f.array && !f.cp && f.cls != nil && f.cls.kind == kStruct:
-			if err := ps.readFrames(r, f.cls); err != nil {
-				return err
-			}
+			err = ps.readFrames(r, f.cls)
 		default:
-			if err := skipField(r, f, 1); err != nil {
-				return err
-			}
+			err = skipField(r, f, 1)
+		}
+		if err != nil {
+			return nil, false
 		}
 	}
-	t.end = len(ps.frames)
-	ps.stacks[id] = t
-	return nil
+	return ps.frames, truncated
 }
 
 // readFrames reads an array of jdk.types.StackFrame into ps.frames.
@@ -152,7 +163,7 @@ func (ps *pools) readFrames(r *reader, fc *class) error {
 	if err != nil {
 		return err
 	}
-	ps.frames = growFrames(ps.frames, n)
+	ps.frames = slices.Grow(ps.frames, n)
 	for k := 0; k < n; k++ {
 		var fr frame
 		for i := range fc.fields {
@@ -175,16 +186,6 @@ func (ps *pools) readFrames(r *reader, fc *class) error {
 		ps.frames = append(ps.frames, fr)
 	}
 	return nil
-}
-
-// growFrames makes room for n more frames, doubling as append does.
-func growFrames(fs []frame, n int) []frame {
-	if cap(fs)-len(fs) >= n {
-		return fs
-	}
-	g := make([]frame, len(fs), max(2*cap(fs), len(fs)+n, 256))
-	copy(g, fs)
-	return g
 }
 
 func (ps *pools) method(r *reader, c *class, id uint64) error {
