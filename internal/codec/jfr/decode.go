@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/grafana/jfr-parser/parser"
@@ -104,6 +105,7 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 		return err
 	}
 	first := len(d.samples)
+	d.samples = slices.Grow(d.samples, nLib+len(own))
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("jfr-parser failed: %v", r)

@@ -168,7 +168,7 @@ func (d *decoder) stack(cc *chunkCache, id uint64) int32 {
 	locs := cc.locBuf[:0]
 	for i := 0; i < len(frames); {
 		j := i
-		for j < len(frames)-1 && ps.frameTypes[frames[j].typ] == "Inlined" {
+		for j < len(frames)-1 && ps.isInlined(frames[j].typ) {
 			j++
 		}
 		locs = append(locs, d.location(cc, frames[i:j+1]))

@@ -59,14 +59,14 @@ func (d *decoder) periods(m *meta, p *parser.Parser, settings map[def.TypeID][]t
 	} else {
 		periods[kCPU] = cpu
 	}
-	if c := m.byName["profiler.WallClockSample"]; c != nil {
+	if c := m.wallClock; c != nil {
 		if w := smallest(def.TypeID(c.id)); w > 0 {
 			periods[kWall] = w
 		} else if event == "wall" || periods[kWall] == 0 {
 			periods[kWall] = cpu
 		}
 	}
-	if c := m.byName["jdk.NativeMethodSample"]; c != nil {
+	if c := m.nativeMethod; c != nil {
 		if w := smallest(def.TypeID(c.id)); w > 0 {
 			periods[kWall] = w
 		}

@@ -32,6 +32,17 @@ type pools struct {
 	frames     []frame        // the frames of the trace read last
 	methods    map[uint64]method
 	frameTypes map[uint64]string
+	inlined    []uint64 // the ids of the frame type "Inlined"
+}
+
+// isInlined says whether a frame of type id was inlined.
+func (ps *pools) isInlined(id uint64) bool {
+	for _, i := range ps.inlined {
+		if i == id {
+			return true
+		}
+	}
+	return false
 }
 
 // readPools walks the chain of checkpoint events from the chunk header's
@@ -213,11 +224,14 @@ func (ps *pools) frameType(r *reader, c *class, id uint64) error {
 	for i := range c.fields {
 		f := &c.fields[i]
 		if f.name == "description" && !f.array && !f.cp && f.cls != nil && f.cls.kind == kString {
-			s, _, err := r.str()
+			s, err := r.strView()
 			if err != nil {
 				return err
 			}
 			ps.frameTypes[id] = s
+			if s == "Inlined" {
+				ps.inlined = append(ps.inlined, id)
+			}
 			continue
 		}
 		if err := skipField(r, f, 1); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file reads the parts of a chunk that jfr-parser v0.18.0 does not
@@ -121,6 +122,57 @@ func (r *reader) str() (s string, ref uint64, err error) {
 	}
 }
 
+// strView reads a string as str does; a UTF-8 or ASCII one aliases the
+// chunk's bytes, for what lives no longer than the chunk's reading.
+func (r *reader) strView() (string, error) {
+	start := r.pos
+	if r.pos < len(r.b) && (r.b[r.pos] == 3 || r.b[r.pos] == 5) {
+		enc := r.b[r.pos]
+		r.pos++
+		n, err := r.count("string byte", 1)
+		if err != nil {
+			return "", err
+		}
+		b := r.b[r.pos : r.pos+n]
+		if enc == 3 || ascii(b) {
+			r.pos += n
+			if n == 0 {
+				return "", nil
+			}
+			return unsafe.String(&b[0], n), nil
+		}
+		r.pos = start // Latin-1 beyond ASCII: converted by str
+	}
+	if r.pos < len(r.b) && r.b[r.pos] == 4 {
+		// UTF-16 code units, each a compressed integer: when every one is
+		// ASCII, each takes one byte, the string's own.
+		r.pos++
+		n, err := r.count("string char", 1)
+		if err != nil {
+			return "", err
+		}
+		if b := r.b[r.pos : r.pos+n]; ascii(b) {
+			r.pos += n
+			if n == 0 {
+				return "", nil
+			}
+			return unsafe.String(&b[0], n), nil
+		}
+		r.pos = start
+	}
+	s, _, err := r.str()
+	return s, err
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // skipStr skips a string in any of JFR's encodings, checking its length.
 func (r *reader) skipStr() error {
 	enc, err := r.u8()
@@ -161,11 +213,6 @@ const (
 	kDouble
 	kString
 )
-
-var primitives = map[string]int{
-	"boolean": kBool, "byte": kByte, "char": kChar, "short": kShort, "int": kInt,
-	"long": kLong, "float": kFloat, "double": kDouble, "java.lang.String": kString,
-}
 
 // Roles of an event type: what pprofx does with its events.
 const (
@@ -210,7 +257,8 @@ const denseClasses = 4096
 type meta struct {
 	classes map[uint64]*class
 	dense   []*class // classes by id, for ids below denseClasses
-	byName  map[string]*class
+	// The event types whose period settings pprofx looks for.
+	wallClock, nativeMethod *class
 }
 
 // class returns the class of id, or nil.
@@ -223,6 +271,10 @@ func (m *meta) class(id uint64) *class {
 
 // skipField skips a value of field f, checking every count and length.
 func skipField(r *reader, f *field, depth int) error {
+	if !f.array && (f.cp || f.cls != nil && f.cls.kind >= kChar && f.cls.kind <= kLong) {
+		_, err := r.varlong()
+		return err
+	}
 	if f.array {
 		n, err := r.count("array element", 1)
 		if err != nil {
@@ -345,14 +397,15 @@ func readMetadata(chunk []byte, off int) (*meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	strs := make([]string, n)
-	for i := range strs {
-		if strs[i], _, err = r.str(); err != nil {
+	ms := &metaStrings{s: make([]string, n), code: make([]uint8, n)}
+	for i := range ms.s {
+		if ms.s[i], err = r.strView(); err != nil {
 			return nil, err
 		}
+		ms.code[i] = stringCode(ms.s[i])
 	}
-	m := &meta{classes: map[uint64]*class{}, byName: map[string]*class{}}
-	if err := m.element(r, strs, 0, nil); err != nil {
+	m := &meta{classes: map[uint64]*class{}}
+	if err := m.element(r, ms, 0, nil); err != nil {
 		return nil, err
 	}
 	m.resolve()
@@ -375,34 +428,59 @@ func (m *meta) resolve() {
 		for i := range c.fields {
 			c.fields[i].cls = m.classes[c.fields[i].typ]
 		}
-		if id > 1 {
+		if id > 1 && len(c.name) > 4 && (c.name[:4] == "jdk." || c.name[:4] == "prof") {
 			switch {
 			case libraryEvents[c.name]:
 				c.role = roleLibrary
 			case ownEvents[c.name] != 0:
 				c.role = roleOwn
 			}
+			switch c.name {
+			case "profiler.WallClockSample":
+				m.wallClock = c
+			case "jdk.NativeMethodSample":
+				m.nativeMethod = c
+			}
 		}
 	}
 }
 
+// Codes of the metadata strings pprofx looks for.
+const (
+	sOther = iota
+	sClass
+	sField
+	sID
+	sName
+	sConstantPool
+	sDimension
+)
+
+// metaStrings is the metadata's string table, each string with its code.
+type metaStrings struct {
+	s    []string
+	code []uint8
+}
+
+// at reads a string index and returns its string and code.
+func (ms *metaStrings) at(r *reader) (string, uint8, error) {
+	i, err := r.varlong()
+	if err != nil {
+		return "", 0, err
+	}
+	if i >= uint64(len(ms.s)) {
+		return "", 0, fmt.Errorf("metadata string index %d out of range at byte %d", i, r.pos)
+	}
+	return ms.s[i], ms.code[i], nil
+}
+
 // element reads one element of the metadata tree and its children. parent
 // is the class a "field" element belongs to.
-func (m *meta) element(r *reader, strs []string, depth int, parent *class) error {
+func (m *meta) element(r *reader, ms *metaStrings, depth int, parent *class) error {
 	if depth > 16 {
 		return fmt.Errorf("metadata elements nest deeper than 16 at byte %d", r.pos)
 	}
-	str := func() (string, error) {
-		i, err := r.varlong()
-		if err != nil {
-			return "", err
-		}
-		if i >= uint64(len(strs)) {
-			return "", fmt.Errorf("metadata string index %d out of range at byte %d", i, r.pos)
-		}
-		return strs[i], nil
-	}
-	name, err := str()
+	_, name, err := ms.at(r)
 	if err != nil {
 		return err
 	}
@@ -413,38 +491,39 @@ func (m *meta) element(r *reader, strs []string, depth int, parent *class) error
 	// The attributes pprofx uses; a later one of the same key wins.
 	var aID, aName, aClass, aCP, aDim string
 	for i := 0; i < na; i++ {
-		k, err := str()
+		_, k, err := ms.at(r)
 		if err != nil {
 			return err
 		}
-		v, err := str()
+		v, _, err := ms.at(r)
 		if err != nil {
 			return err
 		}
 		switch k {
-		case "id":
+		case sID:
 			aID = v
-		case "name":
+		case sName:
 			aName = v
-		case "class":
+		case sClass: // a field's class
 			aClass = v
-		case "constantPool":
+		case sConstantPool:
 			aCP = v
-		case "dimension":
+		case sDimension:
 			aDim = v
 		}
 	}
 	var c *class
+	var children *[]field
 	switch name {
-	case "class":
+	case sClass:
 		id, ok := parseUint(aID)
 		if !ok {
 			return fmt.Errorf("metadata class %q has no id", aName)
 		}
-		c = &class{id: id, name: aName, kind: primitives[aName]}
+		c = &class{id: id, name: aName, kind: primitiveKind(aName)}
+		children = &c.fields
 		m.classes[id] = c
-		m.byName[c.name] = c
-	case "field":
+	case sField:
 		if parent != nil {
 			t, ok := parseUint(aClass)
 			if !ok {
@@ -457,12 +536,63 @@ func (m *meta) element(r *reader, strs []string, depth int, parent *class) error
 	if err != nil {
 		return err
 	}
+	if children != nil {
+		*children = make([]field, 0, nc)
+	}
 	for i := 0; i < nc; i++ {
-		if err := m.element(r, strs, depth+1, c); err != nil {
+		if err := m.element(r, ms, depth+1, c); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// primitiveKind returns the kind of a class by its name: kStruct for all
+// but the primitive types and java.lang.String.
+func primitiveKind(name string) int {
+	if len(name) > 16 {
+		return kStruct
+	}
+	switch name {
+	case "boolean":
+		return kBool
+	case "byte":
+		return kByte
+	case "char":
+		return kChar
+	case "short":
+		return kShort
+	case "int":
+		return kInt
+	case "long":
+		return kLong
+	case "float":
+		return kFloat
+	case "double":
+		return kDouble
+	case "java.lang.String":
+		return kString
+	}
+	return kStruct
+}
+
+// stringCode returns the code of a metadata string.
+func stringCode(s string) uint8 {
+	switch s {
+	case "class": // an element's name, and a field's attribute
+		return sClass
+	case "field":
+		return sField
+	case "id":
+		return sID
+	case "name":
+		return sName
+	case "constantPool":
+		return sConstantPool
+	case "dimension":
+		return sDimension
+	}
+	return sOther
 }
 
 func parseUint(s string) (uint64, bool) {
