@@ -60,6 +60,7 @@ func Encode(w io.Writer, p *model.Profile, opts WriteOptions) error {
 			return e
 		},
 		FuncName: annotatedName,
+		Suffix:   FrameSuffix,
 	})
 	if opts.Warn != nil {
 		warnLosses(p, ti, escaped, opts.Warn)
@@ -82,6 +83,36 @@ func Encode(w io.Writer, p *model.Profile, opts WriteOptions) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// AttrJFRFrameType is the location attribute holding JFR's frame type
+// (jdk.types.StackFrame's field "type") of the location's outermost line,
+// as the JFR reader writes it.
+const AttrJFRFrameType = "jdk.types.StackFrame.type"
+
+// jfrSuffixes are async-profiler's collapsed-stack suffixes of JFR's frame
+// types (its FRAME_SUFFIX table, by TYPE_INTERPRETED, TYPE_JIT_COMPILED,
+// TYPE_INLINED, TYPE_NATIVE, TYPE_CPP, TYPE_KERNEL, TYPE_C1_COMPILED).
+var jfrSuffixes = map[string]string{
+	"Interpreted": "_[0]", "JIT compiled": "_[j]", "Inlined": "_[i]",
+	"Native": "", "C++": "", "Kernel": "_[k]", "C1 compiled": "_[1]",
+}
+
+// FrameSuffix is async-profiler's suffix of line k (innermost first) of a
+// location whose frame type JFR recorded: the lines inlined into the
+// physical frame "_[i]", the physical frame (the last line) that of its
+// type. A location without that attribute (every input but JFR) has none.
+func FrameSuffix(loc *model.Location, k int) string {
+	for _, a := range loc.Attributes {
+		if a.Key != AttrJFRFrameType || a.Value.Kind != model.KindString {
+			continue
+		}
+		if k < len(loc.Lines)-1 {
+			return "_[i]"
+		}
+		return jfrSuffixes[a.Value.Str]
+	}
+	return ""
 }
 
 // annotatedName keeps an async-profiler annotation that Decode moved to

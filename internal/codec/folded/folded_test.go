@@ -211,3 +211,38 @@ func TestDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameSuffix: a location whose JFR frame type is recorded gets
+// async-profiler's suffixes (lines inlined into it "_[i]"); any other
+// location, even one with the semantic conventions' frame type, none.
+func TestFrameSuffix(t *testing.T) {
+	jfrLoc := func(typ string, lines int) *model.Location {
+		return &model.Location{Lines: make([]model.Line, lines), Attributes: []model.Attribute{
+			{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "jvm"}},
+			{Key: folded.AttrJFRFrameType, Value: model.Value{Kind: model.KindString, Str: typ}},
+		}}
+	}
+	cases := []struct {
+		loc  *model.Location
+		k    int
+		want string
+	}{
+		{jfrLoc("JIT compiled", 3), 0, "_[i]"},
+		{jfrLoc("JIT compiled", 3), 1, "_[i]"},
+		{jfrLoc("JIT compiled", 3), 2, "_[j]"},
+		{jfrLoc("Interpreted", 1), 0, "_[0]"},
+		{jfrLoc("C1 compiled", 1), 0, "_[1]"},
+		{jfrLoc("Kernel", 1), 0, "_[k]"},
+		{jfrLoc("Native", 1), 0, ""},
+		{jfrLoc("C++", 1), 0, ""},
+		{jfrLoc("Inlined", 1), 0, "_[i]"},
+		{&model.Location{Lines: make([]model.Line, 1), Attributes: []model.Attribute{
+			{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "kernel"}}}}, 0, ""},
+		{&model.Location{Lines: make([]model.Line, 2)}, 0, ""},
+	}
+	for i, c := range cases {
+		if got := folded.FrameSuffix(c.loc, c.k); got != c.want {
+			t.Errorf("case %d: FrameSuffix(line %d) = %q, want %q", i, c.k, got, c.want)
+		}
+	}
+}

@@ -28,6 +28,9 @@ type Options struct {
 	// (both non-empty or the name empty); default: the name, else the
 	// system name.
 	FuncName func(name, systemName string) string
+	// Suffix, when set, returns what is appended to the name of line k
+	// (innermost first) of a location (async-profiler's frame types).
+	Suffix func(loc *model.Location, k int) string
 }
 
 // Set is a profile's stacks of frame names, aggregated.
@@ -245,7 +248,7 @@ func (n *namer) location(li int32) []int32 {
 		return n.byLoc[li]
 	}
 	var out []int32
-	for _, s := range frameNames(n.p, li, n.opts.Lines, n.opts.FuncName) {
+	for _, s := range frameNames(n.p, li, n.opts.Lines, n.opts.FuncName, n.opts.Suffix) {
 		out = append(out, n.intern(s))
 	}
 	n.byLoc[li], n.done[li] = out, true
@@ -257,13 +260,13 @@ func (n *namer) location(li int32) []int32 {
 // "function file:line" (as pprof -traces -lines prints it); a location without a named function is its
 // address with the base name of its mapping, "0x4011a6 [burn]".
 func FrameNames(p *model.Profile, li int32, lines bool) []string {
-	return frameNames(p, li, lines, nil)
+	return frameNames(p, li, lines, nil, nil)
 }
 
-func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, string) string) []string {
+func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, string) string, suffix func(*model.Location, int) string) []string {
 	loc := &p.Locations[li]
 	var out []string
-	for _, ln := range loc.Lines {
+	for k, ln := range loc.Lines {
 		if ln.Function < 0 || int(ln.Function) >= len(p.Functions) {
 			continue
 		}
@@ -289,6 +292,9 @@ func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, st
 			case file != "":
 				name += " " + file
 			}
+		}
+		if suffix != nil {
+			name += suffix(loc, k)
 		}
 		out = append(out, name)
 	}
