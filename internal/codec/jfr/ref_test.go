@@ -81,7 +81,12 @@ var refPeriods = map[string]map[string]int64{
 	"jfr-parser/dd-trace-java.jfr.gz":    {"cpu": 9e6},
 	"jfr-parser/wall.jfr.gz":             {"wall": 10e6},
 	"jfr-parser/wall_tick_sample.jfr.gz": {"wall": 0},
+	"jfr-parser/dump2.jfr.gz":            {"wall": 10e6},
 }
+
+// refWallExec are the async-profiler recordings with the setting
+// event=wall, whose jdk.ExecutionSample events are wall-clock samples.
+var refWallExec = map[string]bool{"jfr-parser/dump2.jfr.gz": true}
 
 // refChunkPeriods are the periods of each chunk of chunks.jfr: the second
 // ran while a recording sampling every 5 ms was on.
@@ -305,6 +310,9 @@ func TestAgainstJDK(t *testing.T) {
 				}
 				for _, e := range jfrPrint(t, path, strings.Join(types, ",")) {
 					k := refKinds[e.Type]
+					if refWallExec[name] && e.Type == "jdk.ExecutionSample" {
+						k = refKinds["profiler.WallClockSample"]
+					}
 					counts[e.Type]++
 					if want[k[0]] == nil {
 						want[k[0]] = map[string][2]int64{}
