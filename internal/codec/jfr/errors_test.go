@@ -110,3 +110,91 @@ func TestPprofValid(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedChunkNotCounted: a chunk that jfr-parser fails part-way, after
+// reading some of its events, adds none of them to the events read; with
+// Salvage the chunks before it are kept and counted alone. The failing
+// chunk is wall.jfr.gz whose last profiler.WallClockSample has its
+// startTime rewritten as 0 and its int field "samples" as a padded
+// varint of six or more bytes, same event size: pprofx reads it as 1,
+// jfr-parser refuses a 32-bit value over five bytes.
+func TestFailedChunkNotCounted(t *testing.T) {
+	good := fixtures(t)["jfr-parser/wall.jfr.gz"]
+	bad := append([]byte(nil), good...)
+	h := parseHeader(bad)
+	if int(h.size) != len(bad) {
+		t.Fatalf("wall.jfr.gz: want one chunk, its first is %d of %d bytes", h.size, len(bad))
+	}
+	m, err := readMetadata(bad, int(h.metaOffset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct{ from, to int }
+	var start, samples span
+	found := false
+	err = walkEvents(m, bad, func(r *reader, cl *class, pos int) error {
+		if cl.name != "profiler.WallClockSample" {
+			return nil
+		}
+		for i := range cl.fields {
+			f := &cl.fields[i]
+			from := r.pos
+			if _, err := num(r, f, 1); err != nil {
+				return err
+			}
+			switch f.name {
+			case "startTime":
+				start = span{from, r.pos}
+			case "samples":
+				samples = span{from, r.pos}
+			}
+		}
+		found = true
+		return nil
+	})
+	if err != nil || !found || samples.from != start.to && start.to > samples.from {
+		t.Fatalf("no profiler.WallClockSample to rewrite (%v)", err)
+	}
+	// startTime becomes one byte 0; samples takes the bytes freed: 0x81,
+	// then 0x80s, then 0x00 (the value 1, not minimal).
+	n := start.to - start.from - 1 + samples.to - samples.from
+	if n < 6 || n > 9 || start.to > samples.from {
+		t.Fatalf("cannot rewrite: %d bytes for samples", n)
+	}
+	var ev []byte
+	ev = append(ev, bad[:start.from]...)
+	ev = append(ev, 0)
+	ev = append(ev, bad[start.to:samples.from]...)
+	ev = append(ev, 0x81)
+	for i := 0; i < n-2; i++ {
+		ev = append(ev, 0x80)
+	}
+	ev = append(ev, 0)
+	ev = append(ev, bad[samples.to:]...)
+	if len(ev) != len(bad) {
+		t.Fatalf("rewritten chunk is %d bytes, want %d", len(ev), len(bad))
+	}
+	bad = ev
+
+	two := append(append([]byte(nil), good...), bad...)
+	_, _, err = DecodeBytes(two, Options{})
+	if err == nil || !strings.Contains(err.Error(), "chunk 2 at byte "+strconv.Itoa(len(good))+": event at byte ") || !strings.Contains(err.Error(), "jfr-parser") {
+		t.Fatalf("error %v, want chunk 2's event named, failed in jfr-parser", err)
+	}
+	_, alone, err := DecodeBytes(good, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, info, err := DecodeBytes(two, Options{Salvage: true, Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Chunks != 1 || len(info.Events) != len(alone.Events) {
+		t.Fatalf("salvaged %d chunks, events %v; the first chunk alone: %v", info.Chunks, info.Events, alone.Events)
+	}
+	for typ, n := range alone.Events {
+		if info.Events[typ] != n {
+			t.Errorf("%s: %d events read, the first chunk alone has %d", typ, info.Events[typ], n)
+		}
+	}
+}
