@@ -404,10 +404,65 @@ func (ps *parser) sample(s *pb.Sample, b []byte, scratch *[]int64) bool {
 }
 
 func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
-	d := &pb.ProfilesDictionary{}
-	// A first pass counts the entries (and the locations' lines, and the
-	// strings' bytes) so that each table's structs are allocated in one
-	// block and the strings are slices of one string.
+	dp := &dictParser{ps: ps, d: &pb.ProfilesDictionary{}}
+	if !dp.allocate(b) {
+		return nil, errSlow
+	}
+	d := dp.d
+	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		if typ != protowire.BytesType {
+			return false
+		}
+		switch num {
+		case 1:
+			return dp.mapping(v)
+		case 2:
+			return dp.location(v)
+		case 3:
+			return dp.function(v)
+		case 4:
+			return dp.link(v)
+		case 5:
+			dp.strbuf = append(dp.strbuf, v...)
+			dp.strEnds = append(dp.strEnds, len(dp.strbuf))
+			return utf8.Valid(v)
+		case 6:
+			return dp.attribute(v)
+		case 7:
+			return dp.stack(v)
+		}
+		return false
+	})
+	all, start := string(dp.strbuf), 0
+	for _, e := range dp.strEnds {
+		d.StringTable = append(d.StringTable, all[start:e])
+		start = e
+	}
+	return d, err
+}
+
+// dictParser reads a ProfilesDictionary into structs allocated a table at
+// a time.
+type dictParser struct {
+	ps *parser
+	d  *pb.ProfilesDictionary
+
+	maps     []pb.Mapping
+	locs     []pb.Location
+	funcs    []pb.Function
+	lines    []pb.Line
+	lptrs    []*pb.Line // each location's Lines is a slice of these
+	nextLine int
+	attrs    []pb.KeyValueAndUnit
+	stacks   []pb.Stack
+	strbuf   []byte // the strings, back to back
+	strEnds  []int
+}
+
+// allocate counts the entries of b (and the locations' lines, and the
+// strings' bytes) so that each table's structs are allocated in one block
+// and the strings are slices of one string; false when b does not parse.
+func (dp *dictParser) allocate(b []byte) bool {
 	var count [8]int
 	nlines, nstrbytes := 0, 0
 	if fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
@@ -427,164 +482,164 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 		}
 		return true
 	}) != nil {
-		return nil, errSlow
+		return false
 	}
-	maps, locs, funcs := make([]pb.Mapping, count[1]), make([]pb.Location, count[2]), make([]pb.Function, count[3])
-	lines, attrs, stacks := make([]pb.Line, nlines), make([]pb.KeyValueAndUnit, count[6]), make([]pb.Stack, count[7])
-	// Each location's Lines is a slice of one array of pointers into lines.
-	lptrs := make([]*pb.Line, nlines)
-	for i := range lines {
-		lptrs[i] = &lines[i]
+	d := dp.d
+	dp.maps, dp.locs, dp.funcs = make([]pb.Mapping, count[1]), make([]pb.Location, count[2]), make([]pb.Function, count[3])
+	dp.lines, dp.attrs, dp.stacks = make([]pb.Line, nlines), make([]pb.KeyValueAndUnit, count[6]), make([]pb.Stack, count[7])
+	dp.lptrs = make([]*pb.Line, nlines)
+	for i := range dp.lines {
+		dp.lptrs[i] = &dp.lines[i]
 	}
-	nextLine := 0
 	d.MappingTable, d.LocationTable, d.FunctionTable = make([]*pb.Mapping, 0, count[1]), make([]*pb.Location, 0, count[2]), make([]*pb.Function, 0, count[3])
 	d.StringTable, d.AttributeTable, d.StackTable = make([]string, 0, count[5]), make([]*pb.KeyValueAndUnit, 0, count[6]), make([]*pb.Stack, 0, count[7])
-	strbuf := make([]byte, 0, nstrbytes)
-	var strEnds []int
-	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
-		if typ != protowire.BytesType {
-			return false
-		}
+	dp.strbuf = make([]byte, 0, nstrbytes)
+	return true
+}
+
+func (dp *dictParser) mapping(v []byte) bool {
+	m := &dp.maps[len(dp.d.MappingTable)]
+	ok := fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 		var ok bool
 		switch num {
 		case 1:
-			m := &maps[len(d.MappingTable)]
-			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
-				var ok bool
-				switch num {
-				case 1:
-					m.MemoryStart = x
-				case 2:
-					m.MemoryLimit = x
-				case 3:
-					m.FileOffset = x
-				case 4:
-					m.FilenameStrindex = int32(x)
-				case 5:
-					m.AttributeIndices, ok = varintsInto(m.AttributeIndices, typ, v, x, &ps.i32)
-					return ok
-				default:
-					return false
-				}
-				return typ == protowire.VarintType
-			}) == nil
-			d.MappingTable = append(d.MappingTable, m)
+			m.MemoryStart = x
 		case 2:
-			l := &locs[len(d.LocationTable)]
-			first := nextLine
-			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
-				var ok bool
-				switch num {
-				case 1:
-					l.MappingIndex = int32(x)
-				case 2:
-					l.Address = x
-				case 3:
-					if typ != protowire.BytesType {
-						return false
-					}
-					if nextLine == len(lines) {
-						return false
-					}
-					ln := &lines[nextLine]
-					nextLine++
-					l.Lines = lptrs[first:nextLine:nextLine]
-					return fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
-						switch num {
-						case 1:
-							ln.FunctionIndex = int32(x)
-						case 2:
-							ln.Line = int64(x)
-						case 3:
-							ln.Column = int64(x)
-						default:
-							return false
-						}
-						return typ == protowire.VarintType
-					}) == nil
-				case 4:
-					l.AttributeIndices, ok = varintsInto(l.AttributeIndices, typ, v, x, &ps.i32)
-					return ok
-				default:
-					return false
-				}
-				return typ == protowire.VarintType
-			}) == nil
-			d.LocationTable = append(d.LocationTable, l)
+			m.MemoryLimit = x
 		case 3:
-			f := &funcs[len(d.FunctionTable)]
-			ok = fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
-				switch num {
-				case 1:
-					f.NameStrindex = int32(x)
-				case 2:
-					f.SystemNameStrindex = int32(x)
-				case 3:
-					f.FilenameStrindex = int32(x)
-				case 4:
-					f.StartLine = int64(x)
-				default:
-					return false
-				}
-				return typ == protowire.VarintType
-			}) == nil
-			d.FunctionTable = append(d.FunctionTable, f)
+			m.FileOffset = x
 		case 4:
-			l := &pb.Link{}
-			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
-				var ok bool
-				switch num {
-				case 1:
-					l.TraceId, ok = bytesOf(typ, v)
-				case 2:
-					l.SpanId, ok = bytesOf(typ, v)
-				}
-				return ok
-			}) == nil
-			d.LinkTable = append(d.LinkTable, l)
+			m.FilenameStrindex = int32(x)
 		case 5:
-			ok = utf8.Valid(v)
-			strbuf = append(strbuf, v...)
-			strEnds = append(strEnds, len(strbuf))
-		case 6:
-			a := &attrs[len(d.AttributeTable)]
-			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
-				switch num {
-				case 1:
-					a.KeyStrindex = int32(x)
-					return typ == protowire.VarintType
-				case 2:
-					if typ != protowire.BytesType || a.Value != nil {
-						return false
-					}
-					a.Value = anyValue(v)
-					return a.Value != nil
-				case 3:
-					a.UnitStrindex = int32(x)
-					return typ == protowire.VarintType
-				}
+			m.AttributeIndices, ok = varintsInto(m.AttributeIndices, typ, v, x, &dp.ps.i32)
+			return ok
+		default:
+			return false
+		}
+		return typ == protowire.VarintType
+	}) == nil
+	dp.d.MappingTable = append(dp.d.MappingTable, m)
+	return ok
+}
+
+func (dp *dictParser) location(v []byte) bool {
+	l := &dp.locs[len(dp.d.LocationTable)]
+	first := dp.nextLine
+	ok := fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		var ok bool
+		switch num {
+		case 1:
+			l.MappingIndex = int32(x)
+		case 2:
+			l.Address = x
+		case 3:
+			if typ != protowire.BytesType || dp.nextLine == len(dp.lines) {
 				return false
-			}) == nil
-			d.AttributeTable = append(d.AttributeTable, a)
-		case 7:
-			s := &stacks[len(d.StackTable)]
-			ok = fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
-				var ok bool
-				if num == 1 {
-					s.LocationIndices, ok = varintsInto(s.LocationIndices, typ, v, x, &ps.i32)
-				}
-				return ok
-			}) == nil
-			d.StackTable = append(d.StackTable, s)
+			}
+			ln := &dp.lines[dp.nextLine]
+			dp.nextLine++
+			l.Lines = dp.lptrs[first:dp.nextLine:dp.nextLine]
+			return line(ln, v)
+		case 4:
+			l.AttributeIndices, ok = varintsInto(l.AttributeIndices, typ, v, x, &dp.ps.i32)
+			return ok
+		default:
+			return false
+		}
+		return typ == protowire.VarintType
+	}) == nil
+	dp.d.LocationTable = append(dp.d.LocationTable, l)
+	return ok
+}
+
+// line reads a Line message into ln.
+func line(ln *pb.Line, v []byte) bool {
+	return fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
+		switch num {
+		case 1:
+			ln.FunctionIndex = int32(x)
+		case 2:
+			ln.Line = int64(x)
+		case 3:
+			ln.Column = int64(x)
+		default:
+			return false
+		}
+		return typ == protowire.VarintType
+	}) == nil
+}
+
+func (dp *dictParser) function(v []byte) bool {
+	f := &dp.funcs[len(dp.d.FunctionTable)]
+	ok := fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
+		switch num {
+		case 1:
+			f.NameStrindex = int32(x)
+		case 2:
+			f.SystemNameStrindex = int32(x)
+		case 3:
+			f.FilenameStrindex = int32(x)
+		case 4:
+			f.StartLine = int64(x)
+		default:
+			return false
+		}
+		return typ == protowire.VarintType
+	}) == nil
+	dp.d.FunctionTable = append(dp.d.FunctionTable, f)
+	return ok
+}
+
+func (dp *dictParser) link(v []byte) bool {
+	l := &pb.Link{}
+	ok := fields(v, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
+		var ok bool
+		switch num {
+		case 1:
+			l.TraceId, ok = bytesOf(typ, v)
+		case 2:
+			l.SpanId, ok = bytesOf(typ, v)
 		}
 		return ok
-	})
-	all, start := string(strbuf), 0
-	for _, e := range strEnds {
-		d.StringTable = append(d.StringTable, all[start:e])
-		start = e
-	}
-	return d, err
+	}) == nil
+	dp.d.LinkTable = append(dp.d.LinkTable, l)
+	return ok
+}
+
+func (dp *dictParser) attribute(v []byte) bool {
+	a := &dp.attrs[len(dp.d.AttributeTable)]
+	ok := fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		switch num {
+		case 1:
+			a.KeyStrindex = int32(x)
+			return typ == protowire.VarintType
+		case 2:
+			if typ != protowire.BytesType || a.Value != nil {
+				return false
+			}
+			a.Value = anyValue(v)
+			return a.Value != nil
+		case 3:
+			a.UnitStrindex = int32(x)
+			return typ == protowire.VarintType
+		}
+		return false
+	}) == nil
+	dp.d.AttributeTable = append(dp.d.AttributeTable, a)
+	return ok
+}
+
+func (dp *dictParser) stack(v []byte) bool {
+	s := &dp.stacks[len(dp.d.StackTable)]
+	ok := fields(v, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
+		var ok bool
+		if num == 1 {
+			s.LocationIndices, ok = varintsInto(s.LocationIndices, typ, v, x, &dp.ps.i32)
+		}
+		return ok
+	}) == nil
+	dp.d.StackTable = append(dp.d.StackTable, s)
+	return ok
 }
 
 // anyValue parses an AnyValue holding one scalar (a label's string or
