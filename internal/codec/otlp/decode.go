@@ -670,7 +670,21 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 	}
 	p.Period, p.TimeNanos, p.DurationNanos = first.Period, int64(first.TimeUnixNano), int64(first.DurationNano)
 
-	// Samples, joined across the profiles.
+	if err := d.joinSamples(p, b, t, profs, ord, stackMap, linkMap); err != nil {
+		return nil, err
+	}
+	d.profileFields(p, b, t, profs)
+	d.resourceAndScope(p, b, t, rp, sp)
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// joinSamples gives p the samples of the first profile, with the values of
+// the other profiles' matching samples (sample type k at ord[k]).
+func (d *decoder) joinSamples(p *model.Profile, b *model.Builder, t *dict, profs []*pb.Profile, ord []int, stackMap, linkMap []int32) error {
+	first := profs[0]
 	matches := make([][]int, len(profs))
 	for k := 1; k < len(profs); k++ {
 		matches[k] = matchSamples(first.Samples, profs[k].Samples)
@@ -733,7 +747,7 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 			labels = append(labels, ls...)
 		}
 		if budget -= int64(len(labels)); budget < 0 {
-			return nil, fmt.Errorf("samples[%d]: the samples' attributes expand to more labels than the input can honestly hold (arrays repeated by reference)", i)
+			return fmt.Errorf("samples[%d]: the samples' attributes expand to more labels than the input can honestly hold (arrays repeated by reference)", i)
 		}
 		ms.LabelSet = b.LabelSet(labels)
 		if len(s.AttributeIndices) == 1 {
@@ -741,7 +755,13 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 		}
 	}
 
-	// Profile attributes of the first (default) profile.
+	return nil
+}
+
+// profileFields takes p's own fields from the attributes of the first
+// (default) profile, and its id and payload.
+func (d *decoder) profileFields(p *model.Profile, b *model.Builder, t *dict, profs []*pb.Profile) {
+	first := profs[0]
 	for _, a := range first.AttributeIndices {
 		at := &t.attrs[a]
 		switch at.key {
@@ -782,6 +802,10 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 			break
 		}
 	}
+}
+
+// resourceAndScope takes the resource and the scope around the profiles.
+func (d *decoder) resourceAndScope(p *model.Profile, b *model.Builder, t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles) {
 	if r := rp.GetResource(); r != nil {
 		p.Resource.Attributes = t.keyValues(r.Attributes, 0)
 		p.Resource.DroppedAttributesCount = r.DroppedAttributesCount
@@ -800,10 +824,6 @@ func (d *decoder) group(t *dict, rp *pb.ResourceProfiles, sp *pb.ScopeProfiles, 
 		}
 	}
 	p.Scope.SchemaURL = sp.GetSchemaUrl()
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 // mappingList returns the dictionary mapping indices pprofx's writer

@@ -22,8 +22,35 @@ import (
 // functions go first (still sorted), so that more of them get one-byte
 // indices.
 func (e *encoder) layoutStrings() {
-	cs := e.cands[:0]
-	defer func() { e.cands = cs[:0] }()
+	cs := e.profileStrings(e.cands[:0])
+	cs = e.attributeKeys(cs)
+	e.assignStrings(cs)
+	e.cands = cs[:0]
+	e.emptyName = 0
+	for pi, p := range e.ps {
+		sm := e.smap[pi]
+		for i := range p.Functions {
+			f := &p.Functions[i]
+			if sm[f.Name] == 0 && sm[f.SystemName] == 0 && sm[f.Filename] == 0 {
+				e.emptyName = -1
+			}
+		}
+	}
+	if len(e.strs) > 128 {
+		e.namesFirst()
+	}
+	// A function whose every name is empty (google/pprof makes one for a
+	// frame the symbolizer could not name) must still name something in
+	// OTLP: its name_strindex points at an empty string after the zero
+	// entry, the table's last. Every reader reads the empty name there is.
+	if e.emptyName == -1 {
+		e.emptyName = int32(len(e.strs))
+		e.strs = append(e.strs, "")
+	}
+}
+
+// profileStrings adds to cs every string the profiles reference by index.
+func (e *encoder) profileStrings(cs []cand) []cand {
 	for pi, p := range e.ps {
 		used := resize(e.smap[pi], len(p.Strings))
 		for i := range used {
@@ -58,10 +85,14 @@ func (e *encoder) layoutStrings() {
 		}
 		e.smap[pi] = used
 	}
-	// The attribute keys the writer will use, and only those: a small
-	// profile's string table is a good part of its size. The fixed keys
-	// are flags in an array (no map to build for each call); profile
-	// attribute keys, which only OTLP inputs have, go through a map.
+	return cs
+}
+
+// attributeKeys adds to cs the attribute keys the writer will use, and
+// only those: a small profile's string table is a good part of its size.
+// The fixed keys are flags in an array (no map to build for each call);
+// profile attribute keys, which only OTLP inputs have, go through a map.
+func (e *encoder) attributeKeys(cs []cand) []cand {
 	var need [nFixedKeys]bool
 	if e.keys != nil {
 		clear(e.keys)
@@ -121,6 +152,12 @@ func (e *encoder) layoutStrings() {
 			cs = append(cs, cand{fixedKeys[k], -1, int32(k)})
 		}
 	}
+	return cs
+}
+
+// assignStrings sorts the candidates into the string table, each once,
+// "" first, and records each one's index.
+func (e *encoder) assignStrings(cs []cand) {
 	slices.SortFunc(cs, func(a, b cand) int { return strings.Compare(a.s, b.s) })
 	e.strs = append(e.strs[:0], "")
 	e.fixed = [nFixedKeys]int32{}
@@ -137,30 +174,11 @@ func (e *encoder) layoutStrings() {
 			e.keys[c.s] = int32(len(e.strs) - 1)
 		}
 	}
-	e.emptyName = 0
-	for pi, p := range e.ps {
-		sm := e.smap[pi]
-		for i := range p.Functions {
-			f := &p.Functions[i]
-			if sm[f.Name] == 0 && sm[f.SystemName] == 0 && sm[f.Filename] == 0 {
-				e.emptyName = -1
-			}
-		}
-	}
-	defer func() {
-		// A function whose every name is empty (google/pprof makes one
-		// for a frame the symbolizer could not name) must still name
-		// something in OTLP: its name_strindex points at an empty string
-		// after the zero entry, the table's last. Every reader reads the
-		// empty name there is.
-		if e.emptyName == -1 {
-			e.emptyName = int32(len(e.strs))
-			e.strs = append(e.strs, "")
-		}
-	}()
-	if len(e.strs) <= 128 {
-		return
-	}
+}
+
+// namesFirst moves the names of functions to the front of the string
+// table (still sorted), so that more of them get one-byte indices.
+func (e *encoder) namesFirst() {
 	isName := make([]bool, len(e.strs))
 	for pi, p := range e.ps {
 		for i := range p.Functions {
