@@ -2,8 +2,9 @@
 // knows (bytes, time, Google Compute Units), with pprof's rules: unit names
 // are matched case-insensitively, a trailing "s" of a name longer than two
 // characters is ignored, and a value in a unit of no known family is kept
-// as it is. The transforms use it where pprof scales: numeric tag filter
-// ranges (1kb:10kb) and the sample types of profiles that are merged.
+// as it is. The transforms use it where pprof scales (numeric tag filter
+// ranges such as 1kb:10kb, the sample types of profiles that are merged),
+// and top where pprof prints values in a unit.
 package units
 
 import (
