@@ -210,6 +210,9 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 		if f, size, ok := openBundleFile(name); ok {
 			defer f.Close()
 			r, err := bundle.OpenLimit(f, size, o.MaxInputSize)
+			if err == nil {
+				r.LimitMemory(formats.Memory())
+			}
 			if err != nil {
 				return err
 			}
@@ -232,6 +235,9 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 				return err
 			}
 			r, err := bundle.OpenLimit(bytes.NewReader(data), int64(len(data)), o.MaxInputSize)
+			if err == nil {
+				r.LimitMemory(formats.Memory())
+			}
 			if err != nil {
 				return err
 			}

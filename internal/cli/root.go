@@ -14,6 +14,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pprofx/pprofx/internal/fileio/output"
+	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/memlimit"
 )
 
 // IOStreams carries the standard streams, and whether they are terminals.
@@ -27,6 +29,9 @@ type IOStreams struct {
 	ErrIsTerminal bool
 
 	status status // the progress line on a terminal
+	// process: these are the process's own streams (Execute): the Go
+	// runtime's memory limit is set from --max-memory and the others.
+	process bool
 }
 
 // System returns the process's streams.
@@ -142,6 +147,16 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
+	var maxMemory byteSize
+	root.PersistentFlags().Var(&maxMemory, "max-memory", "most memory pprofx may use (e.g. 512MiB, 2GiB); the smallest of this, ulimit -v, the cgroup's memory.max and GOMEMLIMIT wins, and an input that could need more is refused before it is decoded")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		l := memlimit.Detect(int64(maxMemory))
+		formats.SetMemory(l)
+		if ios.process {
+			memlimit.Apply(l)
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{err.Error()} })
 	root.CompletionOptions.DisableDefaultCmd = true
 	for _, sub := range subcommands {
@@ -229,7 +244,9 @@ func Execute() int {
 	// A temporary output file is removed on SIGINT, SIGTERM and SIGHUP.
 	output.HandleSignals()
 	startGC()
-	return Main(os.Args[1:], System())
+	ios := System()
+	ios.process = true
+	return Main(os.Args[1:], ios)
 }
 
 // unwrapPathErr strips the file names that os errors carry ("mkdir

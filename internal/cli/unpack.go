@@ -117,6 +117,9 @@ func openBundle(ios *IOStreams, name string, max int64) (*bundle.Reader, func(),
 
 func openBundleReader(ra io.ReaderAt, size, limit int64) (*bundle.Reader, error) {
 	r, err := bundle.OpenLimit(ra, size, limit)
+	if err == nil {
+		r.LimitMemory(formats.Memory())
+	}
 	if err == bundle.ErrNotBundle {
 		var head [64]byte
 		n, _ := ra.ReadAt(head[:min(int64(len(head)), size)], 0)

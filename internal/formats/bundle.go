@@ -28,6 +28,7 @@ func init() {
 		}
 		// Every profile is kept: together they are bounded by the limit.
 		br.LimitTotal(limit)
+		br.LimitMemory(opts.memory())
 		in.Facts = append(in.Facts, [2]string{"bundle version", fmt.Sprint(bundle.Version)}, [2]string{"profiles", fmt.Sprint(br.Len())})
 		for i := 0; i < br.Len(); i++ {
 			p, err := br.Profile(i)

@@ -23,6 +23,7 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/memlimit"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -35,6 +36,11 @@ type ReadOptions struct {
 	// MaxInputSize bounds the bytes read from the input after
 	// decompression; 0 means DefaultMaxInputSize.
 	MaxInputSize int64
+	// Memory is the memory the run may use (memlimit.Detect): an input
+	// whose decompressed size says it could need more
+	// (memlimit.Bound) is refused before it is decoded, or as soon as
+	// more of it was read than fits when its size is not known.
+	Memory memlimit.Limit
 	// Salvage keeps what can be kept of a truncated input, with a warning.
 	Salvage bool
 	// OTLPProto is the opentelemetry-proto release whose Sample field
@@ -73,6 +79,31 @@ type ReadOptions struct {
 	// input is the input as it is, from its first byte, when it can be
 	// read at any offset (a regular file, not compressed), for Summary.
 	input io.ReaderAt
+}
+
+// processMemory is the memory the process may use, for reads whose
+// options name none (SetMemory).
+var processMemory atomic.Pointer[memlimit.Limit]
+
+// SetMemory sets the memory limit every Read, and every bundle a caller
+// opens, is held to unless its options name one (the command line's: see
+// memlimit.Detect).
+func SetMemory(l memlimit.Limit) { processMemory.Store(&l) }
+
+// Memory is the limit SetMemory set (none before).
+func Memory() memlimit.Limit {
+	if l := processMemory.Load(); l != nil {
+		return *l
+	}
+	return memlimit.Limit{}
+}
+
+// memory is the memory limit in force for a read.
+func (o ReadOptions) memory() memlimit.Limit {
+	if o.Memory.Known() {
+		return o.Memory
+	}
+	return Memory()
 }
 
 // limit is the --max-input-size in force.
@@ -166,6 +197,9 @@ type limitedReader struct {
 	r    io.Reader
 	left int64
 	max  int64
+	// tooLarge, when set, is the error for an input past max (the memory
+	// limit's, when it is lower than --max-input-size).
+	tooLarge error
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
@@ -173,6 +207,9 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 		// One byte more than allowed tells "too big" from "exactly the limit".
 		var one [1]byte
 		if n, _ := l.r.Read(one[:]); n > 0 {
+			if l.tooLarge != nil {
+				return 0, l.tooLarge
+			}
 			return 0, fmt.Errorf("input is larger than the limit of %d bytes (--max-input-size)", l.max)
 		}
 		return 0, io.EOF
@@ -237,13 +274,24 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		// refused now, not after max bytes were inflated.
 		return nil, fmt.Errorf("%s: cut short or too large: its size trailer says %d bytes, more than the limit of %d bytes (--max-input-size)", in.Compression, declared, max)
 	}
+	// What the input can need in memory, from the size it declares, is
+	// compared with what the run has before anything is decoded; an input
+	// whose size is not known is cut off once past what fits.
+	if known := knownSize(r, in.Compression, declared, head); known > 0 {
+		if err := opts.memory().Check("", known); err != nil {
+			return nil, err
+		}
+	}
 	lr := &limitedReader{r: body, left: max, max: max}
+	if mem := opts.memory(); mem.MaxInput() < max {
+		lr.left, lr.max, lr.tooLarge = mem.MaxInput(), mem.MaxInput(), mem.TooLarge()
+	}
 	inner := getBufio(lr)
 	defer bufioPool.Put(inner)
 	// A compressed stream that ends early says at which byte.
 	readErr := func(err error) error {
 		if in.Compression != detect.None && errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%s: truncated at byte %d (the compressed stream ends there, %d bytes decompressed)", in.Compression, cr.n, max-lr.left)
+			return fmt.Errorf("%s: truncated at byte %d (the compressed stream ends there, %d bytes decompressed)", in.Compression, cr.n, lr.max-lr.left)
 		}
 		return err
 	}
@@ -271,7 +319,7 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	if err := read(inner, in, opts); err != nil {
 		return nil, readErr(err)
 	}
-	in.Size = max - lr.left
+	in.Size = lr.max - lr.left
 	if opts.KeepOriginal && in.Format != detect.Pprof {
 		// The whole source, as it was given, goes into the profiles.
 		if _, err := io.Copy(io.Discard, inner); err != nil {
@@ -325,6 +373,32 @@ func readerAt(r io.Reader, consumed int64) io.ReaderAt {
 		return nil
 	}
 	return io.NewSectionReader(f, pos-consumed, math.MaxInt64-(pos-consumed))
+}
+
+// knownSize is the decompressed size an input declares before it is
+// read: a regular file's size, gzip's trailer (declared), or the content
+// size of a zstd frame's header (head: the compressed input's first bytes);
+// 0 when unknown.
+func knownSize(r io.Reader, c detect.Compression, declared int64, head []byte) int64 {
+	switch c {
+	case detect.Gzip:
+		return declared
+	case detect.Zstd:
+		var h zstd.Header
+		if err := h.Decode(head); err == nil && h.HasFCS && h.FrameContentSize <= math.MaxInt64/8 {
+			return int64(h.FrameContentSize)
+		}
+		return 0
+	}
+	f, ok := r.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	return st.Size()
 }
 
 func sizeHint(r io.Reader, c detect.Compression, limit int64) (hint, declared int64) {

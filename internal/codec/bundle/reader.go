@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/pprofx/pprofx/internal/memlimit"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -30,6 +32,7 @@ type Reader struct {
 	limit                           int64
 	totalLimit                      int64        // 0: none
 	spent                           atomic.Int64 // what the profiles read so far expanded to
+	mem                             memlimit.Limit
 
 	mu     sync.Mutex
 	t      *tables
@@ -148,6 +151,11 @@ func OpenLimit(r io.ReaderAt, size, limit int64) (*Reader, error) {
 // profile it reads.
 func (r *Reader) LimitTotal(n int64) { r.totalLimit = n }
 
+// LimitMemory sets the memory reading may use: the tables, and a
+// profile's section with them, are refused before they are decompressed
+// when what they decompress to could need more (memlimit.Bound).
+func (r *Reader) LimitMemory(l memlimit.Limit) { r.mem = l }
+
 // Len returns the number of profiles in the bundle.
 func (r *Reader) Len() int { return len(r.entries) }
 
@@ -250,6 +258,10 @@ func (r *Reader) tables() (*tables, error) {
 	defer r.mu.Unlock()
 	if !r.loaded {
 		r.loaded = true
+		if err := r.mem.Check("bundle: tables", int64(min(r.tablesRaw, math.MaxInt64/8))); err != nil {
+			r.tErr = err
+			return nil, err
+		}
 		raw, err := r.block("tables", r.tablesOff, r.tablesLen, r.tablesRaw, r.limit)
 		if err != nil {
 			r.tErr = err
@@ -267,11 +279,14 @@ func (r *Reader) Profile(i int) (*model.Profile, error) {
 	if i < 0 || i >= len(r.entries) {
 		return nil, errf("index %d out of range (bundle holds %d profiles, 0 to %d)", i, len(r.entries), len(r.entries)-1)
 	}
+	e := &r.entries[i]
+	if err := r.mem.Check(fmt.Sprintf("bundle: profile %d", i), int64(min(r.tablesRaw, math.MaxInt64/8))+r.spent.Load()+int64(min(e.rawSize, math.MaxInt64/8))); err != nil {
+		return nil, err
+	}
 	t, err := r.tables()
 	if err != nil {
 		return nil, err
 	}
-	e := &r.entries[i]
 	room := r.limit - int64(r.tablesRaw)
 	if r.totalLimit > 0 {
 		room = min(room, r.totalLimit-int64(r.tablesRaw)-r.spent.Load())

@@ -1,0 +1,80 @@
+package memlimit
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestBoundAndMaxInput(t *testing.T) {
+	if got := Bound(100 << 20); got != 64<<20+400<<20 {
+		t.Errorf("Bound(100 MiB) = %d", got)
+	}
+	l := Limit{Avail: 1 << 30, Total: 3 << 30, Source: AddressSpace}
+	if got, want := l.MaxInput(), int64((1<<30-16<<20)/4); got != want {
+		t.Errorf("MaxInput = %d, want %d", got, want)
+	}
+	if err := l.Check("x", l.MaxInput()); err != nil {
+		t.Errorf("an input of MaxInput bytes refused: %v", err)
+	}
+	err := l.Check("pprof", l.MaxInput()+1)
+	if err == nil {
+		t.Fatal("an input one byte over MaxInput accepted")
+	}
+	for _, want := range []string{"pprof: 252.0 MiB decompressed", "1.0 GiB left", "ulimit -v", "3.0 GiB", "--max-memory"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+	if err := (Limit{}).Check("x", 1<<60); err != nil {
+		t.Errorf("no limit, yet refused: %v", err)
+	}
+}
+
+func TestDetectFlag(t *testing.T) {
+	l := Detect(512 << 20)
+	if !l.Known() || l.Avail > 512<<20 || l.Avail < 400<<20 {
+		t.Fatalf("Detect(512 MiB) = %+v", l)
+	}
+	// Unless the test runs under a lower limit, the flag is the one.
+	if l.Source != Flag && l.Total >= 512<<20 {
+		t.Errorf("source %q for a limit of %d", l.Source, l.Total)
+	}
+}
+
+func TestCgroupMaxOf(t *testing.T) {
+	files := map[string]string{
+		"/sys/fs/cgroup/system.slice/memory.max":           "1073741824\n",
+		"/sys/fs/cgroup/system.slice/job.scope/memory.max": "max\n",
+	}
+	read := func(name string) ([]byte, error) {
+		if s, ok := files[name]; ok {
+			return []byte(s), nil
+		}
+		return nil, os.ErrNotExist
+	}
+	if got := cgroupMaxOf("0::/system.slice/job.scope\n", read); got != 1<<30 {
+		t.Errorf("a parent's limit: got %d", got)
+	}
+	files["/sys/fs/cgroup/system.slice/job.scope/memory.max"] = "268435456\n"
+	if got := cgroupMaxOf("0::/system.slice/job.scope\n", read); got != 256<<20 {
+		t.Errorf("the smaller, own limit: got %d", got)
+	}
+	if got := cgroupMaxOf("12:memory:/x\n", read); got != 0 {
+		t.Errorf("cgroup v1 only: got %d", got)
+	}
+	if got := cgroupMaxOf("0::/\n", read); got != 0 {
+		t.Errorf("root without memory.max: got %d", got)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"512MiB": 512 << 20, "2GiB": 2 << 30, "1000": 1000, "1GB": 1e9} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v", in, got, err)
+		}
+	}
+	if _, err := ParseSize("lots"); err == nil {
+		t.Error("ParseSize(lots) accepted")
+	}
+}
