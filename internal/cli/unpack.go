@@ -202,6 +202,11 @@ func unpackRun(o *UnpackOptions) error {
 				err = &FileError{final, unwrapPathErr(cerr)}
 			}
 		}
+		if err == nil {
+			if serr := output.SyncFile(tmp); serr != nil {
+				err = &FileError{final, serr}
+			}
+		}
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = &FileError{final, unwrapPathErr(cerr)}
 		}
@@ -222,6 +227,16 @@ func unpackRun(o *UnpackOptions) error {
 		}
 	}
 	ok = true
+	// The renames are made durable once per folder.
+	synced := map[string]bool{}
+	for _, d := range written {
+		if dir := filepath.Dir(d.final); !synced[dir] {
+			synced[dir] = true
+			if err := output.SyncDirOf(d.final); err != nil {
+				return &FileError{d.final, err}
+			}
+		}
+	}
 	return nil
 }
 

@@ -24,19 +24,13 @@ limit_kb=${LIMIT_KB:-3145728}
 dir=${HOSTILE_DIR:-/tmp/pprofx-hostile${scale}}
 mkdir -p "$dir" "$dir/out"
 CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx
-go run ./internal/tools/genhostile -o "$dir" $scale -list > "$dir/manifest.tsv"
-while IFS=$'\t' read -r name _; do
-	if [ ! -s "$dir/$name" ]; then
-		go run ./internal/tools/genhostile -o "$dir" $scale > /dev/null
-		break
-	fi
-done < "$dir/manifest.tsv"
+go run ./internal/tools/genhostile -o "$dir" $scale > "$dir/manifest.tsv"
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 echo "address-space limit: ulimit -v $limit_kb ($(mib $((limit_kb * 1024))) MiB)"
 printf '| %-58s | %4s | %6s | %10s | %10s | %s |\n' "row" "exit" "stderr" "peak RSS" "bound" "verdict"
 printf '|%s|------|--------|------------|------------|---------|\n' "$(printf -- '-%.0s' {1..60})"
 fail=0
-while IFS=$'\t' read -r name raw _want _msg early desc args; do
+while IFS=$'\t' read -r name raw _want _msg early desc args _limited; do
 	in="$dir/$name"
 	rm -rf "$dir/out"; mkdir -p "$dir/out"
 	# shellcheck disable=SC2086

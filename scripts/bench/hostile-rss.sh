@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs pprofx on each crafted input (internal/testutil/hostile) as a
 # whole process under /usr/bin/time -v and prints, per case, the input's
-# file and decompressed sizes, the bound (64 MiB + 16 x decompressed), the
+# file and decompressed sizes, the bound (64 MiB + 4 x decompressed), the
 # peak RSS, the wall time, the exit status and whether the answer is the
 # expected one. A case refused early (after its first bytes) is held to
 # 64 MiB whatever its size.
@@ -16,20 +16,14 @@ scale=${1:-}
 dir=${HOSTILE_DIR:-/tmp/pprofx-hostile${scale}}
 mkdir -p "$dir" "$dir/out"
 CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx # as make build builds it
-# The files are made once (a few minutes at full scale); the list of cases
-# every time.
-go run ./internal/tools/genhostile -o "$dir" $scale -list > "$dir/manifest.tsv"
-while IFS=$'\t' read -r name _; do
-	if [ ! -s "$dir/$name" ]; then
-		go run ./internal/tools/genhostile -o "$dir" $scale > /dev/null
-		break
-	fi
-done < "$dir/manifest.tsv"
+# The files are made once (a few minutes at full scale; genhostile keeps
+# those already there); the list of cases every time.
+go run ./internal/tools/genhostile -o "$dir" $scale > "$dir/manifest.tsv"
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 printf '| %-40s | %10s | %12s | %10s | %10s | %7s | %4s | %s |\n' "case" "file" "decompressed" "bound" "peak RSS" "wall" "exit" "answer"
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..42})" "------------" "--------------" "------------" "------------" "---------" "------" "--------"
 fail=0
-while IFS=$'\t' read -r name raw want msg early desc args; do
+while IFS=$'\t' read -r name raw want msg early desc args _limited; do
 	in="$dir/$name"
 	rm -rf "$dir/out"; mkdir -p "$dir/out"
 	# shellcheck disable=SC2086
@@ -46,15 +40,15 @@ while IFS=$'\t' read -r name raw want msg early desc args; do
 	set -e
 	rss_kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/time.txt")
 	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$dir/time.txt")
-	bound=$(( 64 * 1048576 + 16 * raw ))
+	bound=$(( 64 * 1048576 + 4 * raw ))
 	if [ "$early" = early ]; then bound=$(( 64 * 1048576 )); fi
 	rss=$(( rss_kb * 1024 ))
 	ok=yes
 	why=""
-	[ "$code" = "$want" ] || why="exit $code, want $want;"
+	case "|$want|" in *"|$code|"*) ;; *) why="exit $code, want $want;" ;; esac
 	if [ "$msg" != "-" ] && ! grep -qF -- "$msg" "$dir/stderr.txt"; then why="$why message;"; fi
 	[ "$rss" -le "$bound" ] || why="$why peak RSS over the bound;"
-	if [ "$want" != 0 ] && [ "$(grep -c . "$dir/stderr.txt")" != 1 ]; then why="$why not one line;"; fi
+	if [ "$code" != 0 ] && [ "$(grep -c . "$dir/stderr.txt")" != 1 ]; then why="$why not one line;"; fi
 	if [ -n "$why" ]; then
 		ok="NO ($why): $(head -c 200 "$dir/stderr.txt")"
 		fail=1

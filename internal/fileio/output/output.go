@@ -8,7 +8,8 @@
 // device, FIFO or socket (/dev/null, /dev/full, a named pipe) is opened
 // and written directly: replacing it would break it for everyone else. A
 // symbolic link is followed and its target replaced, so the link stays a
-// link.
+// link. What is renamed into place is on disk first, and so is the rename
+// (durable.go).
 package output
 
 import (
@@ -130,20 +131,29 @@ func CreateTemp(target string) (*os.File, error) {
 	return tmp, nil
 }
 
-// Commit closes tmp and renames it over target, keeping target's
-// permissions when it exists.
+// Commit writes tmp to disk, closes it and renames it over target,
+// keeping target's permissions when it exists, then makes the rename
+// durable (see SyncFile and SyncDirOf).
 func Commit(tmp *os.File, target string) error {
 	// The mode a new file gets (0666 less the umask), or the one target has.
 	if err := tmp.Chmod(NewFileMode(target)); err != nil {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
+	if err := SyncFile(tmp); err != nil {
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
-	return Rename(tmp.Name(), target)
+	if err := Rename(tmp.Name(), target); err != nil {
+		return err
+	}
+	return SyncDirOf(target)
 }
 
-// Rename moves a temporary file over target and forgets it.
+// Rename moves a temporary file over target and forgets it. The caller
+// synced tmp before (SyncFile) and syncs target's folder after
+// (SyncDirOf).
 func Rename(tmp, target string) error {
 	if err := os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("cannot rename the temporary file to it: %v", unwrapPath(err))

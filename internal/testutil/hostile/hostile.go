@@ -30,14 +30,21 @@ type Case struct {
 	// output path in a scratch folder, and "<IN" (last) gives the file as
 	// standard input.
 	Args []string
-	// Exit is the exit status pprofx must give, Msg a part of its stderr
-	// ("" when it must succeed with nothing on stderr but warnings).
+	// Exit is the exit status pprofx must give (-1: 0 or 1, as the
+	// memory the run has allows), Msg a part of its stderr ("" when it
+	// must succeed with nothing on stderr but warnings).
 	Exit int
 	Msg  string
 	// Raw is the input's decompressed size (for a bundle: what the blocks
-	// it reads decompress to, as claimed), the size the memory bound
-	// (64 MiB + 16 x Raw) is measured against.
+	// it reads decompress to, as claimed; -1: what the blocks of the file
+	// generated decompress to, BundleRaw), the size the memory bound
+	// (memlimit.Bound: 64 MiB + 4 x Raw) is measured against.
 	Raw int64
+	// Limited: the case is one of those that must end with exit 0 or 1
+	// and at most 3 lines on stderr under an address-space limit of 3 GiB
+	// (scripts/bench/hostile-limits.sh), where without a limit they may be
+	// read.
+	Limited bool
 	// Early: the input is known bad from its first bytes, and must be
 	// refused before the rest is read: memory stays under EarlyBound,
 	// whatever the input's size.
@@ -70,6 +77,11 @@ func Cases(small bool) []Case {
 	zeros := pick(2<<30, 64<<20)
 	capSize := pick(2<<30, 8<<20)
 	mapsBytes := pick(1<<30, 32<<20)
+	// Just under 2 GiB (the default --max-input-size) decompressed.
+	nBigSamples := pick(520_000_000, 10<<20)      // 4 bytes each
+	nBigStrings := pick(1_070_000_000, 20<<20)    // 2 bytes each
+	nTableStrings := pick(134_000_000, 2_500_000) // 16 bytes each
+	nEntries := pick(1_000_000, 100_000)
 
 	var cs []Case
 	add := func(c Case) { cs = append(cs, c) }
@@ -196,6 +208,36 @@ func Cases(small bool) []Case {
 	add(Case{Name: "gzip-truncated.pb.gz", Desc: "gzip cut short",
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "gzip: truncated at byte",
 		Raw: 1 << 20, Gen: truncated(gz(func(w io.Writer) error { return pprofOfSize(w, 1<<20) }))})
+	// Under a memory limit: pprof inputs of just under 2 GiB, gzip and
+	// zstd, and one of exactly 2 GiB.
+	for _, z := range []struct {
+		ext string
+		enc func(func(io.Writer) error) func(io.Writer) error
+	}{{"gz", gz}, {"zst", zst}} {
+		add(Case{Name: "limit-samples.pb." + z.ext, Desc: fmt.Sprintf("pprof (%s): %d samples of 4 bytes", z.ext, nBigSamples),
+			Args: []string{"inspect", "IN"}, Exit: 1, Msg: "more than", Limited: true,
+			Raw: 9 + 4*nBigSamples, Gen: z.enc(func(w io.Writer) error { return pprofSamples(w, nBigSamples) })})
+		add(Case{Name: "limit-strtab.pb." + z.ext, Desc: fmt.Sprintf("pprof (%s): a string table of %d 14-byte strings", z.ext, nTableStrings),
+			Args: []string{"inspect", "IN"}, Exit: -1, Limited: true,
+			Raw: 2 + 16*nTableStrings, Gen: z.enc(func(w io.Writer) error { return pprofStringTable(w, nTableStrings) })})
+		add(Case{Name: "limit-empty-strings.pb." + z.ext, Desc: fmt.Sprintf("pprof (%s): %d empty strings", z.ext, nBigStrings),
+			Args: []string{"inspect", "IN"}, Exit: -1, Limited: true,
+			Raw: 2 * nBigStrings, Gen: z.enc(func(w io.Writer) error { return repeat(w, []byte{0x32, 0x00}, nBigStrings) })})
+	}
+	// A bundle whose tables block (zstd) expands to 2 GiB of zeros.
+	add(Case{Name: "bundle-tables-zeros.ppxb", Desc: fmt.Sprintf("bundle: a tables block of %d zeros (zstd), unpack", zeros-1),
+		Args: []string{"unpack", "IN", "--index", "0", "-o", "OUT.pb.gz"}, Exit: 1, Msg: "bundle: ", Limited: true,
+		Raw: zeros, Gen: func(w io.Writer) error { return bundleTablesZeros(w, zeros-1) }})
+	add(Case{Name: "bundle-tables-zeros.ppxb", Desc: "same, inspect",
+		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "bundle: ", Limited: true,
+		Raw: zeros, Gen: func(w io.Writer) error { return bundleTablesZeros(w, zeros-1) }})
+	// Memory: a bundle of many table entries.
+	add(Case{Name: "bundle-entries.ppxb", Desc: fmt.Sprintf("bundle: %d functions and locations, inspect", nEntries),
+		Args: []string{"inspect", "IN"}, Exit: 0,
+		Raw: -1, Gen: func(w io.Writer) error { return bundleEntries(w, int(nEntries)) }})
+	add(Case{Name: "bundle-entries.ppxb", Desc: "same, unpack",
+		Args: []string{"unpack", "IN", "--index", "0", "-o", "OUT.pb.gz"}, Exit: 0,
+		Raw: -1, Gen: func(w io.Writer) error { return bundleEntries(w, int(nEntries)) }})
 	add(Case{Name: "gperftools-maps.prof.zst", Desc: fmt.Sprintf("gperftools: %d bytes of one repeated maps line (zstd)", mapsBytes),
 		Args: []string{"inspect", "IN"}, Exit: 0, Msg: "repeats",
 		Raw: mapsBytes, Gen: zst(func(w io.Writer) error { return gperftoolsMaps(w, mapsBytes) })})
@@ -262,6 +304,15 @@ func pprofSamples(w io.Writer, n int64) error {
 		return err
 	}
 	return repeat(w, []byte{0x12, 0x02, 0x10, 0x01}, n)
+}
+
+// pprofStringTable: n strings of 14 bytes ("pprofx-string-"), then
+// nothing else (no string 0 of ""): 16 bytes of input each.
+func pprofStringTable(w io.Writer, n int64) error {
+	if _, err := w.Write([]byte{0x32, 0x00}); err != nil {
+		return err
+	}
+	return repeat(w, append([]byte{0x32, 14}, "pprofx-string-"...), n)
 }
 
 // pprofLocIDs: one location (id 1) and one sample whose stack is location
@@ -542,4 +593,112 @@ func gperftoolsMaps(w io.Writer, size int64) error {
 		panic("line")
 	}
 	return repeat(w, []byte(line), size/int64(len(line)))
+}
+
+// BundleRaw is what the blocks of a bundle decompress to: its sections,
+// tables and index.
+func BundleRaw(data []byte) (int64, error) {
+	if len(data) < 12+64 {
+		return 0, fmt.Errorf("not a bundle")
+	}
+	foot := data[len(data)-64:]
+	tablesOff := binary.LittleEndian.Uint64(foot[0:])
+	tablesRaw := binary.LittleEndian.Uint64(foot[16:])
+	indexRaw := binary.LittleEndian.Uint64(foot[40:])
+	if tablesOff < 12 || tablesOff > uint64(len(data)) {
+		return 0, fmt.Errorf("corrupt footer")
+	}
+	zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return 0, err
+	}
+	defer zd.Close()
+	sections, err := zd.DecodeAll(data[12:tablesOff], nil)
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(sections)) + int64(tablesRaw) + int64(indexRaw), nil
+}
+
+// bundleTablesZeros writes a bundle of one small profile whose tables
+// block is replaced by a zstd frame of n zeros, the footer claiming n raw
+// bytes.
+func bundleTablesZeros(w io.Writer, n int64) error {
+	var orig bytes.Buffer
+	p := model.New()
+	p.SampleTypes = []model.ValueType{{Type: 1, Unit: 2}}
+	p.Strings = append(p.Strings, "samples", "count")
+	bw := bundle.NewWriter(&orig, bundle.WriterOptions{})
+	if err := bw.Add(bundle.Entry{Name: "zeros"}, p); err != nil {
+		return err
+	}
+	if err := bw.Close(); err != nil {
+		return err
+	}
+	data := orig.Bytes()
+	foot := data[len(data)-64:]
+	var u [6]uint64
+	for i := range u {
+		u[i] = binary.LittleEndian.Uint64(foot[8*i:])
+	}
+	tablesOff, tablesLen, indexOff, indexLen := u[0], u[1], u[3], u[4]
+	var zeros bytes.Buffer
+	zw, err := zstd.NewWriter(&zeros, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithWindowSize(1<<20),
+		zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
+	if err != nil {
+		return err
+	}
+	if err := repeat(zw, make([]byte, 1<<16), n>>16); err != nil {
+		return err
+	}
+	if _, err := zw.Write(make([]byte, n&(1<<16-1))); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	out.Write(data[:tablesOff])
+	out.Write(zeros.Bytes())
+	newIndexOff := uint64(out.Len())
+	out.Write(data[indexOff : indexOff+indexLen])
+	var f [64]byte
+	for i, v := range []uint64{tablesOff, uint64(zeros.Len()), uint64(n), newIndexOff, indexLen, u[5]} {
+		binary.LittleEndian.PutUint64(f[8*i:], v)
+	}
+	_ = tablesLen
+	copy(f[48:52], foot[48:52])
+	binary.LittleEndian.PutUint32(f[52:], crc32.ChecksumIEEE(f[:52]))
+	copy(f[56:], foot[56:])
+	out.Write(f[:])
+	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// bundleEntries writes a bundle (with pprofx's own writer) of one profile
+// of n distinct functions, each at its own location, and n/1000 samples of
+// 1000 locations each.
+func bundleEntries(w io.Writer, n int) error {
+	b := model.NewBuilder()
+	p := b.P
+	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
+	file := b.String("hostile.go")
+	p.Functions = make([]model.Function, n)
+	p.Locations = make([]model.Location, n)
+	for i := range n {
+		p.Functions[i] = model.Function{Name: b.String(fmt.Sprintf("f%07d", i)), Filename: file}
+		p.Locations[i] = model.Location{Address: 0x1000 + uint64(i)*4, Mapping: model.NoMapping, Lines: []model.Line{{Function: int32(i), Line: int64(i%1000 + 1)}}}
+	}
+	frames := make([]int32, 1000)
+	for s := 0; s < n/1000; s++ {
+		for j := range frames {
+			frames[j] = int32(s*1000 + j)
+		}
+		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{int64(s + 1)}, Link: model.NoLink})
+	}
+	bw := bundle.NewWriter(w, bundle.WriterOptions{})
+	if err := bw.Add(bundle.Entry{Name: "entries"}, p); err != nil {
+		return err
+	}
+	return bw.Close()
 }

@@ -3,9 +3,14 @@
 // separated: file, decompressed size, expected exit status, expected
 // message ("-" for none), "early" when it must be refused after its first
 // bytes (else "-"), description, pprofx arguments (IN: the file, OUT: a
-// scratch output). scripts/bench/hostile-rss.sh runs them.
+// scratch output), "limited" when it must end with exit 0 or 1 under an
+// address-space limit (else "-"). The expected exit status is "0|1" when
+// it depends on the memory the run has. scripts/bench/hostile-rss.sh and
+// scripts/bench/hostile-limits.sh run them.
 //
-//	go run ./internal/tools/genhostile -o /tmp/hostile [-small] [-list]
+//	go run ./internal/tools/genhostile -o /tmp/hostile [-small] [-list] [-force]
+//
+// Files already there are kept (-force writes them again).
 package main
 
 import (
@@ -23,6 +28,7 @@ func main() {
 	out := flag.String("o", "hostile", "folder to write the files into")
 	small := flag.Bool("small", false, "the tests' small scale instead of the issue's")
 	list := flag.Bool("list", false, "print the lines only; write no file")
+	force := flag.Bool("force", false, "write every file, even those already there (the generator is deterministic)")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "genhostile:", err)
@@ -31,12 +37,31 @@ func main() {
 	done := map[string]bool{}
 	for _, c := range hostile.Cases(*small) {
 		path := filepath.Join(*out, c.Name)
-		if !done[c.Name] && !*list {
+		if !done[c.Name] && !*list && (*force || !exists(path)) {
 			done[c.Name] = true
 			if err := write(path, c); err != nil {
 				fmt.Fprintf(os.Stderr, "genhostile: %s: %v\n", c.Name, err)
 				os.Exit(1)
 			}
+		}
+		if c.Raw < 0 {
+			// What a bundle's blocks decompress to, from the file.
+			data, err := os.ReadFile(path)
+			if err == nil {
+				c.Raw, err = hostile.BundleRaw(data)
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "genhostile: %s: %v (write the files first)\n", c.Name, err)
+				os.Exit(1)
+			}
+		}
+		exit := fmt.Sprint(c.Exit)
+		if c.Exit < 0 {
+			exit = "0|1"
+		}
+		limited := "-"
+		if c.Limited {
+			limited = "limited"
 		}
 		msg := c.Msg
 		if msg == "" {
@@ -46,8 +71,13 @@ func main() {
 		if c.Early {
 			early = "early"
 		}
-		fmt.Printf("%s\t%d\t%d\t%s\t%s\t%s\t%s\n", c.Name, c.Raw, c.Exit, msg, early, c.Desc, strings.Join(c.Args, " "))
+		fmt.Printf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Raw, exit, msg, early, c.Desc, strings.Join(c.Args, " "), limited)
 	}
+}
+
+func exists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Size() > 0
 }
 
 func write(path string, c hostile.Case) error {
