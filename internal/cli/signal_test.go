@@ -37,7 +37,7 @@ func TestSignalRemovesTempFile(t *testing.T) {
 				}
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
-					t.Fatalf("no temporary file appeared: %v", ents)
+					t.Fatalf("no temporary file appeared: %q", entryNames(ents))
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
@@ -52,8 +52,19 @@ func TestSignalRemovesTempFile(t *testing.T) {
 				t.Errorf("pprofx ended with %v (%v), want killed by %v or exit status %d", cmd.ProcessState, err, sig, 128+int(sig))
 			}
 			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-				t.Errorf("left behind: %v", ents)
+				t.Errorf("left behind: %q", entryNames(ents))
 			}
 		})
 	}
+}
+
+// entryNames lists a folder's entries by name. (An os.DirEntry prints as
+// its type and name, "- .all.ppxb.123.tmp" for a regular file, which reads
+// as if a file called "-" were there.)
+func entryNames(ents []os.DirEntry) []string {
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	return names
 }

@@ -60,8 +60,9 @@ Output formats:
 			if o.All == (o.Index >= 0) || (!o.All && cmd.Flags().Changed("index") && o.Index < 0) {
 				return &UsageError{"unpack needs exactly one of --index N (N >= 0) and --all"}
 			}
-			if o.All && !cmd.Flags().Changed("output") {
-				return &UsageError{"unpack --all needs an output directory: -o DIR"}
+			if o.All && (!cmd.Flags().Changed("output") || output.IsStdout(o.Output)) {
+				// "-" is standard output everywhere, never a folder of that name.
+				return &UsageError{"unpack --all needs an output directory: -o DIR (\"-\", standard output, cannot hold several files)"}
 			}
 			if runF != nil {
 				return runF(o)

@@ -274,18 +274,8 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		// refused now, not after max bytes were inflated.
 		return nil, fmt.Errorf("%s: cut short or too large: its size trailer says %d bytes, more than the limit of %d bytes (--max-input-size)", in.Compression, declared, max)
 	}
-	// What the input can need in memory, from the size it declares, is
-	// compared with what the run has before anything is decoded; an input
-	// whose size is not known is cut off once past what fits.
-	if known := knownSize(r, in.Compression, declared, head); known > 0 {
-		if err := opts.memory().Check("", known); err != nil {
-			return nil, err
-		}
-	}
+	known := knownSize(r, in.Compression, declared, head)
 	lr := &limitedReader{r: body, left: max, max: max}
-	if mem := opts.memory(); mem.MaxInput() < max {
-		lr.left, lr.max, lr.tooLarge = mem.MaxInput(), mem.MaxInput(), mem.TooLarge()
-	}
 	inner := getBufio(lr)
 	defer bufioPool.Put(inner)
 	// A compressed stream that ends early says at which byte.
@@ -312,6 +302,21 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	read, ok := readers[res.Format]
 	if !ok {
 		return nil, fmt.Errorf("detected %s, not supported yet", titled(res))
+	}
+	// What the input can need in memory, from the size it declares, is
+	// compared with what the run has before it is decoded (only its first
+	// bytes were read, to detect its format); an input whose size is not
+	// known is cut off once past what fits. A format read as it streams
+	// holds far less than its input and is not held to it.
+	if mem := opts.memory(); !streamsInput[res.Format] {
+		if known > 0 {
+			if err := mem.Check("", known); err != nil {
+				return nil, err
+			}
+		}
+		if fit := mem.MaxInput(); fit < lr.max && lr.max-lr.left <= fit {
+			lr.left, lr.max, lr.tooLarge = fit-(lr.max-lr.left), fit, mem.TooLarge()
+		}
 	}
 	if opts.Summary && in.Compression == detect.None && !opts.KeepOriginal {
 		opts.input = readerAt(r, cr.n)
@@ -349,6 +354,12 @@ func originalFormatName(in *Input) string {
 type reader func(r *bufio.Reader, in *Input, opts ReadOptions) error
 
 var readers = map[detect.Format]reader{}
+
+// streamsInput names the formats whose reader's memory does not grow with
+// the input's size but with what it holds (gperftools: the distinct
+// stacks, the mappings), which the memory limit's cut-off by size does not
+// apply to.
+var streamsInput = map[detect.Format]bool{detect.Gperftools: true}
 
 func registerReader(f detect.Format, r reader) { readers[f] = r }
 

@@ -49,6 +49,12 @@ type Case struct {
 	// refused before the rest is read: memory stays under EarlyBound,
 	// whatever the input's size.
 	Early bool
+	// OverBound: known to take more than memlimit.Bound(Raw): the model
+	// holds a 16-byte string header per string table entry and 4 bytes
+	// per location id, more than 4 times what such entries take in the
+	// input. The tests log the figures rather than fail on them, and
+	// docs/limits.md names these rows.
+	OverBound bool
 	// Gen writes the file.
 	Gen func(w io.Writer) error
 }
@@ -89,10 +95,10 @@ func Cases(small bool) []Case {
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "more than 14 times the input",
 		Raw: 4 + 4*nSamples, Gen: gz(func(w io.Writer) error { return pprofSamples(w, nSamples) })})
 	add(Case{Name: "pprof-strings.pb.gz", Desc: fmt.Sprintf("pprof: %d empty strings", nStrings),
-		Args: []string{"inspect", "IN"}, Exit: 0,
+		Args: []string{"inspect", "IN"}, Exit: 0, OverBound: true,
 		Raw: 2 * nStrings, Gen: gz(func(w io.Writer) error { return repeat(w, []byte{0x32, 0x00}, nStrings) })})
 	add(Case{Name: "pprof-locids.pb.gz", Desc: fmt.Sprintf("pprof: one sample of %d location ids", nIDs),
-		Args: []string{"inspect", "IN"}, Exit: 0,
+		Args: []string{"inspect", "IN"}, Exit: 0, OverBound: true,
 		Raw: nIDs + 32, Gen: gz(func(w io.Writer) error { return pprofLocIDs(w, nIDs) })})
 	add(Case{Name: "otlp-empty-samples.otlp.gz", Desc: fmt.Sprintf("OTLP: %d empty samples", nOTLP),
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "otlp: " + fmt.Sprint(nOTLP) + " samples",
@@ -221,7 +227,7 @@ func Cases(small bool) []Case {
 			Args: []string{"inspect", "IN"}, Exit: -1, Limited: true,
 			Raw: 2 + 16*nTableStrings, Gen: z.enc(func(w io.Writer) error { return pprofStringTable(w, nTableStrings) })})
 		add(Case{Name: "limit-empty-strings.pb." + z.ext, Desc: fmt.Sprintf("pprof (%s): %d empty strings", z.ext, nBigStrings),
-			Args: []string{"inspect", "IN"}, Exit: -1, Limited: true,
+			Args: []string{"inspect", "IN"}, Exit: -1, Limited: true, OverBound: true,
 			Raw: 2 * nBigStrings, Gen: z.enc(func(w io.Writer) error { return repeat(w, []byte{0x32, 0x00}, nBigStrings) })})
 	}
 	// A bundle whose tables block (zstd) expands to 2 GiB of zeros.
@@ -233,10 +239,10 @@ func Cases(small bool) []Case {
 		Raw: zeros, Gen: func(w io.Writer) error { return bundleTablesZeros(w, zeros-1) }})
 	// Memory: a bundle of many table entries.
 	add(Case{Name: "bundle-entries.ppxb", Desc: fmt.Sprintf("bundle: %d functions and locations, inspect", nEntries),
-		Args: []string{"inspect", "IN"}, Exit: 0,
+		Args: []string{"inspect", "IN"}, Exit: 0, OverBound: true,
 		Raw: -1, Gen: func(w io.Writer) error { return bundleEntries(w, int(nEntries)) }})
 	add(Case{Name: "bundle-entries.ppxb", Desc: "same, unpack",
-		Args: []string{"unpack", "IN", "--index", "0", "-o", "OUT.pb.gz"}, Exit: 0,
+		Args: []string{"unpack", "IN", "--index", "0", "-o", "OUT.pb.gz"}, Exit: 0, OverBound: true,
 		Raw: -1, Gen: func(w io.Writer) error { return bundleEntries(w, int(nEntries)) }})
 	add(Case{Name: "gperftools-maps.prof.zst", Desc: fmt.Sprintf("gperftools: %d bytes of one repeated maps line (zstd)", mapsBytes),
 		Args: []string{"inspect", "IN"}, Exit: 0, Msg: "repeats",

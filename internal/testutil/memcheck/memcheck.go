@@ -8,7 +8,14 @@
 // keeps the smallest figure.
 package memcheck
 
-import "runtime/metrics"
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+)
 
 // Allocated is the bytes the process has allocated so far. Unlike
 // runtime.ReadMemStats it does not stop the world, which keeps fuzzing
@@ -41,4 +48,52 @@ func Over(bound uint64, f func()) (uint64, bool) {
 		least = min(least, alloc)
 	}
 	return least, true
+}
+
+// Peak runs f and returns the most heap memory its objects held at once
+// beyond what the heap held before, as sampled every 200 µs while the
+// garbage collector runs at GOGC=20 (so that garbage is collected soon
+// and what is sampled is close to what is live). A short spike between
+// two samples can be missed; the large buffers and tables of a decode
+// live far longer than that.
+func Peak(f func()) uint64 {
+	runtime.GC()
+	prev := debug.SetGCPercent(20)
+	defer debug.SetGCPercent(prev)
+	base := heapObjects()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(200 * time.Microsecond)
+		defer t.Stop()
+		for {
+			if h := heapObjects(); h > peak.Load() {
+				peak.Store(h)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	if h := heapObjects(); h > peak.Load() {
+		peak.Store(h)
+	}
+	close(done)
+	wg.Wait()
+	if p := peak.Load(); p > base {
+		return p - base
+	}
+	return 0
+}
+
+func heapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
