@@ -88,7 +88,15 @@ var processMemory atomic.Pointer[memlimit.Limit]
 // SetMemory sets the memory limit every Read, and every bundle a caller
 // opens, is held to unless its options name one (the command line's: see
 // memlimit.Detect).
-func SetMemory(l memlimit.Limit) { processMemory.Store(&l) }
+func SetMemory(l memlimit.Limit) {
+	processMemory.Store(&l)
+	// The decoders' counts are held to what is left past the headroom.
+	avail := int64(0)
+	if l.Known() {
+		avail = max(l.Avail-memlimit.Headroom, 1)
+	}
+	model.SetMemoryAvailable(avail)
+}
 
 // Memory is the limit SetMemory set (none before).
 func Memory() memlimit.Limit {

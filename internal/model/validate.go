@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // Validate checks that every reference in p is in range and that the
 // reserved entries are in place. It returns an error naming the first bad
@@ -215,10 +218,25 @@ const MemoryPerInputByte = 14
 // its size (a small input with a few large tables).
 const memorySlack = 16 << 20
 
+// memoryAvail is what a decode may take in all, input included, under
+// the process's memory limit (SetMemoryAvailable); 0: no limit.
+var memoryAvail atomic.Int64
+
+// SetMemoryAvailable sets what a decode may take in all under the
+// process's memory limit (internal/memlimit), its input included, that
+// CheckMemory holds every count to; 0 is no limit.
+func SetMemoryAvailable(n int64) { memoryAvail.Store(max(n, 0)) }
+
 // CheckMemory refuses a decode whose tables, counted before they are
 // allocated, would take need bytes: more than MemoryPerInputByte times the
-// input bytes that hold them. what names the counts, for the message.
+// input bytes that hold them, or, with the input, more than the memory
+// limit leaves (SetMemoryAvailable). what names the counts, for the
+// message.
 func CheckMemory(format string, need, inputBytes int64, what string) error {
+	if avail := memoryAvail.Load(); avail > 0 && need+inputBytes > avail {
+		return fmt.Errorf("%s: %s in %d bytes would take %s in memory with the input, more than the %s the memory limit leaves: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
+			format, what, inputBytes, HumanBytes(need+inputBytes), HumanBytes(avail))
+	}
 	if need <= MemoryPerInputByte*inputBytes+memorySlack {
 		return nil
 	}

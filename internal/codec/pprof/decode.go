@@ -158,6 +158,8 @@ type decoder struct {
 	values chunks[int64]
 	key    []byte
 	owned  bool // strings may point into data
+	// sampleBytesLeft is the bytes of the samples not decoded yet.
+	sampleBytesLeft int
 }
 
 // DecodeRaw reads an uncompressed profile.proto message into the model.
@@ -227,7 +229,7 @@ func (d *decoder) decode() error {
 	if err != nil {
 		return err
 	}
-	if err := d.checkBudget(&counts, stringBytes); err != nil {
+	if err := d.checkBudget(&counts, stringBytes, sampleBytes); err != nil {
 		return err
 	}
 	p.SampleTypes = make([]model.ValueType, 0, counts[fSampleType])
@@ -295,8 +297,12 @@ func (d *decoder) decode() error {
 	// Samples often share stacks: the map grows with the distinct ones.
 	stacks := make(map[string]int32, min(counts[fSample], 1<<12))
 	// Location ids take a byte or two each: half the samples' bytes is a
-	// fair first guess of the frames, which saves regrowing a big table.
-	p.Stacks.Grow(min(counts[fSample], 1<<12), sampleBytes/2)
+	// fair guess of the frames. The first room made is at most 1M frames;
+	// when it fills, the stack being added and half the samples' bytes
+	// still to come make the next (sample), so that one huge stack does
+	// not find a large guess to throw away.
+	p.Stacks.Grow(min(counts[fSample], 1<<12), min(sampleBytes/2, 1<<20))
+	d.sampleBytesLeft = sampleBytes
 	labelSets := make(map[string]int32)
 	p.LabelSets = []model.LabelSet{{}}
 	return d.topLevel(func(g *field) error {
@@ -325,15 +331,16 @@ var fieldCost = [16]int{fSample: sampleSize + 8, fLocation: locationSize, fFunct
 // than model.MemoryPerInputByte times its size: a count the bytes cannot
 // justify (millions of empty samples or strings) is refused before
 // anything is allocated for it.
-func (d *decoder) checkBudget(counts *[16]int, stringBytes int) error {
+//
+// The stacks' frames are counted at their most, a location id of one
+// byte each (4 bytes in the model): under a memory limit they must fit
+// too (model.CheckMemory).
+func (d *decoder) checkBudget(counts *[16]int, stringBytes, sampleBytes int) error {
 	var need int64
 	for num, n := range counts {
 		need += int64(n) * int64(fieldCost[num])
 	}
-	need += int64(stringBytes)
-	if need <= model.MemoryPerInputByte*int64(len(d.data))+16<<20 {
-		return nil
-	}
+	need += int64(stringBytes) + 4*int64(sampleBytes)
 	return budgetError(counts, need, int64(len(d.data)))
 }
 

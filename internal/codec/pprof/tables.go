@@ -6,7 +6,6 @@ package pprof
 import (
 	"fmt"
 	"math"
-	"slices"
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -208,6 +207,7 @@ func (d *decoder) line(f *field) (model.Line, error) {
 
 func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 	p := d.p
+	d.sampleBytesLeft -= len(f.b)
 	s := model.Sample{Link: model.NoLink}
 	base := f.next - len(f.b)
 	nTypes := len(p.SampleTypes)
@@ -294,7 +294,13 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 		if len(st.Offsets) == 0 {
 			st.Offsets = append(st.Offsets, 0)
 		}
-		st.Frames = slices.Grow(st.Frames, n)
+		if cap(st.Frames)-len(st.Frames) < n {
+			// Room for this stack and a guess of the rest (no doubling: a
+			// huge stack takes what it needs, not twice that).
+			grown := make([]int32, len(st.Frames), len(st.Frames)+n+d.sampleBytesLeft/2)
+			copy(grown, st.Frames)
+			st.Frames = grown
+		}
 		for b := stackKey; len(b) > 0; {
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
@@ -311,7 +317,7 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 		}
 		st.Offsets = append(st.Offsets, int32(len(st.Frames)))
 		idx = int32(len(st.Offsets) - 2)
-		stacks[string(stackKey)] = idx
+		stacks[d.mapKey(stackKey)] = idx
 	}
 	s.Stack = idx
 	if nLabels > 0 {
@@ -325,7 +331,7 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 			if err != nil {
 				return err
 			}
-			labelSets[string(raw)] = li
+			labelSets[d.mapKey(raw)] = li
 		}
 		s.LabelSet = li
 	}
@@ -367,4 +373,18 @@ func (d *decoder) labelSet(f *field, base, n int) (int32, error) {
 	}
 	d.p.LabelSets = append(d.p.LabelSets, model.LabelSet{Labels: ls})
 	return int32(len(d.p.LabelSets) - 1), nil
+}
+
+// mapKey is b as a key of the maps that live while one input is decoded:
+// bytes of the input itself are not copied (a stack of 100M location ids
+// would be), anything else (d.key, reused) is.
+func (d *decoder) mapKey(b []byte) string {
+	if len(b) > 0 && len(d.data) > 0 {
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(d.data)))
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		if p >= start && p+uintptr(len(b)) <= start+uintptr(len(d.data)) {
+			return unsafe.String(unsafe.SliceData(b), len(b))
+		}
+	}
+	return string(b)
 }
