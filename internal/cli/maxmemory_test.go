@@ -4,12 +4,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/memlimit"
 )
 
 // TestMaxMemory: an input that could need more than --max-memory leaves
 // is refused in one line that names the size, the limit and the flag; a
 // large enough limit reads it.
 func TestMaxMemory(t *testing.T) {
+	// The limit is the process's: tests that call run functions directly
+	// must not find this one's.
+	t.Cleanup(func() { formats.SetMemory(memlimit.Limit{}) })
 	in := "../../testdata/go/heap.pb.gz"
 	s := newStreams(nil)
 	if code := Main([]string{"inspect", "--max-memory", "1MiB", in}, s.ios); code != ExitFail {
