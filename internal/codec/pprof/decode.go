@@ -160,6 +160,9 @@ type decoder struct {
 	owned  bool // strings may point into data
 	// sampleBytesLeft is the bytes of the samples not decoded yet.
 	sampleBytesLeft int
+	// strRemap, when the string table was interned (buildStrings), maps
+	// an index of the input's table to the profile's.
+	strRemap []int32
 }
 
 // DecodeRaw reads an uncompressed profile.proto message into the model.
@@ -232,6 +235,14 @@ func (d *decoder) decode() error {
 	if err := d.checkBudget(&counts, stringBytes, sampleBytes); err != nil {
 		return err
 	}
+	// The strings first: every later pass reads indices into them.
+	if counts[fStringTable] == 0 {
+		return fmt.Errorf("pprof: no string table")
+	}
+	d.buildStrings(counts[fStringTable], stringBytes)
+	if p.Strings[0] != "" {
+		return fmt.Errorf("pprof: string_table[0] is %q, want \"\"", p.Strings[0])
+	}
 	p.SampleTypes = make([]model.ValueType, 0, counts[fSampleType])
 	p.Mappings = make([]model.Mapping, 0, counts[fMapping])
 	p.Functions = make([]model.Function, 0, counts[fFunction])
@@ -254,13 +265,6 @@ func (d *decoder) decode() error {
 	})
 	if err != nil {
 		return err
-	}
-	if counts[fStringTable] == 0 {
-		return fmt.Errorf("pprof: no string table")
-	}
-	d.buildStrings(counts[fStringTable], stringBytes)
-	if p.Strings[0] != "" {
-		return fmt.Errorf("pprof: string_table[0] is %q, want \"\"", p.Strings[0])
 	}
 	if err := d.mapIdx.build("mapping"); err != nil {
 		return err
@@ -341,6 +345,9 @@ func (d *decoder) checkBudget(counts *[16]int, stringBytes, sampleBytes int) err
 		need += int64(n) * int64(fieldCost[num])
 	}
 	need += int64(stringBytes) + 4*int64(sampleBytes)
+	if n := counts[fStringTable]; n > internMin && stringBytes < internBelow*n {
+		need += 4 * int64(n) // buildStrings' remap of an interned table
+	}
 	return budgetError(counts, need, int64(len(d.data)))
 }
 
@@ -402,7 +409,7 @@ func (d *decoder) profileField(fv field) error {
 			if v > math.MaxInt32 {
 				v = math.MaxInt32 // out of range either way; Validate names it
 			}
-			p.Comments = append(p.Comments, int32(v))
+			p.Comments = append(p.Comments, d.str(int32(v)))
 		})
 	}
 	return err

@@ -4,6 +4,7 @@
 package pprof
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -13,7 +14,18 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
+// A table of many short strings (more than internMin entries of less than
+// internBelow bytes each on average) is interned: equal strings are kept
+// once, and d.strRemap maps the input's indices to the profile's. A
+// string header takes 16 bytes, so 10M empty strings (2 bytes each in the
+// input) would otherwise take 8 times the input; interned, they take one
+// string and 4 bytes of remap each, which is dropped after decoding.
+// Tables of real profiles (tens of bytes a string, all distinct, as every
+// known writer dedups) are kept as they are, index for index.
 func (d *decoder) buildStrings(n, total int) {
+	if n > internMin && total < internBelow*n && d.internStrings(n) {
+		return
+	}
 	if d.owned {
 		d.p.Strings = make([]string, 0, n)
 		d.topLevel(func(g *field) error {
@@ -42,6 +54,48 @@ func (d *decoder) buildStrings(n, total int) {
 		}
 		return nil
 	})
+}
+
+const (
+	internMin   = 1 << 16
+	internBelow = 8
+)
+
+// errDistinct stops interning a table whose strings are mostly distinct.
+var errDistinct = errors.New("mostly distinct")
+
+// internStrings builds an interned string table (see buildStrings). It
+// gives up, and reports false, once more than a quarter of the strings
+// were distinct: interning would then cost more than it saves.
+func (d *decoder) internStrings(n int) bool {
+	d.strRemap = make([]int32, 0, n)
+	seen := make(map[string]int32)
+	err := d.topLevel(func(g *field) error {
+		if g.num != fStringTable {
+			return nil
+		}
+		if len(seen) > n/4 {
+			return errDistinct
+		}
+		key := unsafe.String(unsafe.SliceData(g.b), len(g.b)) // a lookup only
+		i, ok := seen[key]
+		if !ok {
+			s := string(g.b)
+			if d.owned {
+				s = key
+			}
+			i = int32(len(d.p.Strings))
+			d.p.Strings = append(d.p.Strings, s)
+			seen[s] = i
+		}
+		d.strRemap = append(d.strRemap, i)
+		return nil
+	})
+	if err != nil {
+		d.strRemap, d.p.Strings = nil, nil
+		return false
+	}
+	return true
 }
 
 func (d *decoder) valueType(f *field) (model.ValueType, error) {

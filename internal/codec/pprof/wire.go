@@ -210,7 +210,17 @@ func (d *decoder) strIdx(f *field) (int32, error) {
 	if f.v > math.MaxInt32 {
 		return 0, &decodeError{f.off, fmt.Sprintf("field %d: string index %d out of range", f.num, int64(f.v))}
 	}
-	return int32(f.v), nil
+	return d.str(int32(f.v)), nil
+}
+
+// str is string index i of the input as an index of the profile's
+// strings: the same, unless the table was interned. An index out of the
+// table's range is kept as it is, for Validate to name.
+func (d *decoder) str(i int32) int32 {
+	if d.strRemap != nil && i >= 0 && int(i) < len(d.strRemap) {
+		return d.strRemap[i]
+	}
+	return i
 }
 
 // varints calls fn for each value of a repeated varint field, packed or not.
