@@ -3,7 +3,7 @@
 // The generator is deterministic: the same case gives the same bytes.
 // internal/tools/genhostile writes them out; the tests of internal/cli run
 // each at a small scale in-process; scripts/bench/hostile-rss.sh runs each at
-// the scale as a whole process.
+// full scale as a whole process.
 package hostile
 
 import (

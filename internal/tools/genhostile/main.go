@@ -26,7 +26,7 @@ import (
 
 func main() {
 	out := flag.String("o", "hostile", "folder to write the files into")
-	small := flag.Bool("small", false, "the tests' small scale instead of the issue's")
+	small := flag.Bool("small", false, "the tests' small scale instead of full scale")
 	list := flag.Bool("list", false, "print the lines only; write no file")
 	force := flag.Bool("force", false, "write every file, even those already there (the generator is deterministic)")
 	flag.Parse()
