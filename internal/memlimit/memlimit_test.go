@@ -1,7 +1,6 @@
 package memlimit
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -39,32 +38,6 @@ func TestDetectFlag(t *testing.T) {
 	// Unless the test runs under a lower limit, the flag is the one.
 	if l.Source != Flag && l.Total >= 512<<20 {
 		t.Errorf("source %q for a limit of %d", l.Source, l.Total)
-	}
-}
-
-func TestCgroupMaxOf(t *testing.T) {
-	files := map[string]string{
-		"/sys/fs/cgroup/system.slice/memory.max":           "1073741824\n",
-		"/sys/fs/cgroup/system.slice/job.scope/memory.max": "max\n",
-	}
-	read := func(name string) ([]byte, error) {
-		if s, ok := files[name]; ok {
-			return []byte(s), nil
-		}
-		return nil, os.ErrNotExist
-	}
-	if got := cgroupMaxOf("0::/system.slice/job.scope\n", read); got != 1<<30 {
-		t.Errorf("a parent's limit: got %d", got)
-	}
-	files["/sys/fs/cgroup/system.slice/job.scope/memory.max"] = "268435456\n"
-	if got := cgroupMaxOf("0::/system.slice/job.scope\n", read); got != 256<<20 {
-		t.Errorf("the smaller, own limit: got %d", got)
-	}
-	if got := cgroupMaxOf("12:memory:/x\n", read); got != 0 {
-		t.Errorf("cgroup v1 only: got %d", got)
-	}
-	if got := cgroupMaxOf("0::/\n", read); got != 0 {
-		t.Errorf("root without memory.max: got %d", got)
 	}
 }
 
