@@ -147,7 +147,9 @@ func TestTranslatorOutputs(t *testing.T) {
 				}
 			}
 			p.Resource.SchemaURL, p.Scope.SchemaURL = "", ""
-			sorted += translatorLineOrder(want)
+			n := translatorLineOrder(want)
+			t.Logf("the translator reordered the lines of %d of %d locations", n, len(want.Location))
+			sorted += n
 			empty := hasEmptyFunction(want)
 			if empty {
 				emptyFn++
