@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -155,5 +156,38 @@ func TestMagicMatchesDetect(t *testing.T) {
 	data := small(t)
 	if res, err := detect.Sniff(data[:min(len(data), detect.HeadSize)]); err != nil || res.Format != detect.Bundle {
 		t.Fatalf("detect.Sniff = %v, %v", res, err)
+	}
+}
+
+// TestVersion2: a bundle pprofx wrote in version 2 (attributes of mappings
+// and locations, no units, no typed sample attributes) still reads, each
+// profile as the current reader reads its source.
+func TestVersion2(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "testdata")
+	data, err := os.ReadFile(filepath.Join(dir, "bundle", "v2.ppxb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != 2 {
+		t.Fatalf("fixture is version %d", v)
+	}
+	got := unpackAll(t, data)
+	want := []*model.Profile{decodeFile(t, filepath.Join(dir, "go", "goroutine.pb.gz"))}
+	src, err := os.ReadFile(filepath.Join(dir, "otlp-dev", "ebpf-v1.9.otlp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ebpf, err := otlp.Decode(src, otlp.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, ebpf...)
+	if len(got) != len(want) {
+		t.Fatalf("%d profiles, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if d := diffProfiles(want[i], got[i]); d != "" {
+			t.Errorf("profile %d: %s", i, d)
+		}
 	}
 }
