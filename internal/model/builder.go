@@ -50,7 +50,7 @@ func BuilderFor(p *Profile) *Builder {
 		b.stacks[h] = append(b.stacks[h], int32(i))
 	}
 	for i, ls := range p.LabelSets {
-		k := string(b.labelKey(ls.Labels))
+		k := string(b.labelKey(ls.Labels, ls.Attributes))
 		if _, ok := b.labelSets[k]; !ok {
 			b.labelSets[k] = int32(i)
 		}
@@ -94,13 +94,19 @@ func (b *Builder) Stack(frames []int32) int32 {
 	return i
 }
 
-func (b *Builder) labelKey(ls []Label) []byte {
+func (b *Builder) labelKey(ls []Label, as []Attribute) []byte {
 	k := b.keyBuf[:0]
 	for _, l := range ls {
 		k = binary.AppendVarint(k, int64(l.Key))
 		k = binary.AppendVarint(k, int64(l.Str))
 		k = binary.AppendVarint(k, l.Num)
 		k = binary.AppendVarint(k, int64(l.NumUnit))
+	}
+	if len(as) > 0 {
+		// A label's key is never negative: the attributes cannot be
+		// taken for labels.
+		k = binary.AppendVarint(k, -1)
+		k = AppendAttributesKey(k, as)
 	}
 	b.keyBuf = k
 	return k
@@ -109,15 +115,26 @@ func (b *Builder) labelKey(ls []Label) []byte {
 // LabelSet returns the index of the label set holding exactly these labels
 // in this order, adding it if needed. An empty set is index 0. labels is copied.
 func (b *Builder) LabelSet(labels []Label) int32 {
-	if len(labels) == 0 {
+	return b.LabelSetWith(labels, nil)
+}
+
+// LabelSetWith returns the index of the label set holding exactly these
+// labels and attributes in this order, adding it if needed. Both are
+// copied (the attributes' values are shared).
+func (b *Builder) LabelSetWith(labels []Label, attrs []Attribute) int32 {
+	if len(labels) == 0 && len(attrs) == 0 {
 		return 0
 	}
-	k := b.labelKey(labels)
+	k := b.labelKey(labels, attrs)
 	if i, ok := b.labelSets[string(k)]; ok {
 		return i
 	}
 	i := int32(len(b.P.LabelSets))
-	b.P.LabelSets = append(b.P.LabelSets, LabelSet{Labels: append([]Label(nil), labels...)})
+	ls := LabelSet{Labels: append([]Label(nil), labels...)}
+	if len(attrs) > 0 {
+		ls.Attributes = append([]Attribute(nil), attrs...)
+	}
+	b.P.LabelSets = append(b.P.LabelSets, ls)
 	b.labelSets[string(k)] = i
 	return i
 }

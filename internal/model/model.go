@@ -128,8 +128,16 @@ func (l Label) IsNumeric() bool { return l.Str == 0 }
 
 // LabelSet is the labels of a sample, in input order. A key may appear more
 // than once (a multi-valued label).
+//
+// Attributes are the sample's OpenTelemetry attributes that pprof's labels
+// cannot hold as they are, in the order read: values that are neither a
+// non-empty string nor an integer (bool, double, bytes, map, empty, the
+// empty string), arrays other than of two or more such strings and
+// integers, and strings with a unit. Formats with pprof's labels only
+// ignore them; a set's identity is its labels and its attributes.
 type LabelSet struct {
-	Labels []Label
+	Labels     []Label
+	Attributes []Attribute
 }
 
 // Link connects samples to a trace span.
@@ -163,10 +171,14 @@ type Scope struct {
 	SchemaURL              string
 }
 
-// Attribute is a key and a value, as OpenTelemetry's KeyValue.
+// Attribute is a key and a value, as OpenTelemetry's KeyValue, and the
+// unit OTLP's attribute table (KeyValueAndUnit) gives an attribute of a
+// profile, mapping, location or sample. Resource and scope attributes, and
+// the entries of a map value, have no unit ("").
 type Attribute struct {
 	Key   string
 	Value Value
+	Unit  string
 }
 
 // ValueKind says which field of a Value holds it.

@@ -89,3 +89,42 @@ func TestValidate(t *testing.T) {
 		t.Error("nil profile validated")
 	}
 }
+
+// TestLabelSetWithAttributes: a label set's attributes are part of its
+// identity, kinds and units included.
+func TestLabelSetWithAttributes(t *testing.T) {
+	b := NewBuilder()
+	l := []Label{{Key: b.String("k"), Str: b.String("v")}}
+	boolTrue := []Attribute{{Key: "b", Value: Value{Kind: KindBool, Bool: true}}}
+	sets := []int32{
+		b.LabelSet(l),
+		b.LabelSetWith(l, boolTrue),
+		b.LabelSetWith(l, []Attribute{{Key: "b", Value: Value{Kind: KindBool}}}),
+		b.LabelSetWith(l, []Attribute{{Key: "b", Value: Value{Kind: KindInt, Int: 1}}}),
+		b.LabelSetWith(l, []Attribute{{Key: "b", Value: Value{Kind: KindBool, Bool: true}, Unit: "u"}}),
+		b.LabelSetWith(nil, boolTrue),
+		b.LabelSetWith(nil, []Attribute{{Key: "d", Value: Value{Kind: KindDouble, Double: 1.5}}}),
+		b.LabelSetWith(nil, []Attribute{{Key: "d", Value: Value{Kind: KindDouble, Double: 2.5}}}),
+	}
+	seen := map[int32]bool{}
+	for i, s := range sets {
+		if seen[s] || s == 0 {
+			t.Fatalf("set %d is %d, not a new set (%v)", i, s, sets)
+		}
+		seen[s] = true
+	}
+	if again := b.LabelSetWith(l, []Attribute{{Key: "b", Value: Value{Kind: KindBool, Bool: true}}}); again != sets[1] {
+		t.Errorf("the same labels and attributes gave set %d, want %d", again, sets[1])
+	}
+	if got := b.P.LabelSets[sets[4]].Attributes[0].Unit; got != "u" {
+		t.Errorf("unit %q", got)
+	}
+	// A builder over the profile finds the sets it holds.
+	b2 := BuilderFor(b.P)
+	if again := b2.LabelSetWith(nil, boolTrue); again != sets[5] {
+		t.Errorf("BuilderFor: set %d, want %d", again, sets[5])
+	}
+	if b.LabelSetWith(nil, nil) != 0 {
+		t.Error("no labels and no attributes is not set 0")
+	}
+}

@@ -127,7 +127,7 @@ func (v *validator) stacks() error {
 
 func (v *validator) labelSets() error {
 	p := v.p
-	if len(p.LabelSets) == 0 || len(p.LabelSets[0].Labels) != 0 {
+	if len(p.LabelSets) == 0 || len(p.LabelSets[0].Labels) != 0 || len(p.LabelSets[0].Attributes) != 0 {
 		return fmt.Errorf("label_sets[0] must be the empty set")
 	}
 	for i, ls := range p.LabelSets {

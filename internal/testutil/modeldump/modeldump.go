@@ -43,6 +43,9 @@ func Describe(p *model.Profile) string {
 		for _, l := range p.LabelSets[s.LabelSet].Labels {
 			fmt.Fprintf(&b, " {%q %q %d %q}", p.String(l.Key), p.String(l.Str), l.Num, p.String(l.NumUnit))
 		}
+		if as := p.LabelSets[s.LabelSet].Attributes; len(as) > 0 {
+			fmt.Fprintf(&b, " attrs=%+v", as)
+		}
 		if s.Link != model.NoLink {
 			fmt.Fprintf(&b, " link=%x/%x", p.Links[s.Link].TraceID, p.Links[s.Link].SpanID)
 		}

@@ -120,6 +120,9 @@ func (s *summer) sampleKey(p *model.Profile, ls, link int32) []byte {
 		}
 		k = binary.AppendUvarint(k, 0)
 	}
+	// Attributes pprof's labels cannot hold keep samples apart as labels
+	// do (profile.Merge has none).
+	k = model.AppendAttributesKey(k, p.LabelSets[ls].Attributes)
 	k = binary.AppendVarint(k, int64(link))
 	s.key = k
 	return k
@@ -132,7 +135,7 @@ func appendString(b []byte, s string) []byte {
 
 func (s *summer) labelSet(p *model.Profile, ls int32) int32 {
 	src := p.LabelSets[ls].Labels
-	if len(src) == 0 {
+	if len(src) == 0 && len(p.LabelSets[ls].Attributes) == 0 {
 		return 0
 	}
 	out := make([]model.Label, len(src))
@@ -145,7 +148,7 @@ func (s *summer) labelSet(p *model.Profile, ls int32) int32 {
 			out[i].NumUnit = s.b.String(p.String(l.NumUnit))
 		}
 	}
-	return s.b.LabelSet(out)
+	return s.b.LabelSetWith(out, p.LabelSets[ls].Attributes)
 }
 
 func (s *summer) link(l model.Link) int32 {
