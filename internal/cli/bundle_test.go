@@ -135,8 +135,8 @@ func TestBundleBadInputs(t *testing.T) {
 		}
 		return p
 	}
-	v3 := bytes.Clone(good)
-	binary.LittleEndian.PutUint32(v3[8:], 3)
+	v4 := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(v4[8:], 4)
 	corrupt := bytes.Clone(good)
 	corrupt[20] ^= 0xff
 	cases := []struct {
@@ -146,11 +146,11 @@ func TestBundleBadInputs(t *testing.T) {
 		{[]string{"unpack", b, "--index", "2"}, "index 2 out of range (bundle holds 2 profiles, 0 to 1)"},
 		{[]string{"unpack", write("trunc.ppxb", good[:len(good)-10]), "--index", "0"}, "truncated or corrupt: no footer magic"},
 		{[]string{"list", write("short.ppxb", good[:30])}, "truncated: 30 bytes"},
-		{[]string{"unpack", write("v3.ppxb", v3), "--index", "0"}, "unknown version 3 at byte 8"},
+		{[]string{"unpack", write("v4.ppxb", v4), "--index", "0"}, "unknown version 4 at byte 8"},
 		{[]string{"unpack", write("corrupt.ppxb", corrupt), "--index", "0"}, "profile 0: section block at byte 12"},
 		{[]string{"list", files[0]}, "not a pprofx bundle: it is a gzip-compressed file"},
 		{[]string{"merge", files[0], filepath.Join(dir, "missing.pb.gz"), "-o", filepath.Join(dir, "out.ppxb")}, "missing.pb.gz: no such file or directory"},
-		{[]string{"merge", write("v3b.ppxb", v3), "-o", filepath.Join(dir, "out.ppxb")}, "unknown version 3"},
+		{[]string{"merge", write("v4b.ppxb", v4), "-o", filepath.Join(dir, "out.ppxb")}, "unknown version 4"},
 	}
 	for _, c := range cases {
 		s := newStreams(nil)

@@ -47,9 +47,9 @@ func TestNotABundle(t *testing.T) {
 
 func TestUnknownVersion(t *testing.T) {
 	data := small(t)
-	binary.LittleEndian.PutUint32(data[8:], 3)
+	binary.LittleEndian.PutUint32(data[8:], 4)
 	_, err := open(data)
-	if err == nil || err.Error() != "bundle: unknown version 3 at byte 8 (this pprofx reads versions 1 to 2)" {
+	if err == nil || err.Error() != "bundle: unknown version 4 at byte 8 (this pprofx reads versions 1 to 3)" {
 		t.Errorf("Open = %v", err)
 	}
 }

@@ -30,7 +30,7 @@ const Magic = "\x89PPXB\r\n\x1a"
 // Version is the format version this package writes. It follows Magic as
 // a little-endian uint32. Version 2 added the attributes of mappings and
 // locations; the reader also reads version 1 (which has none).
-const Version = 2
+const Version = 3
 
 // minVersion is the oldest version the reader reads.
 const minVersion = 1

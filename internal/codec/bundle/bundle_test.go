@@ -40,7 +40,8 @@ func handBuilt(variant int) *model.Profile {
 			BuildIDKind: int32(variant % 2), HasFunctions: true, HasFilenames: variant == 0, HasLineNumbers: true, HasInlineFrames: variant != 0},
 		{Start: 0x7f0000, Limit: 0x7f8000, File: s("/lib/libc.so.6"), HasFunctions: true, Attributes: []model.Attribute{
 			{Key: "process.executable.build_id.htlhash", Value: model.Value{Kind: model.KindString, Str: fmt.Sprintf("htl-%d", variant)}},
-			{Key: "process.executable.build_id.go", Value: model.Value{Kind: model.KindString, Str: "go-id"}}}},
+			{Key: "process.executable.build_id.go", Value: model.Value{Kind: model.KindString, Str: "go-id"}},
+			{Key: "attr.size", Value: model.Value{Kind: model.KindInt, Int: 4096}, Unit: "By"}}},
 		{Start: 0x9000, Limit: 0xa000, File: s("[vdso]")},                                 // referenced by no location
 		{Start: 0x7f0000, Limit: 0x7f8000, File: s("/lib/libc.so.6"), HasFunctions: true}, // duplicate
 	}
@@ -55,7 +56,8 @@ func handBuilt(variant int) *model.Profile {
 		{Address: 0x401000, Mapping: 0, Lines: []model.Line{{Function: 0, Line: 12, Column: 3}}},
 		{Address: 0x402000, Mapping: 0, Lines: []model.Line{{Function: 2, Line: 5, Column: 9}, {Function: 1, Line: 25}}},
 		{Address: 0x7f1234, Mapping: 1, Lines: []model.Line{{Function: 3}}, IsFolded: true,
-			Attributes: []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}}}},
+			Attributes: []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}},
+				{Key: "attr.weight", Value: model.Value{Kind: model.KindDouble, Double: 0.5}, Unit: "1"}}},
 		{Address: 0xdeadbeef, Mapping: model.NoMapping},                                          // unmapped, no lines
 		{Address: 0x401000, Mapping: 0, Lines: []model.Line{{Function: 0, Line: 12, Column: 3}}}, // duplicate of 0
 		{Address: 0x555, Mapping: 3},                                                             // uses the duplicate mapping
@@ -76,6 +78,15 @@ func handBuilt(variant int) *model.Profile {
 		{Key: s("count"), Num: 3},
 	})
 	other := b.LabelSet([]model.Label{{Key: s("worker"), Str: s("a")}, {Key: s("worker"), Str: s("b")}})
+	// Sample attributes pprof's labels cannot hold, with and without labels.
+	typed := b.LabelSetWith([]model.Label{{Key: s("worker"), Str: s("a")}}, []model.Attribute{
+		{Key: "flag", Value: model.Value{Kind: model.KindBool, Bool: true}},
+		{Key: "ratio", Value: model.Value{Kind: model.KindDouble, Double: 0.25}, Unit: "1"},
+	})
+	onlyAttrs := b.LabelSetWith(nil, []model.Attribute{
+		{Key: "m", Value: model.Value{Kind: model.KindMap, Map: []model.Attribute{{Key: "k", Value: model.Value{Kind: model.KindBytes, Bytes: []byte{7}}}}}},
+		{Key: "empty", Value: model.Value{Kind: model.KindString}},
+	})
 	p.Samples = []model.Sample{
 		{Stack: st1, Values: []int64{1, 512}, LabelSet: multi, Link: 0, Timestamps: []uint64{100, 90, 1 << 63}},
 		{Stack: st2, Values: []int64{-3, 0}, LabelSet: 0, Link: model.NoLink},
@@ -84,6 +95,8 @@ func handBuilt(variant int) *model.Profile {
 		{Stack: st4, Values: []int64{7, 8}, LabelSet: 0, Link: model.NoLink, Timestamps: []uint64{5}},
 		{Stack: st2, Values: []int64{-3, 0}, LabelSet: 0, Link: model.NoLink},
 		{Stack: b.Stack(nil), Values: []int64{1, 1}, LabelSet: other, Link: model.NoLink}, // empty stack
+		{Stack: st3, Values: []int64{2, 2}, LabelSet: typed, Link: model.NoLink},
+		{Stack: st3, Values: []int64{3, 3}, LabelSet: onlyAttrs, Link: model.NoLink},
 	}
 	p.ProfileID = bytes.Repeat([]byte{byte(variant + 9)}, 16)
 	p.StartTimeUnixNano = 1700000000000000000
@@ -92,7 +105,7 @@ func handBuilt(variant int) *model.Profile {
 		{Key: "s", Value: model.Value{Kind: model.KindString, Str: "x"}},
 		{Key: "b", Value: model.Value{Kind: model.KindBool, Bool: true}},
 		{Key: "i", Value: model.Value{Kind: model.KindInt, Int: -42}},
-		{Key: "d", Value: model.Value{Kind: model.KindDouble, Double: 3.25}},
+		{Key: "d", Value: model.Value{Kind: model.KindDouble, Double: 3.25}, Unit: "s"},
 		{Key: "y", Value: model.Value{Kind: model.KindBytes, Bytes: []byte{0, 1}}},
 		{Key: "a", Value: model.Value{Kind: model.KindArray, Array: []model.Value{{Kind: model.KindInt, Int: 1}, {Kind: model.KindEmpty}}}},
 		{Key: "m", Value: model.Value{Kind: model.KindMap, Map: []model.Attribute{{Key: "k", Value: model.Value{Kind: model.KindString, Str: "v"}}}}},
@@ -181,7 +194,7 @@ func TestEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := r.Entry(0)
-	want := "a/heap.pb.gz pprof [alloc_objects/count alloc_space/bytes] 7 1700000000123456789 1000000000"
+	want := "a/heap.pb.gz pprof [alloc_objects/count alloc_space/bytes] 9 1700000000123456789 1000000000"
 	if got := fmt.Sprint(e.Name, " ", e.SourceFormat, " ", e.SampleTypes, " ", e.Samples, " ", e.TimeNanos, " ", e.DurationNanos); got != want {
 		t.Errorf("entry 0 = %s, want %s", got, want)
 	}

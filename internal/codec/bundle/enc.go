@@ -34,6 +34,9 @@ type dec struct {
 	// string prefixes, values copied per sample) may still take; 0 means
 	// DefaultLimit.
 	room int64
+	// version is the bundle's format version (tables and headers: from
+	// version 3, every attribute outside a map value has a unit).
+	version uint32
 }
 
 // spend takes n bytes of expansion from the block's room, failing when

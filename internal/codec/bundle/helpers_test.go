@@ -56,6 +56,9 @@ func diffProfiles(a, b *model.Profile) string {
 		for _, l := range p.LabelSets[i].Labels {
 			s += fmt.Sprintf("{%q %q %d %q}", p.String(l.Key), p.String(l.Str), l.Num, p.String(l.NumUnit))
 		}
+		if as := p.LabelSets[i].Attributes; len(as) > 0 {
+			s += fmt.Sprintf(" attrs=%#v", normAttrs(as))
+		}
 		return s
 	}
 	rlink := func(p *model.Profile, i int32) string {
@@ -158,7 +161,7 @@ func normAttrs(as []model.Attribute) []model.Attribute {
 	}
 	out := make([]model.Attribute, len(as))
 	for i, a := range as {
-		out[i] = model.Attribute{Key: a.Key, Value: normValue(a.Value)}
+		out[i] = model.Attribute{Key: a.Key, Value: normValue(a.Value), Unit: a.Unit}
 	}
 	return out
 }

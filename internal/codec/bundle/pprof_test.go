@@ -75,8 +75,16 @@ func TestDiffProfilesNotices(t *testing.T) {
 			ls := p.LabelSets[p.Samples[0].LabelSet].Labels
 			ls[0], ls[1] = ls[1], ls[0]
 		},
-		"scope":       func(p *model.Profile) { p.Scope.Version = "v2" },
-		"attribute":   func(p *model.Profile) { p.Attributes[3].Value.Double = 1 },
+		"scope":        func(p *model.Profile) { p.Scope.Version = "v2" },
+		"attribute":    func(p *model.Profile) { p.Attributes[3].Value.Double = 1 },
+		"unit":         func(p *model.Profile) { p.Attributes[3].Unit = "ms" },
+		"mapping unit": func(p *model.Profile) { p.Mappings[1].Attributes[2].Unit = "" },
+		"sample attribute": func(p *model.Profile) {
+			p.LabelSets[p.Samples[7].LabelSet].Attributes[0].Value.Bool = false
+		},
+		"sample attribute unit": func(p *model.Profile) {
+			p.LabelSets[p.Samples[7].LabelSet].Attributes[1].Unit = ""
+		},
 		"resource":    func(p *model.Profile) { p.Resource.DroppedAttributesCount = 0 },
 		"profile id":  func(p *model.Profile) { p.ProfileID[0]++ },
 		"payload":     func(p *model.Profile) { p.OriginalPayload = nil },

@@ -426,7 +426,7 @@ func (u *unpacker) labelSet(i uint32) int32 {
 		ls[j] = model.Label{Key: u.str(l.key), Str: u.str(l.str), Num: l.num, NumUnit: u.str(l.unit)}
 	}
 	v := int32(len(u.p.LabelSets))
-	u.p.LabelSets = append(u.p.LabelSets, model.LabelSet{Labels: ls})
+	u.p.LabelSets = append(u.p.LabelSets, model.LabelSet{Labels: ls, Attributes: u.t.attrSets[s.attrs]})
 	u.lsM[i] = v
 	return v
 }
@@ -479,7 +479,7 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if err := u.header(&dec{b: t.headers[hi], block: fmt.Sprintf("tables: header %d", hi)}); err != nil {
+	if err := u.header(&dec{b: t.headers[hi], block: fmt.Sprintf("tables: header %d", hi), version: t.version}); err != nil {
 		return nil, err
 	}
 
@@ -636,6 +636,9 @@ func decodeAttrs(d *dec, what string, depth int) []model.Attribute {
 	for i := range attrs {
 		attrs[i].Key = d.str(what + ".key")
 		attrs[i].Value = decodeValue(d, what+".value", depth+1)
+		if depth == 0 && d.version >= 3 {
+			attrs[i].Unit = d.str(what + ".unit")
+		}
 		if d.err != nil {
 			return nil
 		}

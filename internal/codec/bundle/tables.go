@@ -27,9 +27,10 @@ type tables struct {
 	labelSets  []labelSet // labelSets[0] is the empty set
 	labels     []label    // all sets' labels back to back
 	links      []model.Link
-	// Attribute sets of mappings and locations (version 2): attrSets[0]
-	// is the empty set.
+	// Attribute sets of mappings and locations (version 2) and of label
+	// sets (version 3): attrSets[0] is the empty set.
 	attrSets [][]model.Attribute
+	version  uint32   // the format version read (headers are read later)
 	nodeNew  []uint32 // set by canonical: old node index -> new
 
 	// Sample rows: row i has stack node rowNode[i], label set rowLabels[i],
@@ -65,7 +66,9 @@ type line struct {
 	column   int64
 }
 
-type labelSet struct{ off, n uint32 }
+// labelSet is a label set's labels, labels[off:off+n], and its
+// attributes, attrSets[attrs].
+type labelSet struct{ off, n, attrs uint32 }
 
 type label struct {
 	key, str uint32
@@ -377,13 +380,14 @@ func (t *tables) encode(e *enc) {
 	}
 }
 
-// encodeAttrSets appends what version 2 added after the sample rows: the
-// attribute sets (count without set 0; each set as the profile headers'
-// attributes), then each mapping's set, then each location's.
+// encodeAttrSets appends what versions 2 and 3 added after the sample
+// rows: the attribute sets (count without set 0; each set as the profile
+// headers' attributes), then each mapping's set, then each location's,
+// then (version 3) each label set's but the empty one's.
 func (t *tables) encodeAttrSets(e *enc) {
 	e.uvarint(uint64(len(t.attrSets) - 1))
 	for _, s := range t.attrSets[1:] {
-		encodeAttrs(e, s)
+		encodeAttrs(e, s, true)
 	}
 	for _, m := range t.mappings {
 		e.u32(m.attrs)
@@ -391,9 +395,13 @@ func (t *tables) encodeAttrSets(e *enc) {
 	for _, l := range t.locations {
 		e.u32(l.attrs)
 	}
+	for _, s := range t.labelSets[1:] {
+		e.u32(s.attrs)
+	}
 }
 
-// decodeAttrSets reads what encodeAttrSets wrote.
+// decodeAttrSets reads what encodeAttrSets wrote (in a version 2 bundle,
+// without the label sets').
 func (t *tables) decodeAttrSets(d *dec) {
 	n := d.count("attribute_sets.count", 1)
 	t.attrSets = make([][]model.Attribute, 1, n+1)
@@ -405,6 +413,11 @@ func (t *tables) decodeAttrSets(d *dec) {
 	}
 	for i := range t.locations {
 		t.locations[i].attrs = d.ref("location.attributes", len(t.attrSets))
+	}
+	if d.version >= 3 {
+		for i := 1; i < len(t.labelSets); i++ {
+			t.labelSets[i].attrs = d.ref("label_set.attributes", len(t.attrSets))
+		}
 	}
 }
 
@@ -466,7 +479,8 @@ func (t *tables) decodeFunctions(d *dec, ns int) {
 // version: every index must be in range, and every stack node's parent must
 // come before it.
 func decodeTables(d *dec, version uint32) (*tables, error) {
-	t := &tables{attrSets: [][]model.Attribute{nil}}
+	t := &tables{attrSets: [][]model.Attribute{nil}, version: version}
+	d.version = version
 	t.pstrings = decodeStrings(d, "profile_strings")
 	t.strings = decodeStrings(d, "strings")
 	if d.err != nil {

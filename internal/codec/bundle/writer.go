@@ -332,7 +332,8 @@ func (w *Writer) labelSet(p *model.Profile, i int32) uint32 {
 		return v - 1
 	}
 	ls := p.LabelSets[i].Labels
-	k := w.key[:0]
+	as := w.attrSet(p.LabelSets[i].Attributes)
+	k := binary.AppendUvarint(w.key[:0], uint64(as))
 	for _, l := range ls {
 		k = binary.AppendUvarint(k, uint64(w.str(p, l.Key)))
 		k = binary.AppendUvarint(k, uint64(w.str(p, l.Str)))
@@ -343,7 +344,7 @@ func (w *Writer) labelSet(p *model.Profile, i int32) uint32 {
 	v, ok := w.labelIdx[string(k)]
 	if !ok {
 		v = uint32(len(w.t.labelSets))
-		w.t.labelSets = append(w.t.labelSets, labelSet{off: uint32(len(w.t.labels)), n: uint32(len(ls))})
+		w.t.labelSets = append(w.t.labelSets, labelSet{off: uint32(len(w.t.labels)), n: uint32(len(ls)), attrs: as})
 		for _, l := range ls {
 			w.t.labels = append(w.t.labels, label{key: w.str(p, l.Key), str: w.str(p, l.Str), num: l.Num, unit: w.str(p, l.NumUnit)})
 		}
@@ -421,14 +422,14 @@ func (w *Writer) encodeSection(p *model.Profile) {
 	for i := range p.Mappings {
 		h.u32(w.mapping(p, &p.Mappings[i]))
 	}
-	encodeAttrs(h, p.Attributes)
+	encodeAttrs(h, p.Attributes, true)
 	h.uvarint(uint64(p.DroppedAttributesCount))
-	encodeAttrs(h, p.Resource.Attributes)
+	encodeAttrs(h, p.Resource.Attributes, true)
 	h.uvarint(uint64(p.Resource.DroppedAttributesCount))
 	h.str(p.Resource.SchemaURL)
 	h.str(p.Scope.Name)
 	h.str(p.Scope.Version)
-	encodeAttrs(h, p.Scope.Attributes)
+	encodeAttrs(h, p.Scope.Attributes, true)
 	h.uvarint(uint64(p.Scope.DroppedAttributesCount))
 	h.str(p.Scope.SchemaURL)
 	h.str(p.OriginalPayloadFormat)
@@ -552,7 +553,7 @@ func (w *Writer) attrSet(attrs []model.Attribute) uint32 {
 		return 0
 	}
 	var e enc
-	encodeAttrs(&e, attrs)
+	encodeAttrs(&e, attrs, true)
 	k := string(e.b)
 	if v, ok := w.attrIdx[k]; ok {
 		return v
@@ -568,7 +569,7 @@ func (w *Writer) attrSet(attrs []model.Attribute) uint32 {
 func cloneAttrs(as []model.Attribute) []model.Attribute {
 	out := make([]model.Attribute, len(as))
 	for i, a := range as {
-		out[i] = model.Attribute{Key: strings.Clone(a.Key), Value: cloneValue(a.Value)}
+		out[i] = model.Attribute{Key: strings.Clone(a.Key), Value: cloneValue(a.Value), Unit: strings.Clone(a.Unit)}
 	}
 	return out
 }
@@ -589,11 +590,16 @@ func cloneValue(v model.Value) model.Value {
 	return v
 }
 
-func encodeAttrs(e *enc, attrs []model.Attribute) {
+// encodeAttrs appends attributes: count, then per attribute its key, its
+// value and, with units (every list but a map value's), its unit.
+func encodeAttrs(e *enc, attrs []model.Attribute, units bool) {
 	e.uvarint(uint64(len(attrs)))
 	for _, a := range attrs {
 		e.str(a.Key)
 		encodeValue(e, a.Value)
+		if units {
+			e.str(a.Unit)
+		}
 	}
 }
 
@@ -616,7 +622,7 @@ func encodeValue(e *enc, v model.Value) {
 			encodeValue(e, x)
 		}
 	case model.KindMap:
-		encodeAttrs(e, v.Map)
+		encodeAttrs(e, v.Map, false)
 	}
 }
 
