@@ -308,10 +308,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 				ml.IsFolded = at.value.Bool
 				continue
 			}
-			if at.unit != "" {
-				d.warn("otlp: the units of location attributes were dropped")
-			}
-			ml.Attributes = append(ml.Attributes, model.Attribute{Key: at.key, Value: at.value})
+			ml.Attributes = append(ml.Attributes, model.Attribute{Key: at.key, Value: at.value, Unit: at.unit})
 		}
 	}
 	st := dd.GetStackTable()
@@ -383,10 +380,7 @@ func (d *decoder) mappingAttrs(t *dict, p *model.Profile, mm *model.Mapping, as 
 				continue
 			}
 		}
-		if at.unit != "" {
-			d.warn("otlp: the units of mapping attributes were dropped")
-		}
-		mm.Attributes = append(mm.Attributes, model.Attribute{Key: at.key, Value: at.value})
+		mm.Attributes = append(mm.Attributes, model.Attribute{Key: at.key, Value: at.value, Unit: at.unit})
 	}
 }
 
@@ -689,9 +683,10 @@ func (d *decoder) joinSamples(p *model.Profile, b *model.Builder, t *dict, profs
 	for k := 1; k < len(profs); k++ {
 		matches[k] = matchSamples(first.Samples, profs[k].Samples)
 	}
-	attrLabels := map[int32][]model.Label{}
+	attrLabels := map[int32]sampleAttr{}
 	oneAttrSet := map[int32]int32{} // label set of a sample with only that attribute
 	var labels []model.Label
+	var attrs []model.Attribute
 	// Arrays in attributes many samples refer to could make a small input
 	// expand into a huge number of labels: the labels made may not exceed
 	// a multiple of the references and array elements the input holds.
@@ -737,19 +732,23 @@ func (d *decoder) joinSamples(p *model.Profile, b *model.Builder, t *dict, profs
 				continue
 			}
 		}
-		labels = labels[:0]
+		labels, attrs = labels[:0], attrs[:0]
 		for _, a := range s.AttributeIndices {
-			ls, ok := attrLabels[a]
+			sa, ok := attrLabels[a]
 			if !ok {
-				ls = d.labels(b, &t.attrs[a])
-				attrLabels[a] = ls
+				sa = d.sampleAttr(b, &t.attrs[a])
+				attrLabels[a] = sa
 			}
-			labels = append(labels, ls...)
+			if sa.labels == nil {
+				attrs = append(attrs, sa.attr)
+				continue
+			}
+			labels = append(labels, sa.labels...)
 		}
 		if budget -= int64(len(labels)); budget < 0 {
 			return fmt.Errorf("samples[%d]: the samples' attributes expand to more labels than the input can honestly hold (arrays repeated by reference)", i)
 		}
-		ms.LabelSet = b.LabelSet(labels)
+		ms.LabelSet = b.LabelSetWith(labels, attrs)
 		if len(s.AttributeIndices) == 1 {
 			oneAttrSet[s.AttributeIndices[0]] = ms.LabelSet
 		}
@@ -786,10 +785,7 @@ func (d *decoder) profileFields(p *model.Profile, b *model.Builder, t *dict, pro
 		case AttrMappings:
 			continue
 		}
-		if at.unit != "" {
-			d.warn("otlp: the units of profile attributes were dropped")
-		}
-		p.Attributes = append(p.Attributes, model.Attribute{Key: at.key, Value: at.value})
+		p.Attributes = append(p.Attributes, model.Attribute{Key: at.key, Value: at.value, Unit: at.unit})
 	}
 	if id := first.ProfileId; len(id) == 16 && !allZero(id) {
 		p.ProfileID = id
@@ -853,33 +849,63 @@ func textOf(v model.Value) string {
 	return otlpcommon.ValueText(v)
 }
 
-// labels converts a sample attribute into labels: a string or an integer
-// (with its unit) is one label, an array one label per element.
-func (d *decoder) labels(b *model.Builder, at *attr) []model.Label {
+// sampleAttr is a sample attribute as the model holds it: pprof labels,
+// or (labels nil) an attribute of the label set.
+type sampleAttr struct {
+	labels []model.Label
+	attr   model.Attribute
+}
+
+// sampleAttr converts a sample attribute. What pprof's labels hold as it
+// is becomes labels: a non-empty string without a unit is one string
+// label, an integer one numeric label with the attribute's unit, an array
+// of two or more of these one label per element (a multi-valued label,
+// as the writer writes one). Anything else (bool, double, bytes, map,
+// empty, the empty string, a string with a unit, another array) stays the
+// attribute it is, with its unit.
+func (d *decoder) sampleAttr(b *model.Builder, at *attr) sampleAttr {
+	if !labelValue(at.value, at.unit, false) {
+		return sampleAttr{attr: model.Attribute{Key: at.key, Value: at.value, Unit: at.unit}}
+	}
 	key := b.String(at.key)
 	one := func(v model.Value) model.Label {
-		switch v.Kind {
-		case model.KindString:
-			if v.Str == "" {
-				d.warn("otlp: empty string attribute values became numeric 0 labels (pprof has no empty string label)")
-			}
+		if v.Kind == model.KindString {
 			return model.Label{Key: key, Str: b.String(v.Str)}
-		case model.KindInt:
-			l := model.Label{Key: key, Num: v.Int}
-			if at.unit != "" {
-				l.NumUnit = b.String(at.unit)
-			}
-			return l
 		}
-		d.warn("otlp: sample attributes that are neither strings nor integers became string labels")
-		return model.Label{Key: key, Str: b.String(otlpcommon.ValueText(v))}
+		l := model.Label{Key: key, Num: v.Int}
+		if at.unit != "" {
+			l.NumUnit = b.String(at.unit)
+		}
+		return l
 	}
 	if at.value.Kind == model.KindArray {
 		out := make([]model.Label, 0, len(at.value.Array))
 		for _, v := range at.value.Array {
 			out = append(out, one(v))
 		}
-		return out
+		return sampleAttr{labels: out}
 	}
-	return []model.Label{one(at.value)}
+	return sampleAttr{labels: []model.Label{one(at.value)}}
+}
+
+// labelValue reports whether pprof labels hold v with this unit as it is
+// (see sampleAttr); inArray: v is an element of an array.
+func labelValue(v model.Value, unit string, inArray bool) bool {
+	switch v.Kind {
+	case model.KindString:
+		return v.Str != "" && unit == ""
+	case model.KindInt:
+		return true
+	case model.KindArray:
+		if inArray || len(v.Array) < 2 {
+			return false
+		}
+		for _, e := range v.Array {
+			if !labelValue(e, unit, true) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

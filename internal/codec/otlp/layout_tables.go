@@ -110,19 +110,24 @@ func (e *encoder) attributeKeys(cs []cand) []cand {
 			cs = append(cs, cand{k, -2, 0})
 		}
 	}
-	for _, p := range e.ps {
-		for _, a := range p.Attributes {
+	keys := func(as []model.Attribute) {
+		for _, a := range as {
 			key(a.Key)
-		}
-		for i := range p.Mappings {
-			for _, a := range p.Mappings[i].Attributes {
-				key(a.Key)
+			if a.Unit != "" {
+				key(a.Unit)
 			}
+		}
+	}
+	for _, p := range e.ps {
+		keys(p.Attributes)
+		for i := range p.Mappings {
+			keys(p.Mappings[i].Attributes)
 		}
 		for i := range p.Locations {
-			for _, a := range p.Locations[i].Attributes {
-				key(a.Key)
-			}
+			keys(p.Locations[i].Attributes)
+		}
+		for i := range p.LabelSets {
+			keys(p.LabelSets[i].Attributes)
 		}
 		need[kComment] = need[kComment] || len(p.Comments) > 0
 		need[kDropFrames] = need[kDropFrames] || p.DropFrames != 0
@@ -521,6 +526,9 @@ func (e *encoder) attrModel(a model.Attribute) int32 {
 	b, s := begin(b, 2)
 	b = e.appendAnyValue(b, a.Value)
 	b = end(b, s)
+	if a.Unit != "" {
+		b = appendVarintField(b, 3, uint64(e.str(a.Unit)))
+	}
 	e.scratch = b
 	return e.attr(b)
 }
@@ -635,6 +643,9 @@ func (e *encoder) layoutAttributes() {
 			}
 			done[ls] = true
 			sets[ls] = e.labelAttrs(pi, p.LabelSets[ls].Labels, sets[ls])
+			for _, a := range p.LabelSets[ls].Attributes {
+				sets[ls] = append(sets[ls], e.attrModel(a))
+			}
 		}
 		e.lsAttrs[pi] = sets
 	}
