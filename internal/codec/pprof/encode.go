@@ -92,6 +92,9 @@ func Unrepresentable(p *model.Profile) string {
 	if len(p.OriginalPayload) > 0 {
 		lost = append(lost, "the original payload")
 	}
+	if k := sampleAttrKeys(p); k != "" {
+		lost = append(lost, "sample attributes that labels cannot hold ("+k+")")
+	}
 	if k := attrKeys(p, false); k != "" {
 		lost = append(lost, "mapping attributes ("+k+")")
 	}
@@ -127,6 +130,28 @@ func attrKeys(p *model.Profile, locations bool) string {
 				seen[a.Key] = true
 			}
 		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
+
+// sampleAttrKeys lists the distinct keys of the attributes that the label
+// sets of p's samples hold beside their labels, sorted.
+func sampleAttrKeys(p *model.Profile) string {
+	seen := map[string]bool{}
+	for i := range p.Samples {
+		if ls := p.Samples[i].LabelSet; ls >= 0 && int(ls) < len(p.LabelSets) {
+			for _, a := range p.LabelSets[ls].Attributes {
+				seen[a.Key] = true
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return ""
 	}
 	keys := make([]string, 0, len(seen))
 	for k := range seen {

@@ -151,6 +151,7 @@ func (e *encoder) validUTF8(s string) string {
 func (e *encoder) profilesData(ps []*model.Profile) []byte {
 	b := slices.Grow(e.out[:0], sizeHint(ps))
 	b, rp := begin(b, fProfilesDataResourceProfiles)
+	e.warnUnwritten(ps)
 
 	res := ps[0].Resource
 	attrs := mergeAttributes(res.Attributes, e.opts.Resource)
@@ -187,6 +188,40 @@ func (e *encoder) profilesData(ps []*model.Profile) []byte {
 	b = end(b, sp)
 	b = e.appendStringField(b, fResourceProfilesSchemaURL, res.SchemaURL)
 	return end(b, rp)
+}
+
+// warnUnwritten names, once, what of the model this writer does not
+// write: sample attributes pprof's labels cannot hold, the attributes of
+// mappings and locations, and the units of profile attributes.
+func (e *encoder) warnUnwritten(ps []*model.Profile) {
+	var sample, mapping, location, unit bool
+	for _, p := range ps {
+		for i := range p.LabelSets {
+			sample = sample || len(p.LabelSets[i].Attributes) > 0
+		}
+		for i := range p.Mappings {
+			mapping = mapping || len(p.Mappings[i].Attributes) > 0
+		}
+		for i := range p.Locations {
+			location = location || len(p.Locations[i].Attributes) > 0
+		}
+		for _, a := range p.Attributes {
+			unit = unit || a.Unit != ""
+		}
+	}
+	var lost []string
+	for _, x := range []struct {
+		on   bool
+		what string
+	}{{sample, "sample attributes that labels cannot hold"}, {mapping, "mapping attributes"},
+		{location, "location attributes"}, {unit, "units of profile attributes"}} {
+		if x.on {
+			lost = append(lost, x.what)
+		}
+	}
+	if len(lost) > 0 {
+		e.warn("otlp: this writer (pprofextended) does not write " + strings.Join(lost, ", ") + "; dropped")
+	}
 }
 
 // derivedIDTag is hashed with the content part of a derived profile id to

@@ -3,6 +3,7 @@ package pprofextended
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 
@@ -15,7 +16,15 @@ import (
 //
 //   - Resource attributes become comments "otlp.resource: KEY=VALUE", the
 //     resource schema URL "otlp.resource.schema_url: URL".
-//   - Container attributes become comments "otlp.attribute: KEY=VALUE".
+//   - Container attributes become comments "otlp.attribute: KEY=VALUE",
+//     and the unit of one that has a unit "otlp.attribute.unit: KEY=UNIT".
+//   - Sample attributes that pprof's labels cannot hold as they are
+//     (model.LabelSet.Attributes) become labels, one per value (per
+//     element of an array): an integer a numeric label with the
+//     attribute's unit, anything else a string label with the value's
+//     text, an empty text a numeric 0 label (pprof has no empty string
+//     label). Other value types and units are lost, which warn is told
+//     once.
 //   - The scope, unless it is pprofx's own, becomes the comment
 //     "otlp.scope: NAME VERSION" (and its attributes "otlp.scope.attribute: KEY=VALUE").
 //   - Start and end times that differ from time_nanos and
@@ -58,6 +67,9 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 	p.Resource = model.Resource{}
 	for _, a := range p.Attributes {
 		comment("otlp.attribute: " + a.Key + "=" + otlpcommon.ValueText(a.Value))
+		if a.Unit != "" {
+			comment("otlp.attribute.unit: " + a.Key + "=" + a.Unit)
+		}
 	}
 	p.Attributes, p.DroppedAttributesCount = nil, 0
 	if p.Scope.Name != "" && p.Scope.Name != ScopeName {
@@ -102,6 +114,8 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 		p.Mappings[i].BuildIDKind = 0
 	}
 
+	foldSampleAttributes(p, builder, warn)
+
 	// Links and timestamps become labels. Label sets are shared, so each
 	// (label set, link, timestamps) combination gets its own set.
 	var kTrace, kSpan, kTS, uNS int32
@@ -137,4 +151,53 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 		warn(fmt.Sprintf("otlp: the embedded original payload (%s, %d bytes) cannot be kept in pprof; it is dropped", p.OriginalPayloadFormat, len(p.OriginalPayload)))
 	}
 	p.OriginalPayload, p.OriginalPayloadFormat = nil, ""
+}
+
+// foldSampleAttributes turns the attributes of p's label sets into labels
+// (see FoldForPprof). Each set is changed in place: the builder's index of
+// the sets is then stale for those sets only, whose keys no set without
+// attributes can match.
+func foldSampleAttributes(p *model.Profile, builder func() *model.Builder, warn func(string)) {
+	folded, empty := false, false
+	for i := range p.LabelSets {
+		ls := &p.LabelSets[i]
+		if len(ls.Attributes) == 0 {
+			continue
+		}
+		folded = true
+		labels := slices.Clip(ls.Labels)
+		for _, a := range ls.Attributes {
+			key := builder().String(a.Key)
+			vs := []model.Value{a.Value}
+			if a.Value.Kind == model.KindArray {
+				vs = a.Value.Array
+			}
+			for _, v := range vs {
+				if v.Kind == model.KindInt {
+					l := model.Label{Key: key, Num: v.Int}
+					if a.Unit != "" {
+						l.NumUnit = builder().String(a.Unit)
+					}
+					labels = append(labels, l)
+					continue
+				}
+				text := otlpcommon.ValueText(v)
+				if v.Kind == model.KindString {
+					text = v.Str
+				}
+				empty = empty || text == ""
+				labels = append(labels, model.Label{Key: key, Str: builder().String(text)})
+			}
+		}
+		ls.Labels, ls.Attributes = labels, nil
+	}
+	if warn == nil {
+		return
+	}
+	if folded {
+		warn("otlp: sample attributes that pprof labels cannot hold (not a string or an integer, or a string with a unit) became string labels; their types and units are lost")
+	}
+	if empty {
+		warn("otlp: empty sample attribute values became numeric 0 labels (pprof has no empty string label)")
+	}
 }
