@@ -14,9 +14,16 @@ import (
 // collector with every sample attribute, timestamp, location attribute
 // (profile.frame.type), mapping attribute (both build ids), profile, scope
 // and resource attribute it holds: the collector's file reads as the
-// source, with no allowance.
+// source, with no allowance. So is typed-attrs.otlp, with its attributes of
+// every value type and their units on samples, the profile, mappings and
+// locations.
 func TestEBPFAttributesStored(t *testing.T) {
-	src := repo + "/testdata/otlp-dev/ebpf-v1.9.otlp"
+	for _, f := range []string{"ebpf-v1.9.otlp", "typed-attrs.otlp"} {
+		t.Run(f, func(t *testing.T) { attributesStored(t, repo+"/testdata/otlp-dev/"+f) })
+	}
+}
+
+func attributesStored(t *testing.T, src string) {
 	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
