@@ -29,7 +29,8 @@ const Magic = "\x89PPXB\r\n\x1a"
 
 // Version is the format version this package writes. It follows Magic as
 // a little-endian uint32. Version 2 added the attributes of mappings and
-// locations; the reader also reads version 1 (which has none).
+// locations, version 3 attribute units and the attributes of label sets;
+// the reader also reads versions 1 and 2 (which have none of these).
 const Version = 3
 
 // minVersion is the oldest version the reader reads.

@@ -23,7 +23,9 @@
 //     (pprofx's convention; see markOmittable and matchSamples).
 //   - Labels become attributes: strings; integers with their unit in
 //     unit_strindex; a key with several values in one sample becomes one
-//     attribute whose value is an array.
+//     attribute whose value is an array. The reader reads back into labels
+//     only such attributes; any other sample attribute stays one
+//     (model.LabelSet.Attributes), and every attribute keeps its unit.
 //   - Comments, drop/keep frames and doc URL become the profile attributes
 //     pprof.profile.*; build ids process.executable.build_id.gnu; the has_*
 //     flags pprof.mapping.has_*; is_folded pprof.location.is_folded.
