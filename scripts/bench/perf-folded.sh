@@ -23,7 +23,7 @@ input=${2:-}
 RUNS=${3:-10}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx # as README installs it
+CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx # as make build builds it
 if [ -z "$input" ]; then
 	gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$dir/burnt" testdata/perf/src/burnt.c
 	perf record -q -F 3999 -g -o "$dir/perf.data" "$dir/burnt" 4 >/dev/null
