@@ -15,6 +15,7 @@
 #   scripts/bench/hostile-limits.sh            # the issue's sizes, under 3 GiB (LIMIT_KB=3145728)
 #   scripts/bench/hostile-limits.sh -small     # the tests' sizes
 #   LIMIT_KB=1048576 scripts/bench/hostile-limits.sh
+#   ONLY='bundle-entries*' scripts/bench/hostile-limits.sh   # the rows of the files matching a pattern
 #
 # The files are made once into $HOSTILE_DIR (a few minutes at full scale).
 set -euo pipefail
@@ -24,7 +25,7 @@ limit_kb=${LIMIT_KB:-3145728}
 dir=${HOSTILE_DIR:-/tmp/pprofx-hostile${scale}}
 mkdir -p "$dir" "$dir/out"
 CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx
-go run ./internal/tools/genhostile -o "$dir" $scale > "$dir/manifest.tsv"
+go run ./internal/tools/genhostile -o "$dir" -only "${ONLY:-*}" $scale > "$dir/manifest.tsv"
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 echo "address-space limit: ulimit -v $limit_kb ($(mib $((limit_kb * 1024))) MiB)"
 printf '| %-58s | %4s | %6s | %10s | %10s | %s |\n' "row" "exit" "stderr" "peak RSS" "bound" "verdict"

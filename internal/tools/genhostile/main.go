@@ -8,9 +8,11 @@
 // it depends on the memory the run has. scripts/bench/hostile-rss.sh and
 // scripts/bench/hostile-limits.sh run them.
 //
-//	go run ./internal/tools/genhostile -o /tmp/hostile [-small] [-list] [-force]
+//	go run ./internal/tools/genhostile -o /tmp/hostile [-small] [-list] [-force] [-only PATTERN]
 //
-// Files already there are kept (-force writes them again).
+// Files already there are kept (-force writes them again). -only keeps the
+// cases whose file name matches a shell pattern (path.Match), e.g.
+// 'bundle-entries*'.
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -29,24 +32,32 @@ func main() {
 	small := flag.Bool("small", false, "the tests' small scale instead of full scale")
 	list := flag.Bool("list", false, "print the lines only; write no file")
 	force := flag.Bool("force", false, "write every file, even those already there (the generator is deterministic)")
+	only := flag.String("only", "*", "only the cases whose file name matches this shell pattern")
 	flag.Parse()
+	if _, err := path.Match(*only, ""); err != nil {
+		fmt.Fprintf(os.Stderr, "genhostile: -only %q: %v\n", *only, err)
+		os.Exit(2)
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "genhostile:", err)
 		os.Exit(1)
 	}
 	done := map[string]bool{}
 	for _, c := range hostile.Cases(*small) {
-		path := filepath.Join(*out, c.Name)
-		if !done[c.Name] && !*list && (*force || !exists(path)) {
+		if ok, _ := path.Match(*only, c.Name); !ok {
+			continue
+		}
+		file := filepath.Join(*out, c.Name)
+		if !done[c.Name] && !*list && (*force || !exists(file)) {
 			done[c.Name] = true
-			if err := write(path, c); err != nil {
+			if err := write(file, c); err != nil {
 				fmt.Fprintf(os.Stderr, "genhostile: %s: %v\n", c.Name, err)
 				os.Exit(1)
 			}
 		}
 		if c.Raw < 0 {
 			// What a bundle's blocks decompress to, from the file.
-			data, err := os.ReadFile(path)
+			data, err := os.ReadFile(file)
 			if err == nil {
 				c.Raw, err = hostile.BundleRaw(data)
 			}
