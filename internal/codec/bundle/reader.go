@@ -320,79 +320,119 @@ func trimPrefix(err error) error {
 	return err
 }
 
-// unpacker builds one profile's tables from the shared ones, adding each
-// entry the first time it is used.
+// unpacker builds one profile's tables from the shared ones, taking each
+// entry its samples, mappings and header use. It works in two passes, so
+// that the profile holds only what it needs, at its exact size: the first
+// (decode, header) walks the header and the samples and numbers each
+// shared entry reached in order of first use; the second (build) makes the
+// profile's tables, each location's lines and each label set's labels
+// slices of one array. The numbering is kept in dense arrays indexed by
+// the shared tables (4 bytes per shared entry), not in maps.
 type unpacker struct {
-	t                             *tables
-	p                             *model.Profile
-	strIdx                        map[string]int32
-	funcMap, locMap, nodeMap, lsM map[uint32]int32
-	mapFirst                      map[uint32]int32 // shared mapping -> first local mapping
-	linkMap                       map[uint32]int32
-	frames                        []int32
+	t *tables
+	p *model.Profile
+	// Local index + 1 of each shared entry used so far (0: not yet used).
+	// Strings of both shared tables are numbered in one local table.
+	strNew, pstrNew, funcNew, locNew, nodeNew, lsNew, linkNew []int32
+	// pvals are the profile strings numbered so far, by value: a table
+	// string equal to one of them (a sample type also used as a label
+	// key) is not added again. A profile's header, which alone uses the
+	// profile strings, is read before its samples.
+	pvals                   map[string]int32
+	nstr                    int32            // local strings numbered, "" included
+	mapFirst                map[uint32]int32 // shared mapping -> first local mapping
+	nfunc, nloc, nls, nlink int32
+	nlines, nlabels         int
+	frames                  []int32
+}
+
+func (u *unpacker) init() {
+	t := u.t
+	u.p = model.New()
+	u.strNew = make([]int32, len(t.strings))
+	u.pstrNew = make([]int32, len(t.pstrings))
+	u.funcNew = make([]int32, len(t.functions))
+	u.locNew = make([]int32, len(t.locations))
+	u.nodeNew = make([]int32, len(t.nodeParent))
+	u.lsNew = make([]int32, len(t.labelSets))
+	u.linkNew = make([]int32, len(t.links))
+	u.pvals = map[string]int32{}
+	u.nstr = 1
+	u.mapFirst = map[uint32]int32{}
 }
 
 // str returns the local index of shared table string i.
-func (u *unpacker) str(i uint32) int32 { return u.strVal(u.t.strings[i]) }
+func (u *unpacker) str(i uint32) int32 {
+	if v := u.strNew[i]; v != 0 {
+		return v - 1
+	}
+	v := int32(0)
+	if s := u.t.strings[i]; s != "" {
+		var ok bool
+		if v, ok = u.pvals[s]; !ok {
+			v = u.nstr
+			u.nstr++
+		}
+	}
+	u.strNew[i] = v + 1
+	return v
+}
 
 // pstr returns the local index of shared profile string i.
-func (u *unpacker) pstr(i uint32) int32 { return u.strVal(u.t.pstrings[i]) }
-
-func (u *unpacker) strVal(s string) int32 {
-	if s == "" {
-		return 0
+func (u *unpacker) pstr(i uint32) int32 {
+	if v := u.pstrNew[i]; v != 0 {
+		return v - 1
 	}
-	if v, ok := u.strIdx[s]; ok {
-		return v
+	v := int32(0)
+	if s := u.t.pstrings[i]; s != "" {
+		var ok bool
+		if v, ok = u.pvals[s]; !ok {
+			v = u.nstr
+			u.nstr++
+			u.pvals[s] = v
+		}
 	}
-	v := int32(len(u.p.Strings))
-	u.p.Strings = append(u.p.Strings, s)
-	u.strIdx[s] = v
+	u.pstrNew[i] = v + 1
 	return v
 }
 
 func (u *unpacker) function(i uint32) int32 {
-	if v, ok := u.funcMap[i]; ok {
-		return v
+	if v := u.funcNew[i]; v != 0 {
+		return v - 1
 	}
-	f := u.t.functions[i]
-	v := int32(len(u.p.Functions))
-	u.p.Functions = append(u.p.Functions, model.Function{
-		Name: u.str(f.name), SystemName: u.str(f.systemName), Filename: u.str(f.filename), StartLine: f.startLine,
-	})
-	u.funcMap[i] = v
+	f := &u.t.functions[i]
+	u.str(f.name)
+	u.str(f.systemName)
+	u.str(f.filename)
+	v := u.nfunc
+	u.nfunc++
+	u.funcNew[i] = v + 1
 	return v
 }
 
 func (u *unpacker) location(i uint32) (int32, error) {
-	if v, ok := u.locMap[i]; ok {
-		return v, nil
+	if v := u.locNew[i]; v != 0 {
+		return v - 1, nil
 	}
-	l := u.t.locations[i]
-	loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded, Attributes: u.t.attrSets[l.attrs]}
-	if l.mapping != 0 {
-		m, ok := u.mapFirst[l.mapping-1]
-		if !ok {
-			return 0, errf("location %d uses mapping %d, which is not in the profile's mapping list", i, l.mapping-1)
-		}
-		loc.Mapping = m
-	}
-	lines := u.t.lines[u.t.lineOff[i]:u.t.lineOff[i+1]]
-	if len(lines) > 0 {
-		loc.Lines = make([]model.Line, len(lines))
-		for j, ln := range lines {
-			loc.Lines[j] = model.Line{Function: u.function(ln.function), Line: ln.line, Column: ln.column}
+	t := u.t
+	if m := t.locations[i].mapping; m != 0 {
+		if _, ok := u.mapFirst[m-1]; !ok {
+			return 0, errf("location %d uses mapping %d, which is not in the profile's mapping list", i, m-1)
 		}
 	}
-	v := int32(len(u.p.Locations))
-	u.p.Locations = append(u.p.Locations, loc)
-	u.locMap[i] = v
+	for _, ln := range t.lines[t.lineOff[i]:t.lineOff[i+1]] {
+		u.function(ln.function)
+	}
+	u.nlines += int(t.lineOff[i+1] - t.lineOff[i])
+	v := u.nloc
+	u.nloc++
+	u.locNew[i] = v + 1
 	return v, nil
 }
 
 func (u *unpacker) stack(node uint32) (int32, error) {
-	if v, ok := u.nodeMap[node]; ok {
-		return v, nil
+	if v := u.nodeNew[node]; v != 0 {
+		return v - 1, nil
 	}
 	u.frames = u.frames[:0]
 	for n := node; n != 0; n = u.t.nodeParent[n] {
@@ -409,7 +449,7 @@ func (u *unpacker) stack(node uint32) (int32, error) {
 		u.frames[j] = l
 	}
 	v := u.p.Stacks.Add(u.frames)
-	u.nodeMap[node] = v
+	u.nodeNew[node] = v + 1
 	return v, nil
 }
 
@@ -417,17 +457,19 @@ func (u *unpacker) labelSet(i uint32) int32 {
 	if i == 0 {
 		return 0
 	}
-	if v, ok := u.lsM[i]; ok {
-		return v
+	if v := u.lsNew[i]; v != 0 {
+		return v - 1
 	}
 	s := u.t.labelSets[i]
-	ls := make([]model.Label, s.n)
-	for j, l := range u.t.labels[s.off : s.off+s.n] {
-		ls[j] = model.Label{Key: u.str(l.key), Str: u.str(l.str), Num: l.num, NumUnit: u.str(l.unit)}
+	for _, l := range u.t.labels[s.off : s.off+s.n] {
+		u.str(l.key)
+		u.str(l.str)
+		u.str(l.unit)
 	}
-	v := int32(len(u.p.LabelSets))
-	u.p.LabelSets = append(u.p.LabelSets, model.LabelSet{Labels: ls, Attributes: u.t.attrSets[s.attrs]})
-	u.lsM[i] = v
+	u.nlabels += int(s.n)
+	u.nls++
+	v := u.nls // LabelSets[0] is the empty set
+	u.lsNew[i] = v + 1
 	return v
 }
 
@@ -435,14 +477,88 @@ func (u *unpacker) link(i uint32) int32 {
 	if i == 0 {
 		return model.NoLink
 	}
-	if v, ok := u.linkMap[i]; ok {
-		return v
+	if v := u.linkNew[i-1]; v != 0 {
+		return v - 1
 	}
-	l := u.t.links[i-1]
-	v := int32(len(u.p.Links))
-	u.p.Links = append(u.p.Links, model.Link{TraceID: cloneBytes(l.TraceID), SpanID: cloneBytes(l.SpanID)})
-	u.linkMap[i] = v
+	v := u.nlink
+	u.nlink++
+	u.linkNew[i-1] = v + 1
 	return v
+}
+
+// build makes the profile's tables from the shared entries the first pass
+// numbered, going through the shared tables in order.
+func (u *unpacker) build() {
+	t, p := u.t, u.p
+	p.Strings = make([]string, u.nstr)
+	for i, v := range u.pstrNew {
+		if v > 0 {
+			p.Strings[v-1] = t.pstrings[i]
+		}
+	}
+	for i, v := range u.strNew {
+		if v > 0 {
+			p.Strings[v-1] = t.strings[i]
+		}
+	}
+	if u.nfunc > 0 {
+		p.Functions = make([]model.Function, u.nfunc)
+		for i, v := range u.funcNew {
+			if v > 0 {
+				f := &t.functions[i]
+				p.Functions[v-1] = model.Function{
+					Name: u.str(f.name), SystemName: u.str(f.systemName), Filename: u.str(f.filename), StartLine: f.startLine,
+				}
+			}
+		}
+	}
+	if u.nloc > 0 {
+		p.Locations = make([]model.Location, u.nloc)
+		lines := make([]model.Line, u.nlines)
+		for i, v := range u.locNew {
+			if v == 0 {
+				continue
+			}
+			l := &t.locations[i]
+			loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded, Attributes: t.attrSets[l.attrs]}
+			if l.mapping != 0 {
+				loc.Mapping = u.mapFirst[l.mapping-1]
+			}
+			if sl := t.lines[t.lineOff[i]:t.lineOff[i+1]]; len(sl) > 0 {
+				loc.Lines = lines[:len(sl):len(sl)]
+				lines = lines[len(sl):]
+				for j, ln := range sl {
+					loc.Lines[j] = model.Line{Function: u.funcNew[ln.function] - 1, Line: ln.line, Column: ln.column}
+				}
+			}
+			p.Locations[v-1] = loc
+		}
+	}
+	if u.nls > 0 {
+		p.LabelSets = make([]model.LabelSet, u.nls+1)
+		labels := make([]model.Label, u.nlabels)
+		for i, v := range u.lsNew {
+			if v == 0 {
+				continue
+			}
+			s := t.labelSets[i]
+			ls := labels[:s.n:s.n]
+			labels = labels[s.n:]
+			for j, l := range t.labels[s.off : s.off+s.n] {
+				ls[j] = model.Label{Key: u.str(l.key), Str: u.str(l.str), Num: l.num, NumUnit: u.str(l.unit)}
+			}
+			p.LabelSets[v-1] = model.LabelSet{Labels: ls, Attributes: t.attrSets[s.attrs]}
+		}
+	}
+	if u.nlink > 0 {
+		p.Links = make([]model.Link, u.nlink)
+		for i, v := range u.linkNew {
+			if v > 0 {
+				l := &t.links[i]
+				p.Links[v-1] = model.Link{TraceID: cloneBytes(l.TraceID), SpanID: cloneBytes(l.SpanID)}
+			}
+		}
+	}
 }
 
 func (u *unpacker) valueType(d *dec, what string) model.ValueType {
@@ -460,14 +576,7 @@ const maxValueDepth = 64
 // the time and the duration.
 func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 	t := u.t
-	u.p = model.New()
-	u.strIdx = map[string]int32{}
-	u.funcMap = map[uint32]int32{}
-	u.locMap = map[uint32]int32{}
-	u.nodeMap = map[uint32]int32{}
-	u.lsM = map[uint32]int32{}
-	u.mapFirst = map[uint32]int32{}
-	u.linkMap = map[uint32]int32{}
+	u.init()
 	p := u.p
 
 	hi := d.ref("header", len(t.headers))
@@ -566,6 +675,7 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 	if err := d.done(); err != nil {
 		return nil, err
 	}
+	u.build()
 	return p, nil
 }
 

@@ -1,8 +1,10 @@
 package bundle
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
+	"unsafe"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -502,9 +504,13 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
+	// Copied, into one array, so that the block is not held by them.
+	hall := make([]byte, htotal)
+	copy(hall, d.b[d.off:])
+	d.off += int(htotal)
 	for i, l := range hlens {
-		t.headers[i] = d.b[d.off : d.off+int(l)]
-		d.off += int(l)
+		t.headers[i] = hall[:l:l]
+		hall = hall[l:]
 	}
 
 	t.decodeMappings(d, ns)
@@ -796,50 +802,67 @@ func decodeStrings(d *dec, what string) []string {
 		d.fail(what, "no strings; string 0 must be the empty string")
 		return nil
 	}
-	shared := make([]uint64, n)
-	for i := range shared {
-		shared[i] = d.uvarint(what + ".shared_prefix")
+	// The two columns of lengths are read once to find where they end,
+	// and again, side by side, to check and to build the strings: they
+	// are never held in memory.
+	sharedWhat, suffixWhat := what+".shared_prefix", what+".suffix_length"
+	sharedAt := d.off
+	for i := 0; i < n && d.err == nil; i++ {
+		d.uvarint(sharedWhat)
 	}
-	suffix := make([]uint64, n)
+	suffixAt := d.off
 	var total uint64
-	for i := range suffix {
-		suffix[i] = d.uvarint(what + ".suffix_length")
-		total += suffix[i]
+	for i := 0; i < n && d.err == nil; i++ {
+		total += d.uvarint(suffixWhat)
 		if d.err == nil && total > uint64(len(d.b)-d.off) {
-			d.fail(what+".suffix_length", "string %d ends past the end of the block", i)
+			d.fail(suffixWhat, "string %d ends past the end of the block", i)
 		}
 	}
 	if d.err != nil {
 		return nil
 	}
-	if shared[0] != 0 || suffix[0] != 0 {
-		d.fail(what+"[0]", "must be the empty string")
+	blobAt := d.off
+	d.off += int(total)
+	next := func(off *int) uint64 {
+		v, k := binary.Uvarint(d.b[*off:])
+		*off += k
+		return v
+	}
+	// Shared prefixes make strings longer than the blob: what they add
+	// counts against the limit, before anything is allocated.
+	var expand, prevLen uint64
+	so, xo := sharedAt, suffixAt
+	for i := 0; i < n; i++ {
+		shared, suffix := next(&so), next(&xo)
+		if i == 0 && (shared != 0 || suffix != 0) {
+			d.fail(what+"[0]", "must be the empty string")
+			return nil
+		}
+		if shared > prevLen {
+			d.fail(what, "string %d shares %d bytes with a %d-byte string", i, shared, prevLen)
+			return nil
+		}
+		expand += shared
+		prevLen = shared + suffix
+	}
+	if expand > 0 && !d.spend(what, expand) {
 		return nil
 	}
-	blob := d.b[d.off : d.off+int(total)]
-	d.off += int(total)
+	// All the strings are laid back to back in one array.
+	all := make([]byte, expand+total)
 	out := make([]string, n)
-	// Shared prefixes make strings longer than the blob: what they add
-	// counts against the limit.
-	var size uint64
-	prev := ""
-	pos := uint64(0)
+	so, xo = sharedAt, suffixAt
+	pos, src, prev := 0, blobAt, 0
 	for i := range out {
-		if shared[i] > uint64(len(prev)) {
-			d.fail(what, "string %d shares %d bytes with a %d-byte string", i, shared[i], len(prev))
-			return nil
+		shared, suffix := int(next(&so)), int(next(&xo))
+		start := pos
+		pos += copy(all[pos:], all[prev:prev+shared])
+		pos += copy(all[pos:], d.b[src:src+suffix])
+		src += suffix
+		if pos > start {
+			out[i] = unsafe.String(&all[start], pos-start)
 		}
-		size += shared[i] + suffix[i]
-		if shared[i] > 0 && !d.spend(what, shared[i]) {
-			return nil
-		}
-		if shared[i] == 0 {
-			out[i] = string(blob[pos : pos+suffix[i]])
-		} else {
-			out[i] = prev[:shared[i]] + string(blob[pos:pos+suffix[i]])
-		}
-		pos += suffix[i]
-		prev = out[i]
+		prev = start
 	}
 	return out
 }
