@@ -196,7 +196,11 @@ func readNames(ios *IOStreams, from string) ([]string, error) {
 func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Profile) bool) error {
 	fromBundle := func(r *bundle.Reader) error {
 		for i := 0; i < r.Len(); i++ {
-			p, err := r.Profile(i)
+			read := r.Profile
+			if i == r.Len()-1 {
+				read = r.ProfileLast // the tables are released as it is read
+			}
+			p, err := read(i)
 			if err != nil {
 				return err
 			}

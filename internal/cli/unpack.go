@@ -193,7 +193,7 @@ func unpackRun(o *UnpackOptions) error {
 		}
 		written = append(written, done{tmp.Name(), final})
 		bw := bufio.NewWriterSize(tmp, 1<<16)
-		err = unpackTo(o, r, i, bw, to, final)
+		err = unpackTo(o, r, i, bw, to, final, i == len(finals)-1)
 		if err == nil {
 			err = bw.Flush()
 		}
@@ -242,12 +242,18 @@ func unpackRun(o *UnpackOptions) error {
 }
 
 func unpackOne(o *UnpackOptions, r *bundle.Reader, i int, out string, to formats.OutFormat) error {
-	return writeOutput(o.IO, out, func(w io.Writer) error { return unpackTo(o, r, i, w, to, out) })
+	return writeOutput(o.IO, out, func(w io.Writer) error { return unpackTo(o, r, i, w, to, out, true) })
 }
 
 // unpackTo writes profile i of r to w in format to; out names w in errors.
-func unpackTo(o *UnpackOptions, r *bundle.Reader, i int, w io.Writer, to formats.OutFormat, out string) error {
-	p, err := r.Profile(i)
+// last: no other profile is read from r after it (its shared tables are
+// released as it is read, not held while it is written).
+func unpackTo(o *UnpackOptions, r *bundle.Reader, i int, w io.Writer, to formats.OutFormat, out string, last bool) error {
+	read := r.Profile
+	if last {
+		read = r.ProfileLast
+	}
+	p, err := read(i)
 	if err != nil {
 		return &FileError{o.Input, err}
 	}

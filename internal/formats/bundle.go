@@ -31,7 +31,11 @@ func init() {
 		br.LimitMemory(opts.memory())
 		in.Facts = append(in.Facts, [2]string{"bundle version", fmt.Sprint(bundle.Version)}, [2]string{"profiles", fmt.Sprint(br.Len())})
 		for i := 0; i < br.Len(); i++ {
-			p, err := br.Profile(i)
+			read := br.Profile
+			if i == br.Len()-1 {
+				read = br.ProfileLast // the tables are released as it is built
+			}
+			p, err := read(i)
 			if err != nil {
 				return err
 			}

@@ -93,18 +93,20 @@ type Function struct {
 	StartLine  int64
 }
 
-// Location is one program counter and what it symbolizes to.
+// Location is one program counter and what it symbolizes to. (Its fields
+// are ordered so that it takes 64 bytes, not 72: a profile may hold
+// millions.)
 type Location struct {
 	Address uint64
-	Mapping int32 // index into Mappings, or NoMapping
 	// Lines in inline order: Lines[0] is the innermost inlined function,
 	// the last line is the caller the others were inlined into.
-	Lines    []Line
-	IsFolded bool
+	Lines []Line
 	// Attributes are the location's OpenTelemetry attributes that no field
-	// above holds, in the order read: profile.frame.type of the semantic
+	// below holds, in the order read: profile.frame.type of the semantic
 	// conventions, and a producer's own.
 	Attributes []Attribute
+	Mapping    int32 // index into Mappings, or NoMapping
+	IsFolded   bool
 }
 
 // Line is a source position in a function.

@@ -3,7 +3,28 @@ package model
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
+
+// A profile may hold millions of locations, functions and lines: their
+// structs take no padding they could do without (on 64-bit platforms).
+func TestTableEntrySizes(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes are for 64-bit platforms")
+	}
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"Location", unsafe.Sizeof(Location{}), 64},
+		{"Function", unsafe.Sizeof(Function{}), 24},
+		{"Line", unsafe.Sizeof(Line{}), 24},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s takes %d bytes, want %d", c.name, c.got, c.want)
+		}
+	}
+}
 
 func small() *Profile {
 	b := NewBuilder()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -290,6 +291,36 @@ func TestDeterministicAndAssociative(t *testing.T) {
 		}
 		if !bytes.Equal(buf.Bytes(), abc) {
 			t.Errorf("%s: %d bytes, differs from merge(a,b,c) (%d bytes)", tc.name, buf.Len(), len(abc))
+		}
+	}
+}
+
+// ProfileLast gives the profile Profile gives, and the tables it releases
+// as it reads are read again by the profiles read after it.
+func TestProfileLast(t *testing.T) {
+	ps := []*model.Profile{handBuilt(0), handBuilt(1), model.New(), handBuilt(2)}
+	data, err := bundleOf(ps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{3, 0, 1, 2, 3} {
+		want, err := r.Profile(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.ProfileLast(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("profile %d: ProfileLast differs from Profile: %s", i, diffProfiles(want, got))
+		}
+		if d := diffProfiles(ps[i], got); d != "" {
+			t.Errorf("profile %d: %s", i, d)
 		}
 	}
 }

@@ -275,7 +275,17 @@ func (r *Reader) tables() (*tables, error) {
 // Profile reads profile i: the shared tables (once per Reader) and its own
 // section. The profile holds only the table entries its samples, mappings
 // and profile-level fields reference.
-func (r *Reader) Profile(i int) (*model.Profile, error) {
+func (r *Reader) Profile(i int) (*model.Profile, error) { return r.profile(i, false) }
+
+// ProfileLast reads profile i as Profile does, for a caller that reads no
+// other profile from r after it (one profile unpacked, the last of a
+// bundle read whole): the shared tables are taken from r and released as
+// the profile is built, each once the profile took what it needs from it,
+// rather than held beside the whole profile and after it. A profile read
+// later reads the tables again.
+func (r *Reader) ProfileLast(i int) (*model.Profile, error) { return r.profile(i, true) }
+
+func (r *Reader) profile(i int, last bool) (*model.Profile, error) {
 	if i < 0 || i >= len(r.entries) {
 		return nil, errf("index %d out of range (bundle holds %d profiles, 0 to %d)", i, len(r.entries), len(r.entries)-1)
 	}
@@ -286,6 +296,15 @@ func (r *Reader) Profile(i int) (*model.Profile, error) {
 	t, err := r.tables()
 	if err != nil {
 		return nil, err
+	}
+	if last {
+		r.mu.Lock()
+		if r.t == t {
+			r.t, r.loaded = nil, false
+		}
+		r.mu.Unlock()
+		x := *t // its fields are dropped as they are used up
+		t = &x
 	}
 	room := r.limit - int64(r.tablesRaw)
 	if r.totalLimit > 0 {
@@ -298,7 +317,7 @@ func (r *Reader) Profile(i int) (*model.Profile, error) {
 	if err != nil {
 		return nil, errf("profile %d: %v", i, trimPrefix(err))
 	}
-	b := &unpacker{t: t}
+	b := &unpacker{t: t, release: last}
 	d := &dec{b: raw, block: "section", room: max(room-int64(len(raw)), 1)}
 	start := d.room
 	p, err := b.decode(d, e)
@@ -344,6 +363,9 @@ type unpacker struct {
 	nfunc, nloc, nls, nlink int32
 	nlines, nlabels         int
 	frames                  []int32
+	// release: u.t is this profile's alone (ProfileLast), and each of its
+	// tables is dropped once the profile has taken what it needs from it.
+	release bool
 }
 
 func (u *unpacker) init() {
@@ -501,6 +523,9 @@ func (u *unpacker) build() {
 			p.Strings[v-1] = t.strings[i]
 		}
 	}
+	if u.release {
+		t.strings, t.pstrings = nil, nil
+	}
 	if u.nfunc > 0 {
 		p.Functions = make([]model.Function, u.nfunc)
 		for i, v := range u.funcNew {
@@ -511,6 +536,9 @@ func (u *unpacker) build() {
 				}
 			}
 		}
+	}
+	if u.release {
+		t.functions = nil
 	}
 	if u.nloc > 0 {
 		p.Locations = make([]model.Location, u.nloc)
@@ -533,6 +561,9 @@ func (u *unpacker) build() {
 			}
 			p.Locations[v-1] = loc
 		}
+	}
+	if u.release {
+		t.locations, t.lines, t.lineOff, u.locNew, u.funcNew = nil, nil, nil, nil, nil
 	}
 	if u.nls > 0 {
 		p.LabelSets = make([]model.LabelSet, u.nls+1)
@@ -642,6 +673,11 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 		// tables, capped so that an append cannot reach the next row's).
 		v := vals[:nv:nv]
 		p.Samples[i] = model.Sample{Stack: s, Values: v, LabelSet: u.labelSet(t.rowLabels[r]), Link: u.link(t.rowLink[r])}
+	}
+	if u.release { // what the samples alone use
+		t.nodeParent, t.nodeLoc, u.nodeNew = nil, nil, nil
+		t.rowNode, t.rowLabels, t.rowLink, t.rowOff = nil, nil, nil, nil
+		t.headers = nil
 	}
 	if flags&colTimestamps != 0 {
 		counts := make([]int, n)
