@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/gzip"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -160,6 +161,9 @@ type decoder struct {
 	owned  bool // strings may point into data
 	// sampleBytesLeft is the bytes of the samples not decoded yet.
 	sampleBytesLeft int
+	// maxFrames is the location ids of all samples: the stacks' frames
+	// are never more.
+	maxFrames int
 	// strRemap, when the string table was interned (buildStrings), maps
 	// an index of the input's table to the profile's.
 	strRemap []int32
@@ -211,7 +215,7 @@ func (d *decoder) decode() error {
 	// again rather than keep their offsets (a list that could itself be
 	// several times the input).
 	var counts [16]int
-	sampleBytes, stringBytes := 0, 0
+	sampleBytes, stringBytes, frames, values := 0, 0, 0, 0
 	err := d.topLevel(func(g *field) error {
 		if g.num > 0 && g.num < 16 {
 			counts[g.num]++
@@ -223,6 +227,9 @@ func (d *decoder) decode() error {
 			}
 			if g.num == fSample {
 				sampleBytes += len(g.b)
+				ids, vals := countSampleFields(g.b)
+				frames += ids
+				values += vals
 			} else if g.num == fStringTable {
 				stringBytes += len(g.b)
 			}
@@ -232,7 +239,7 @@ func (d *decoder) decode() error {
 	if err != nil {
 		return err
 	}
-	if err := d.checkBudget(&counts, stringBytes, sampleBytes); err != nil {
+	if err := d.checkBudget(&counts, stringBytes, frames, values); err != nil {
 		return err
 	}
 	// The strings first: every later pass reads indices into them.
@@ -307,6 +314,7 @@ func (d *decoder) decode() error {
 	// not find a large guess to throw away.
 	p.Stacks.Grow(min(counts[fSample], 1<<12), min(sampleBytes/2, 1<<20))
 	d.sampleBytesLeft = sampleBytes
+	d.maxFrames = frames
 	labelSets := make(map[string]int32)
 	p.LabelSets = []model.LabelSet{{}}
 	return d.topLevel(func(g *field) error {
@@ -336,15 +344,16 @@ var fieldCost = [16]int{fSample: sampleSize + 8, fLocation: locationSize, fFunct
 // justify (millions of empty samples or strings) is refused before
 // anything is allocated for it.
 //
-// The stacks' frames are counted at their most, a location id of one
-// byte each (4 bytes in the model): under a memory limit they must fit
-// too (model.CheckMemory).
-func (d *decoder) checkBudget(counts *[16]int, stringBytes, sampleBytes int) error {
+// The stacks' frames are counted at their most, every sample's location
+// ids as if no two samples shared a stack (4 bytes each in the model), and
+// so are the samples' values beyond the one fieldCost counts (8 bytes
+// each): under a memory limit they must fit too (model.CheckMemory).
+func (d *decoder) checkBudget(counts *[16]int, stringBytes, frames, values int) error {
 	var need int64
 	for num, n := range counts {
 		need += int64(n) * int64(fieldCost[num])
 	}
-	need += int64(stringBytes) + 4*int64(sampleBytes)
+	need += int64(stringBytes) + 4*int64(frames) + 8*int64(max(values-counts[fSample], 0))
 	if n := counts[fStringTable]; n > internMin && stringBytes < internBelow*n {
 		need += 4 * int64(n) // buildStrings' remap of an interned table
 	}
@@ -413,4 +422,42 @@ func (d *decoder) profileField(fv field) error {
 		})
 	}
 	return err
+}
+
+// countSampleFields returns how many location ids (field 1) and values
+// (field 2) the encoded Sample b holds, packed or not: every varint ends
+// in a byte below 0x80. What it cannot parse counts as an id and a value
+// per byte, the most it could hold; the decoder reports what is wrong
+// with it later.
+func countSampleFields(b []byte) (ids, values int) {
+	var n [3]int
+	for len(b) > 0 {
+		num, typ, k := protowire.ConsumeTag(b)
+		if k < 0 {
+			return n[1] + len(b), n[2] + len(b)
+		}
+		b = b[k:]
+		if (num == 1 || num == 2) && typ == protowire.BytesType {
+			v, k := protowire.ConsumeBytes(b)
+			if k < 0 {
+				return n[1] + len(b), n[2] + len(b)
+			}
+			for _, c := range v {
+				if c < 0x80 {
+					n[num]++
+				}
+			}
+			b = b[k:]
+			continue
+		}
+		if num == 1 || num == 2 {
+			n[num]++
+		}
+		k = protowire.ConsumeFieldValue(num, typ, b)
+		if k < 0 {
+			return n[1] + len(b), n[2] + len(b)
+		}
+		b = b[k:]
+	}
+	return n[1], n[2]
 }

@@ -351,7 +351,9 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 		if cap(st.Frames)-len(st.Frames) < n {
 			// Room for this stack and a guess of the rest (no doubling: a
 			// huge stack takes what it needs, not twice that).
-			grown := make([]int32, len(st.Frames), len(st.Frames)+n+d.sampleBytesLeft/2)
+			// The samples' location ids (maxFrames) bound it.
+			room := min(len(st.Frames)+n+d.sampleBytesLeft/2, max(d.maxFrames, len(st.Frames)+n))
+			grown := make([]int32, len(st.Frames), room)
 			copy(grown, st.Frames)
 			st.Frames = grown
 		}
