@@ -209,9 +209,14 @@ func (v *validator) header() error {
 }
 
 // MemoryPerInputByte bounds what a decoder may allocate for a profile's
-// tables, per byte of its (decompressed) input. With the input itself and
-// the decoders' own buffers, a process stays within 64 MiB plus 16 times
-// the input.
+// tables, per byte of its (decompressed) input, when no memory limit is
+// known. With the input itself and the decoders' own buffers, a process
+// stays within 64 MiB plus 16 times the input. It is more than the 3 that
+// memlimit.Bound (64 MiB + 4 x the input, the input included) would give
+// because real entries take more than that in the model: a pprof location
+// of an id and a line is 8 bytes on the wire and 96 here, and OTLP's
+// count from the wire comes to 11 times the collector's real files
+// (docs/limits.md). Under a memory limit the limit is what counts.
 const MemoryPerInputByte = 14
 
 // memorySlack is what any input may take beyond MemoryPerInputByte times
