@@ -118,7 +118,7 @@ func mergeRun(o *MergeOptions) error {
 		return &UsageError{"refusing to write a binary bundle to a terminal: name an output with -o, or pipe it"}
 	}
 	return writeOutput(ios, o.Output, func(w io.Writer) error {
-		bw := bundle.NewWriter(w, bundle.WriterOptions{Level: o.Level})
+		bw := bundle.NewWriter(w, bundle.WriterOptions{Level: o.Level, Warn: warner(ios, o.Output)})
 		// Inputs are read and decoded one ahead of the writer, on another
 		// goroutine, so decoding and compressing overlap; the order, and so
 		// the bytes, stay the same.

@@ -191,3 +191,40 @@ func TestVersion2(t *testing.T) {
 		}
 	}
 }
+
+// TestLineWithoutFunction: a line naming no function (OTLP allows one,
+// pprof does not) is stored naming a function whose every field is empty,
+// with one warning, as the pprof writer does; it never panics.
+func TestLineWithoutFunction(t *testing.T) {
+	p := model.New()
+	p.Locations = []model.Location{{Address: 0x1000, Mapping: model.NoMapping, Lines: []model.Line{{Function: model.NoFunction, Line: 7}}}}
+	p.Stacks.Add([]int32{0})
+	p.SampleTypes = []model.ValueType{{}}
+	p.Samples = []model.Sample{{Stack: 0, Values: []int64{3}, Link: model.NoLink}}
+	var buf bytes.Buffer
+	var warnings []string
+	w := NewWriter(&buf, WriterOptions{Warn: func(m string) { warnings = append(warnings, m) }})
+	if err := w.Add(Entry{Name: "a"}, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Add(Entry{Name: "b"}, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 {
+		t.Errorf("warnings %q, want one", warnings)
+	}
+	got, err := readAll(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := got[0].Locations[0].Lines[0]
+	if ln.Function == model.NoFunction || ln.Line != 7 {
+		t.Fatalf("line read back as %+v", ln)
+	}
+	if f := got[0].Functions[ln.Function]; f != (model.Function{}) {
+		t.Errorf("function %+v, want every field empty", f)
+	}
+}

@@ -23,6 +23,8 @@ type WriterOptions struct {
 	// match tables. Level 4 makes bundles about 3 % smaller and merging
 	// slower.
 	Level int
+	// Warn is told, once, what a bundle cannot hold as it was given.
+	Warn func(msg string)
 }
 
 // Writer writes a bundle. Each Add encodes one profile's section and writes
@@ -51,6 +53,8 @@ type Writer struct {
 	entries   []Entry
 	closed    bool
 	wroteHead bool
+	warn      func(string)
+	warned    map[string]bool
 
 	// Per-profile scratch, reused: local index -> shared index + 1 (0 = not yet).
 	strMap, funcMap, locMap, stackMap, lsMap, linkMap []uint32
@@ -94,6 +98,8 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		labelIdx:    map[string]uint32{},
 		linkIdx:     map[string]uint32{},
 		rows:        rows{latest: map[rowKey]*rowState{}},
+		warn:        opts.Warn,
+		warned:      map[string]bool{},
 	}
 	return wr
 }
@@ -246,7 +252,21 @@ func (w *Writer) mapping(p *model.Profile, m *model.Mapping) uint32 {
 	return v
 }
 
+// function returns the shared index of function i. A bundle's lines always
+// name a function, as pprof's do: a line with none (model.NoFunction)
+// names a function whose every field is empty.
 func (w *Writer) function(p *model.Profile, i int32) uint32 {
+	if i == model.NoFunction {
+		w.warnOnce("a line with no function (possible in OTLP) is stored naming a function whose every field is empty, as pprof output has it")
+		sf := function{}
+		v, ok := w.funcIdx[sf]
+		if !ok {
+			v = uint32(len(w.t.functions))
+			w.t.functions = append(w.t.functions, sf)
+			w.funcIdx[sf] = v
+		}
+		return v
+	}
 	if v := w.funcMap[i]; v != 0 {
 		return v - 1
 	}
@@ -736,4 +756,12 @@ func (w *Writer) AddBundle(r *Reader) error {
 		}
 	}
 	return nil
+}
+
+// warnOnce tells Warn msg the first time only.
+func (w *Writer) warnOnce(msg string) {
+	if w.warn != nil && !w.warned[msg] {
+		w.warned[msg] = true
+		w.warn(msg)
+	}
 }
