@@ -1,16 +1,9 @@
 package jfr
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"math/bits"
-	"slices"
 	"strings"
-
-	"github.com/grafana/jfr-parser/parser"
-	"github.com/grafana/jfr-parser/parser/types"
-	"github.com/grafana/jfr-parser/parser/types/def"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -78,14 +71,6 @@ func (d *decoder) warn(msg string) {
 	}
 }
 
-// libraryEvents are the event types jfr-parser v0.18.0 binds, by name.
-var libraryEvents = map[string]bool{
-	"jdk.ExecutionSample": true, "profiler.WallClockSample": true,
-	"jdk.ObjectAllocationInNewTLAB": true, "jdk.ObjectAllocationOutsideTLAB": true,
-	"jdk.ObjectAllocationSample": true, "jdk.JavaMonitorEnter": true, "jdk.ThreadPark": true,
-	"profiler.LiveObject": true, "jdk.ActiveSetting": true, "profiler.Malloc": true, "profiler.Free": true,
-}
-
 // ownEvents are the event types pprofx reads itself.
 var ownEvents = map[string]kind{"jdk.NativeMethodSample": kWall}
 
@@ -96,16 +81,7 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 	if err != nil {
 		return fmt.Errorf("metadata: %w", err)
 	}
-	ps, err := readPools(m, c, int(h.cpOffset))
-	if err != nil {
-		return fmt.Errorf("constant pools: %w", err)
-	}
-	own, nLib, err := scanEvents(m, c)
-	if err != nil {
-		return err
-	}
 	first := len(d.samples)
-	d.samples = slices.Grow(d.samples, nLib+len(own))
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("jfr-parser failed: %v", r)
@@ -114,137 +90,52 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 			d.samples = d.samples[:first]
 		}
 	}()
-	p := parser.NewParser(c, parser.Options{})
-	cc := newChunkCache(p, ps)
-	settings := map[def.TypeID][]types.ActiveSetting{}
-	frees := 0
-	counts := map[uint64]int{} // events by type id
-	// Each event is read before the events pprofx read itself that precede
-	// it are added: jfr-parser reads the chunk's pools at its first call.
-	for k, oi := 0, 0; ; k++ {
-		typ, err := p.ParseEvent()
-		for ; oi < len(own) && own[oi].after == k; oi++ {
-			d.add(cc, &own[oi].event, h)
-			counts[own[oi].typ]++
-		}
-		if k == nLib {
-			switch {
-			case err == nil:
-				return fmt.Errorf("jfr-parser read an event of type %d after the last pprofx found", typ)
-			case err != io.EOF:
-				return fmt.Errorf("jfr-parser: %v", err)
-			}
-			break
-		}
-		if err == io.EOF {
-			return fmt.Errorf("jfr-parser found no event where pprofx found one at byte %d", nthEvent(m, c, k))
-		}
-		if err != nil {
-			return fmt.Errorf("event at byte %d: jfr-parser: %v", nthEvent(m, c, k), err)
-		}
-		if cl := m.class(uint64(typ)); cl == nil || cl.role != roleLibrary {
-			return fmt.Errorf("jfr-parser read an event of type %d where pprofx found one at byte %d", typ, nthEvent(m, c, k))
-		}
-		counts[uint64(typ)]++
-		switch typ {
-		case p.TypeMap.T_ACTIVE_SETTING:
-			s := p.ActiveSetting
-			settings[def.TypeID(s.Id)] = append(settings[def.TypeID(s.Id)], s)
-		case p.TypeMap.T_FREE:
-			frees++
-		default:
-			if e, ok := libraryEvent(p, typ, h); ok {
-				d.add(cc, &e, h)
-			}
-		}
+	l := newLibrary(m)
+	ps, err := readPools(m, l, c, int(h.cpOffset))
+	if err != nil {
+		return fmt.Errorf("constant pools: %w", err)
 	}
-	if frees > 0 {
-		d.warn(fmt.Sprintf("jfr: %d profiler.Free events not kept: a free has no size and no stack of its allocation", frees))
-	}
-	periods, wallExec := d.periods(m, p, settings, h)
-	d.settle(first, h, periods, wallExec)
-	// Only a chunk read whole counts its events.
-	for typ, n := range counts {
-		d.info.Events[strings.Clone(m.class(typ).name)] += n
-	}
-	return nil
-}
-
-// libraryEvent is the event jfr-parser has just read, if it becomes a
-// sample.
-func libraryEvent(p *parser.Parser, typ def.TypeID, h header) (event, bool) {
-	tm := &p.TypeMap
-	switch typ {
-	case tm.T_EXECUTION_SAMPLE:
-		e := &p.ExecutionSample
-		return event{kind: kCPU, count: 1, stack: uint64(e.StackTrace), thread: uint64(e.SampledThread), ticks: int64(e.StartTime)}, true
-	case tm.T_WALL_CLOCK_SAMPLE:
-		e := &p.WallClockSample
-		return event{kind: kWall, count: int64(e.Samples), stack: uint64(e.StackTrace), thread: uint64(e.SampledThread), ticks: int64(e.StartTime)}, true
-	case tm.T_ALLOC_SAMPLE:
-		e := &p.ObjectAllocationSample
-		return event{kind: kAllocSample, count: 1, measure: int64(e.Weight), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
-	case tm.T_ALLOC_IN_NEW_TLAB:
-		e := &p.ObjectAllocationInNewTLAB
-		return event{kind: kAllocNewTLAB, count: 1, measure: int64(e.TlabSize), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
-	case tm.T_ALLOC_OUTSIDE_TLAB:
-		e := &p.ObjectAllocationOutsideTLAB
-		return event{kind: kAllocOutsideTLAB, count: 1, measure: int64(e.AllocationSize), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
-	case tm.T_MONITOR_ENTER:
-		e := &p.JavaMonitorEnter
-		return event{kind: kLock, count: 1, measure: ticksToNanos(int64(e.Duration), h.ticksPerSecond), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
-	case tm.T_THREAD_PARK:
-		e := &p.ThreadPark
-		return event{kind: kLock, count: 1, measure: ticksToNanos(int64(e.Duration), h.ticksPerSecond), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
-	case tm.T_LIVE_OBJECT:
-		e := &p.LiveObject
-		return event{kind: kLive, count: 1, measure: int64(e.AllocationSize), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
-	case tm.T_MALLOC:
-		e := &p.Malloc
-		return event{kind: kMalloc, count: 1, measure: int64(e.Size), stack: uint64(e.StackTrace), thread: uint64(e.EventThread), ticks: int64(e.StartTime)}, true
-	}
-	return event{}, false
-}
-
-// scanEvents walks the chunk's events: it checks those jfr-parser will
-// read, counting them, and reads those pprofx reads itself.
-func scanEvents(m *meta, c []byte) (own []ownEvent, nLib int, err error) {
+	cc := newChunkCache(l, ps)
+	// Each event is checked, then read: by jfr-parser's binding of its
+	// type, or by pprofx.
 	err = walkEvents(m, c, func(r *reader, cl *class, pos int) error {
+		cl.events++
 		if cl.role == roleOwn {
 			e, err := readOwnEvent(r, cl, ownEvents[cl.name])
 			if err != nil {
 				return fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
 			}
-			own = append(own, ownEvent{event: e, typ: cl.id, after: nLib})
+			d.add(cc, &e, h)
 			return nil
 		}
+		start := r.pos
 		if err := skipClass(r, cl, 0); err != nil {
 			return fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
 		}
-		nLib++
-		return nil
-	})
-	return own, nLib, err
-}
-
-// errStop ends walkEvents early.
-var errStop = errors.New("stop")
-
-// nthEvent returns the byte offset of the chunk's k-th event (from 0)
-// that jfr-parser reads, for error messages.
-func nthEvent(m *meta, c []byte, k int) int {
-	found := -1
-	walkEvents(m, c, func(r *reader, cl *class, pos int) error {
-		if cl.role == roleLibrary {
-			if k == 0 {
-				found = pos
-				return errStop
-			}
-			k--
+		e, keep, err := l.event(cl, r.b[start:], h)
+		if err != nil {
+			return fmt.Errorf("event at byte %d: jfr-parser: %v", pos, err)
+		}
+		if keep {
+			d.add(cc, &e, h)
 		}
 		return nil
 	})
-	return found
+	if err != nil {
+		return err
+	}
+	if l.frees > 0 {
+		d.warn(fmt.Sprintf("jfr: %d profiler.Free events not kept: a free has no size and no stack of its allocation", l.frees))
+	}
+	periods, wallExec := d.periods(m, l.settings)
+	d.settle(first, h, periods, wallExec)
+	// Only a chunk read whole counts its events.
+	for _, cl := range m.classes {
+		if cl.events > 0 {
+			d.info.Events[strings.Clone(cl.name)] += cl.events
+		}
+	}
+	return nil
 }
 
 // walkEvents calls fn on every event of the chunk that pprofx or

@@ -6,9 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/grafana/jfr-parser/parser"
-	"github.com/grafana/jfr-parser/parser/types"
-
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -50,7 +47,7 @@ func javaNamed(frameType, descriptor string) bool {
 // chunkCache maps a chunk's ids to what they became in the model; it
 // lives as long as the chunk's reading.
 type chunkCache struct {
-	p       *parser.Parser
+	l       *library
 	ps      *pools
 	stacks  map[uint64]int32
 	threads map[uint64]int32
@@ -70,8 +67,8 @@ type physFrame struct {
 	line, bci   int64
 }
 
-func newChunkCache(p *parser.Parser, ps *pools) *chunkCache {
-	return &chunkCache{p: p, ps: ps, stacks: map[uint64]int32{}, threads: map[uint64]int32{}, funcs: map[funcKey]int32{}, locs: map[physFrame]int32{}}
+func newChunkCache(l *library, ps *pools) *chunkCache {
+	return &chunkCache{l: l, ps: ps, stacks: map[uint64]int32{}, threads: map[uint64]int32{}, funcs: map[funcKey]int32{}, locs: map[physFrame]int32{}}
 }
 
 // add turns an event into a sample; its measure is settled with the
@@ -84,7 +81,7 @@ func (d *decoder) add(cc *chunkCache, e *event, h header) {
 	}
 	ls, ok := cc.threads[e.thread]
 	if !ok {
-		ls = d.thread(cc.p, e.thread)
+		ls = d.thread(cc.l, e.thread)
 		cc.threads[e.thread] = ls
 	}
 	d.samples = append(d.samples, sample{kind: e.kind, count: e.count, measure: e.measure, stack: st, labelSet: ls, time: ticksToTime(e.ticks, h)})
@@ -133,12 +130,11 @@ func ticksToTime(t int64, h header) uint64 {
 
 // thread returns the label set of a thread: its Java name, else its OS
 // name, as thread; its Java id, else its OS id, as thread_id.
-func (d *decoder) thread(p *parser.Parser, ref uint64) int32 {
-	i, ok := p.Threads.IDMap[types.ThreadRef(ref)]
-	if !ok || int(i) >= len(p.Threads.Thread) {
+func (d *decoder) thread(l *library, ref uint64) int32 {
+	t, ok := l.thread(ref)
+	if !ok {
 		return 0
 	}
-	t := p.Threads.Thread[i]
 	name, id := t.JavaName, t.JavaThreadId
 	if name == "" {
 		name = t.OsName
@@ -240,17 +236,14 @@ func (d *decoder) function(cc *chunkCache, id uint64, frameType string) int32 {
 	if !ok {
 		return d.functionNamed("[unknown method "+strconv.FormatUint(id, 10)+"]", "")
 	}
-	p := cc.p
-	sys := p.GetSymbolString(types.SymbolRef(md.descriptor))
+	l := cc.l
+	sys := l.symbol(md.descriptor)
 	fk := funcKey{method: id, java: javaNamed(frameType, sys)}
 	if f, ok := cc.funcs[fk]; ok {
 		return f
 	}
-	cls := ""
-	if i, ok := p.Classes.IDMap[types.ClassRef(md.class)]; ok && int(i) < len(p.Classes.Class) {
-		cls = p.GetSymbolString(p.Classes.Class[i].Name)
-	}
-	mname := p.GetSymbolString(types.SymbolRef(md.name))
+	cls := l.className(md.class)
+	mname := l.symbol(md.name)
 	if fk.java {
 		cls = javaClassName(cls)
 	}

@@ -5,12 +5,15 @@
 //
 // A recording is a sequence of chunks, each self-contained: its own
 // metadata, constant pools, clock (ticks per second) and settings. Decode
-// splits the recording into chunks by the sizes in their headers, reads one
-// chunk at a time and hands it alone to github.com/grafana/jfr-parser's
-// parser, so that no id of one chunk is ever looked up in another's pools.
-// What that library does not keep (frame types, bytecode indexes, method
-// descriptors, jdk.NativeMethodSample) pprofx reads from the same chunk
-// itself (scan.go, pools.go). See docs/jfr.md for the mapping.
+// splits the recording into chunks by the sizes in their headers and reads
+// one chunk at a time, so that no id of one chunk is ever looked up in
+// another's pools. pprofx reads each chunk's metadata once, checking it,
+// and hands github.com/grafana/jfr-parser's bindings (parser/types) the
+// type map they need to read the events and the thread, class and symbol
+// pools, each checked first (library.go). What that library does not keep
+// (frame types, bytecode indexes, method descriptors,
+// jdk.NativeMethodSample) pprofx reads from the same chunk itself
+// (scan.go, pools.go). See docs/jfr.md for the mapping.
 package jfr
 
 import (

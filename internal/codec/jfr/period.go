@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/grafana/jfr-parser/parser"
 	"github.com/grafana/jfr-parser/parser/types"
 	"github.com/grafana/jfr-parser/parser/types/def"
 )
@@ -18,8 +17,8 @@ import (
 // event type's id ("10 ms", "20 ms", "5000000 ns"; the smallest counts when
 // several recordings ran at once); async-profiler writes "interval" in
 // nanoseconds under jdk.ExecutionSample's id, and "event".
-func (d *decoder) periods(m *meta, p *parser.Parser, settings map[def.TypeID][]types.ActiveSetting, h header) (periods [numKinds]int64, wallExec bool) {
-	exec := p.TypeMap.T_EXECUTION_SAMPLE
+func (d *decoder) periods(m *meta, settings map[def.TypeID][]types.ActiveSetting) (periods [numKinds]int64, wallExec bool) {
+	exec := m.tm.T_EXECUTION_SAMPLE
 	smallest := func(id def.TypeID) int64 {
 		var best int64
 		for _, s := range settings[id] {

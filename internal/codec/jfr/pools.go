@@ -47,8 +47,9 @@ func (ps *pools) isInlined(id uint64) bool {
 
 // readPools walks the chain of checkpoint events from the chunk header's
 // constant-pool offset, checking every pool's counts and strings and
-// keeping stack traces, methods and frame types.
-func readPools(m *meta, chunk []byte, off int) (*pools, error) {
+// keeping stack traces, methods and frame types; l reads the threads,
+// classes and symbols once checked.
+func readPools(m *meta, l *library, chunk []byte, off int) (*pools, error) {
 	ps := &pools{chunk: chunk, stacks: map[uint64]int{}, methods: map[uint64]method{}, frameTypes: map[uint64]string{}}
 	seen := map[int]bool{}
 	for {
@@ -86,7 +87,7 @@ func readPools(m *meta, chunk []byte, off int) (*pools, error) {
 			return nil, err
 		}
 		for i := 0; i < n; i++ {
-			if err := ps.readPool(m, r); err != nil {
+			if err := ps.readPool(m, l, r); err != nil {
 				return nil, err
 			}
 		}
@@ -97,7 +98,7 @@ func readPools(m *meta, chunk []byte, off int) (*pools, error) {
 	}
 }
 
-func (ps *pools) readPool(m *meta, r *reader) error {
+func (ps *pools) readPool(m *meta, l *library, r *reader) error {
 	typ, err := r.varlong()
 	if err != nil {
 		return err
@@ -106,6 +107,7 @@ func (ps *pools) readPool(m *meta, r *reader) error {
 	if c == nil {
 		return fmt.Errorf("constant pool of unknown type %d at byte %d", typ, r.pos)
 	}
+	start := r.pos
 	n, err := r.count(c.name+" constant", 2)
 	if err != nil {
 		return err
@@ -127,6 +129,9 @@ func (ps *pools) readPool(m *meta, r *reader) error {
 		if err := read(r, c, id); err != nil {
 			return fmt.Errorf("%s %d: %w", c.name, id, err)
 		}
+	}
+	if _, err := l.pool(c, r.b[start:r.pos]); err != nil {
+		return fmt.Errorf("%s pool at byte %d: %w", c.name, start, err)
 	}
 	return nil
 }

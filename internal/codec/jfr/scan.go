@@ -7,6 +7,8 @@ import (
 	"math"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/grafana/jfr-parser/parser/types/def"
 )
 
 // This file reads the parts of a chunk that jfr-parser v0.18.0 does not
@@ -234,7 +236,10 @@ type class struct {
 	name   string
 	kind   int
 	role   int
+	lib    libKind // the binding jfr-parser reads its events with
 	fields []field
+	def    *def.Class // as jfr-parser defines it, once needed
+	events int        // read in this chunk
 }
 
 // fieldIndex returns the index of the field named name, or -1.
@@ -259,6 +264,11 @@ type meta struct {
 	dense   []*class // classes by id, for ids below denseClasses
 	// The event types whose period settings pprofx looks for.
 	wallClock, nativeMethod *class
+	// jfr-parser's type map: the ids of the types it knows (the last
+	// class of a name, as jfr-parser's own metadata reading keeps) and
+	// the classes its bindings need.
+	tm  def.TypeMap
+	lib [numLib]*class // the event types jfr-parser binds
 }
 
 // class returns the class of id, or nil.
@@ -404,7 +414,7 @@ func readMetadata(chunk []byte, off int) (*meta, error) {
 		}
 		ms.code[i] = stringCode(ms.s[i])
 	}
-	m := &meta{classes: map[uint64]*class{}}
+	m := &meta{classes: map[uint64]*class{}, tm: newTypeMap()}
 	if err := m.element(r, ms, 0, nil); err != nil {
 		return nil, err
 	}
@@ -429,10 +439,7 @@ func (m *meta) resolve() {
 			c.fields[i].cls = m.classes[c.fields[i].typ]
 		}
 		if id > 1 && len(c.name) > 4 && (c.name[:4] == "jdk." || c.name[:4] == "prof") {
-			switch {
-			case libraryEvents[c.name]:
-				c.role = roleLibrary
-			case ownEvents[c.name] != 0:
+			if ownEvents[c.name] != 0 {
 				c.role = roleOwn
 			}
 			switch c.name {
@@ -441,6 +448,11 @@ func (m *meta) resolve() {
 			case "jdk.NativeMethodSample":
 				m.nativeMethod = c
 			}
+		}
+	}
+	for k, c := range m.lib {
+		if c != nil && m.classes[c.id] == c {
+			c.lib, c.role = libKind(k), roleLibrary
 		}
 	}
 }
@@ -523,6 +535,12 @@ func (m *meta) element(r *reader, ms *metaStrings, depth int, parent *class) err
 		c = &class{id: id, name: aName, kind: primitiveKind(aName)}
 		children = &c.fields
 		m.classes[id] = c
+		if t := typeSlot(&m.tm, aName); t != nil {
+			*t = def.TypeID(id)
+			if k := libraryEvents[aName]; k != lNone {
+				m.lib[k] = c
+			}
+		}
 	case sField:
 		if parent != nil {
 			t, ok := parseUint(aClass)
