@@ -149,6 +149,10 @@ type Link struct {
 }
 
 // Sample is one measurement at a stack.
+//
+// Samples with equal values may share one Values array (a decoder stores
+// each distinct row once): code that changes a sample's values gives it a
+// new slice, never writes into the one it has.
 type Sample struct {
 	Stack      int32   // index into Stacks
 	Values     []int64 // one per SampleTypes entry

@@ -28,21 +28,11 @@ type ownEvent struct {
 	after int
 }
 
-// sample is a decoded sample before the profile's sample types are known.
-type sample struct {
-	kind     kind
-	count    int64
-	measure  int64
-	stack    int32
-	labelSet int32
-	time     uint64
-}
-
 type decoder struct {
 	opts    Options
 	info    Info
 	b       *model.Builder
-	samples []sample
+	rows    rows
 	present [numKinds]bool
 	period  [numKinds]int64 // smallest period seen, per kind
 	locs    map[string]int32
@@ -81,13 +71,13 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 	if err != nil {
 		return fmt.Errorf("metadata: %w", err)
 	}
-	first := len(d.samples)
+	first := len(d.b.P.Samples)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("jfr-parser failed: %v", r)
 		}
 		if err != nil {
-			d.samples = d.samples[:first]
+			d.dropChunk(first)
 		}
 	}()
 	l := newLibrary(m)
@@ -95,29 +85,44 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 	if err != nil {
 		return fmt.Errorf("constant pools: %w", err)
 	}
+	// The settings first, wherever they are: a sample is worth its
+	// chunk's period. And how many events become samples.
+	n := 0
+	err = walkEvents(m, c, func(r *reader, cl *class, pos int) error {
+		if cl.lib == lActiveSetting {
+			_, _, err := libraryEvent(l, r, cl, pos, h)
+			return err
+		}
+		if cl.role == roleOwn || cl.lib >= lExec && cl.lib <= lMalloc {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	periods, wallExec := d.periods(m, l.settings)
+	d.beginChunk(n, periods, wallExec)
 	cc := newChunkCache(l, ps)
 	// Each event is checked, then read: by jfr-parser's binding of its
 	// type, or by pprofx.
 	err = walkEvents(m, c, func(r *reader, cl *class, pos int) error {
 		cl.events++
-		if cl.role == roleOwn {
+		switch {
+		case cl.role == roleOwn:
 			e, err := readOwnEvent(r, cl, ownEvents[cl.name])
 			if err != nil {
 				return fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
 			}
 			d.add(cc, &e, h)
-			return nil
-		}
-		start := r.pos
-		if err := skipClass(r, cl, 0); err != nil {
-			return fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
-		}
-		e, keep, err := l.event(cl, r.b[start:], h)
-		if err != nil {
-			return fmt.Errorf("event at byte %d: jfr-parser: %v", pos, err)
-		}
-		if keep {
-			d.add(cc, &e, h)
+		case cl.lib != lActiveSetting:
+			e, keep, err := libraryEvent(l, r, cl, pos, h)
+			if err != nil {
+				return err
+			}
+			if keep {
+				d.add(cc, &e, h)
+			}
 		}
 		return nil
 	})
@@ -127,8 +132,7 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 	if l.frees > 0 {
 		d.warn(fmt.Sprintf("jfr: %d profiler.Free events not kept: a free has no size and no stack of its allocation", l.frees))
 	}
-	periods, wallExec := d.periods(m, l.settings)
-	d.settle(first, h, periods, wallExec)
+	d.settle(h)
 	// Only a chunk read whole counts its events.
 	for _, cl := range m.classes {
 		if cl.events > 0 {
@@ -136,6 +140,20 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 		}
 	}
 	return nil
+}
+
+// libraryEvent checks the event of class cl that r holds, then reads it
+// with jfr-parser; it returns the event if it becomes a sample.
+func libraryEvent(l *library, r *reader, cl *class, pos int, h header) (event, bool, error) {
+	start := r.pos
+	if err := skipClass(r, cl, 0); err != nil {
+		return event{}, false, fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
+	}
+	e, keep, err := l.event(cl, r.b[start:], h)
+	if err != nil {
+		return e, false, fmt.Errorf("event at byte %d: jfr-parser: %v", pos, err)
+	}
+	return e, keep, nil
 }
 
 // walkEvents calls fn on every event of the chunk that pprofx or
@@ -207,44 +225,4 @@ func ticksToNanos(t, perSecond int64) int64 {
 		n = -n
 	}
 	return n
-}
-
-// finish builds the profile from the samples of every chunk read.
-func (d *decoder) finish() *model.Profile {
-	pr := d.b.P
-	var col [numKinds]int
-	for k := kind(0); k < numKinds; k++ {
-		if !d.present[k] {
-			col[k] = -1
-			continue
-		}
-		col[k] = len(pr.SampleTypes)
-		for _, st := range sampleTypes[k] {
-			pr.SampleTypes = append(pr.SampleTypes, model.ValueType{Type: d.b.String(st[0]), Unit: d.b.String(st[1])})
-		}
-	}
-	width := len(pr.SampleTypes)
-	values := make([]int64, width*len(d.samples))
-	pr.Samples = make([]model.Sample, len(d.samples))
-	times := make([]uint64, len(d.samples))
-	for i, s := range d.samples {
-		times[i] = s.time
-		v := values[i*width : (i+1)*width : (i+1)*width]
-		v[col[s.kind]] = s.count
-		v[col[s.kind]+1] = s.measure
-		pr.Samples[i] = model.Sample{Stack: s.stack, Values: v, LabelSet: s.labelSet, Link: model.NoLink, Timestamps: times[i : i+1 : i+1]}
-	}
-	for _, k := range []kind{kCPU, kWall} {
-		if d.present[k] {
-			pr.PeriodType = model.ValueType{Type: d.b.String(sampleTypes[k][1][0]), Unit: d.b.String(sampleTypes[k][1][1])}
-			pr.Period = d.period[k]
-			pr.DefaultSampleType = d.b.String(sampleTypes[k][1][0])
-			break
-		}
-	}
-	pr.TimeNanos = d.start
-	if d.end > d.start {
-		pr.DurationNanos = d.end - d.start
-	}
-	return pr
 }

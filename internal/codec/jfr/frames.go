@@ -2,7 +2,6 @@ package jfr
 
 import (
 	"encoding/binary"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -84,42 +83,7 @@ func (d *decoder) add(cc *chunkCache, e *event, h header) {
 		ls = d.thread(cc.l, e.thread)
 		cc.threads[e.thread] = ls
 	}
-	d.samples = append(d.samples, sample{kind: e.kind, count: e.count, measure: e.measure, stack: st, labelSet: ls, time: ticksToTime(e.ticks, h)})
-}
-
-// settle completes the samples of a chunk read whole, from first on: a
-// sampled event is worth its count times the chunk's period.
-func (d *decoder) settle(first int, h header, periods [numKinds]int64, wallExec bool) {
-	missing := [numKinds]int{}
-	for i := first; i < len(d.samples); i++ {
-		s := &d.samples[i]
-		if s.kind == kCPU && wallExec {
-			s.kind = kWall
-		}
-		if s.kind == kCPU || s.kind == kWall {
-			s.measure = s.count * periods[s.kind]
-			if periods[s.kind] == 0 {
-				missing[s.kind]++
-			}
-		}
-		d.present[s.kind] = true
-	}
-	for k, n := range missing {
-		if n > 0 {
-			d.warn(fmt.Sprintf("jfr: chunk %d: no sampling period recorded for %d %s samples; their %s are 0", d.info.Chunks+1, n, sampleTypes[k][0][0], sampleTypes[k][1][0]))
-		}
-	}
-	for k, per := range periods {
-		if per > 0 && d.present[k] && (d.period[k] == 0 || per < d.period[k]) {
-			d.period[k] = per
-		}
-	}
-	if d.start == 0 || h.startNanos < d.start {
-		d.start = h.startNanos
-	}
-	if end := h.startNanos + h.durationNanos; end > d.end {
-		d.end = end
-	}
+	d.addSample(e, st, ls, ticksToTime(e.ticks, h))
 }
 
 // ticksToTime converts a time in the chunk's ticks to nanoseconds since

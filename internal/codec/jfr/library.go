@@ -296,7 +296,9 @@ func (l *library) event(c *class, b []byte, h header) (e event, keep bool, err e
 			l.bSetting = types.NewBindActiveSetting(l.defClass(c), tm)
 		}
 		x := &l.setting
-		if _, err = x.Parse(b, l.bSetting, tm); err == nil {
+		// The settings periods are read from (period.go); the others are
+		// many, and not kept.
+		if _, err = x.Parse(b, l.bSetting, tm); err == nil && (x.Name == "period" || x.Name == "interval" || x.Name == "event") {
 			l.settings[def.TypeID(x.Id)] = append(l.settings[def.TypeID(x.Id)], *x)
 		}
 		return e, false, err

@@ -1,0 +1,166 @@
+package jfr
+
+import (
+	"fmt"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// An event becomes a model sample as it is read: its stack, its thread's
+// label set and its time. Its values are a row as wide as all the
+// profile's sample types, known only when every chunk is read, holding the
+// event's count and measure in its kind's two columns. Most events of a
+// recording have one of few such rows (every CPU sample of a chunk has the
+// same), so each distinct row is stored once and shared by the samples
+// that have it (model.Sample.Values says rows may be shared): each sample
+// keeps the index of its row, and finish points it at the row.
+
+// row is a sample's values before the sample types are known.
+type row struct {
+	kind    kind
+	count   int64
+	measure int64
+}
+
+// rows are the distinct value rows of the profile.
+type rows struct {
+	rowOf []int32 // per model sample: its row
+	all   []row
+	index map[row]int32
+	last  [numKinds]int32 // per kind, the row used last, +1
+
+	// The chunk being read: its periods, whether async-profiler recorded
+	// wall-clock time as jdk.ExecutionSample, its samples of each kind and
+	// their timestamps.
+	periods  [numKinds]int64
+	wallExec bool
+	kindN    [numKinds]int
+	times    []uint64
+}
+
+// beginChunk prepares for a chunk of at most n samples, with its periods.
+func (d *decoder) beginChunk(n int, periods [numKinds]int64, wallExec bool) {
+	rs := &d.rows
+	if rs.index == nil {
+		rs.index = map[row]int32{}
+	}
+	rs.periods, rs.wallExec, rs.kindN = periods, wallExec, [numKinds]int{}
+	pr := d.b.P
+	if n > cap(pr.Samples)-len(pr.Samples) {
+		s := make([]model.Sample, len(pr.Samples), len(pr.Samples)+n)
+		copy(s, pr.Samples)
+		pr.Samples = s
+		o := make([]int32, len(rs.rowOf), len(rs.rowOf)+n)
+		copy(o, rs.rowOf)
+		rs.rowOf = o
+	}
+	rs.times = make([]uint64, 0, n)
+}
+
+// dropChunk forgets the samples of a chunk not read whole, from first on.
+// Rows only they used stay, unused.
+func (d *decoder) dropChunk(first int) {
+	d.b.P.Samples = d.b.P.Samples[:first]
+	d.rows.rowOf = d.rows.rowOf[:first]
+}
+
+// addSample adds a sample of event e: a CPU or wall-clock sample is worth
+// its count times the chunk's period.
+func (d *decoder) addSample(e *event, stack, labelSet int32, time uint64) {
+	rs := &d.rows
+	k := row{kind: e.kind, count: e.count, measure: e.measure}
+	if k.kind == kCPU && rs.wallExec {
+		k.kind = kWall
+	}
+	if k.kind == kCPU || k.kind == kWall {
+		k.measure = k.count * rs.periods[k.kind]
+	}
+	rs.kindN[k.kind]++
+	id := rs.last[k.kind] - 1
+	if id < 0 || rs.all[id] != k {
+		var ok bool
+		if id, ok = rs.index[k]; !ok {
+			id = int32(len(rs.all))
+			rs.all = append(rs.all, k)
+			rs.index[k] = id
+		}
+		rs.last[k.kind] = id + 1
+	}
+	if len(rs.times) == cap(rs.times) {
+		// More samples than counted: a block of their own.
+		rs.times = make([]uint64, 0, 64)
+	}
+	rs.times = append(rs.times, time)
+	n := len(rs.times)
+	pr := d.b.P
+	pr.Samples = append(pr.Samples, model.Sample{Stack: stack, LabelSet: labelSet, Link: model.NoLink, Timestamps: rs.times[n-1 : n : n]})
+	rs.rowOf = append(rs.rowOf, id)
+}
+
+// settle completes a chunk read whole.
+func (d *decoder) settle(h header) {
+	rs := &d.rows
+	for k, n := range rs.kindN {
+		if n == 0 {
+			continue
+		}
+		d.present[k] = true
+		if (k == int(kCPU) || k == int(kWall)) && rs.periods[k] == 0 {
+			d.warn(fmt.Sprintf("jfr: chunk %d: no sampling period recorded for %d %s samples; their %s are 0", d.info.Chunks+1, n, sampleTypes[k][0][0], sampleTypes[k][1][0]))
+		}
+	}
+	for k, per := range rs.periods {
+		if per > 0 && d.present[k] && (d.period[k] == 0 || per < d.period[k]) {
+			d.period[k] = per
+		}
+	}
+	if d.start == 0 || h.startNanos < d.start {
+		d.start = h.startNanos
+	}
+	if end := h.startNanos + h.durationNanos; end > d.end {
+		d.end = end
+	}
+}
+
+// finish completes the profile from the samples of every chunk read.
+func (d *decoder) finish() *model.Profile {
+	pr := d.b.P
+	var col [numKinds]int
+	for k := kind(0); k < numKinds; k++ {
+		if !d.present[k] {
+			col[k] = -1
+			continue
+		}
+		col[k] = len(pr.SampleTypes)
+		for _, st := range sampleTypes[k] {
+			pr.SampleTypes = append(pr.SampleTypes, model.ValueType{Type: d.b.String(st[0]), Unit: d.b.String(st[1])})
+		}
+	}
+	width := len(pr.SampleTypes)
+	rs := &d.rows
+	values := make([]int64, width*len(rs.all))
+	for i, k := range rs.all {
+		if col[k.kind] < 0 {
+			continue // a row of a chunk dropped
+		}
+		values[i*width+col[k.kind]] = k.count
+		values[i*width+col[k.kind]+1] = k.measure
+	}
+	for i := range pr.Samples {
+		r := int(rs.rowOf[i])
+		pr.Samples[i].Values = values[r*width : (r+1)*width : (r+1)*width]
+	}
+	for _, k := range []kind{kCPU, kWall} {
+		if d.present[k] {
+			pr.PeriodType = model.ValueType{Type: d.b.String(sampleTypes[k][1][0]), Unit: d.b.String(sampleTypes[k][1][1])}
+			pr.Period = d.period[k]
+			pr.DefaultSampleType = d.b.String(sampleTypes[k][1][0])
+			break
+		}
+	}
+	pr.TimeNanos = d.start
+	if d.end > d.start {
+		pr.DurationNanos = d.end - d.start
+	}
+	return pr
+}
