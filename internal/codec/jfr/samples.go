@@ -26,8 +26,10 @@ type row struct {
 type rows struct {
 	rowOf []int32 // per model sample: its row
 	all   []row
-	index map[row]int32
-	last  [numKinds]int32 // per kind, the row used last, +1
+	// Rows by value: of count 1 (most), by kind and measure; others whole.
+	byMeasure [numKinds]map[int64]int32
+	index     map[row]int32
+	last      [numKinds]int32 // per kind, the row used last, +1
 
 	// The chunk being read: its periods, whether async-profiler recorded
 	// wall-clock time as jdk.ExecutionSample, its samples of each kind and
@@ -78,12 +80,7 @@ func (d *decoder) addSample(e *event, stack, labelSet int32, time uint64) {
 	rs.kindN[k.kind]++
 	id := rs.last[k.kind] - 1
 	if id < 0 || rs.all[id] != k {
-		var ok bool
-		if id, ok = rs.index[k]; !ok {
-			id = int32(len(rs.all))
-			rs.all = append(rs.all, k)
-			rs.index[k] = id
-		}
+		id = rs.row(k)
 		rs.last[k.kind] = id + 1
 	}
 	if len(rs.times) == cap(rs.times) {
@@ -95,6 +92,31 @@ func (d *decoder) addSample(e *event, stack, labelSet int32, time uint64) {
 	pr := d.b.P
 	pr.Samples = append(pr.Samples, model.Sample{Stack: stack, LabelSet: labelSet, Link: model.NoLink, Timestamps: rs.times[n-1 : n : n]})
 	rs.rowOf = append(rs.rowOf, id)
+}
+
+// row returns the index of row k, added if new.
+func (rs *rows) row(k row) int32 {
+	if k.count == 1 {
+		m := rs.byMeasure[k.kind]
+		if m == nil {
+			m = map[int64]int32{}
+			rs.byMeasure[k.kind] = m
+		}
+		id, ok := m[k.measure]
+		if !ok {
+			id = int32(len(rs.all))
+			rs.all = append(rs.all, k)
+			m[k.measure] = id
+		}
+		return id
+	}
+	id, ok := rs.index[k]
+	if !ok {
+		id = int32(len(rs.all))
+		rs.all = append(rs.all, k)
+		rs.index[k] = id
+	}
+	return id
 }
 
 // settle completes a chunk read whole.

@@ -466,6 +466,8 @@ const (
 	sName
 	sConstantPool
 	sDimension
+	sSuperType
+	sEvent
 )
 
 // metaStrings is the metadata's string table, each string with its code.
@@ -502,16 +504,19 @@ func (m *meta) element(r *reader, ms *metaStrings, depth int, parent *class) err
 	}
 	// The attributes pprofx uses; a later one of the same key wins.
 	var aID, aName, aClass, aCP, aDim string
+	event := false // a class whose superType is jdk.jfr.Event
 	for i := 0; i < na; i++ {
 		_, k, err := ms.at(r)
 		if err != nil {
 			return err
 		}
-		v, _, err := ms.at(r)
+		v, vc, err := ms.at(r)
 		if err != nil {
 			return err
 		}
 		switch k {
+		case sSuperType:
+			event = vc == sEvent
 		case sID:
 			aID = v
 		case sName:
@@ -533,8 +538,12 @@ func (m *meta) element(r *reader, ms *metaStrings, depth int, parent *class) err
 			return fmt.Errorf("metadata class %q has no id", aName)
 		}
 		c = &class{id: id, name: aName, kind: primitiveKind(aName)}
-		children = &c.fields
 		m.classes[id] = c
+		// An event type no one reads keeps no fields: its events are
+		// skipped by their size.
+		if !event || libraryEvents[aName] != lNone || ownEvents[aName] != 0 {
+			children = &c.fields
+		}
 		if t := typeSlot(&m.tm, aName); t != nil {
 			*t = def.TypeID(id)
 			if k := libraryEvents[aName]; k != lNone {
@@ -556,6 +565,8 @@ func (m *meta) element(r *reader, ms *metaStrings, depth int, parent *class) err
 	}
 	if children != nil {
 		*children = make([]field, 0, nc)
+	} else {
+		c = nil
 	}
 	for i := 0; i < nc; i++ {
 		if err := m.element(r, ms, depth+1, c); err != nil {
@@ -609,6 +620,10 @@ func stringCode(s string) uint8 {
 		return sConstantPool
 	case "dimension":
 		return sDimension
+	case "superType":
+		return sSuperType
+	case "jdk.jfr.Event":
+		return sEvent
 	}
 	return sOther
 }
