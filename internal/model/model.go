@@ -103,7 +103,9 @@ type Location struct {
 	Lines []Line
 	// Attributes are the location's OpenTelemetry attributes that no field
 	// below holds, in the order read: profile.frame.type of the semantic
-	// conventions, and a producer's own.
+	// conventions, and a producer's own. Locations with equal attributes
+	// may share one slice: code that changes them gives the location a new
+	// slice, never writes into the one it has.
 	Attributes []Attribute
 	Mapping    int32 // index into Mappings, or NoMapping
 	IsFolded   bool

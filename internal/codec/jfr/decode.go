@@ -37,10 +37,14 @@ type decoder struct {
 	period  [numKinds]int64 // smallest period seen, per kind
 	locs    map[string]int32
 	keyBuf  []byte
-	funcs   map[[3]int32]int32
-	warned  map[string]bool
-	start   int64
-	end     int64
+	fnBuf   []int32
+	// Location attributes by frame type and bytecode indexes.
+	attrs      map[string][]model.Attribute
+	attrKeyBuf []byte
+	funcs      map[[3]int32]int32
+	warned     map[string]bool
+	start      int64
+	end        int64
 }
 
 func newDecoder(opts Options) *decoder {
@@ -49,6 +53,7 @@ func newDecoder(opts Options) *decoder {
 		info:   Info{Events: map[string]int{}},
 		b:      model.NewBuilder(),
 		locs:   map[string]int32{},
+		attrs:  map[string][]model.Attribute{},
 		funcs:  map[[3]int32]int32{},
 		warned: map[string]bool{},
 	}
@@ -103,6 +108,8 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 	}
 	periods, wallExec := d.periods(m, l.settings)
 	d.beginChunk(n, periods, wallExec)
+	// Room for the chunk's stacks, each with at most its frames.
+	d.b.P.Stacks.Grow(len(ps.stacks), ps.frameCount)
 	cc := newChunkCache(l, ps)
 	// Each event is checked, then read: by jfr-parser's binding of its
 	// type, or by pprofx.

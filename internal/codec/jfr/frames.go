@@ -154,42 +154,61 @@ func (d *decoder) location(cc *chunkCache, frames []frame) int32 {
 	// line's function, line and bytecode index.
 	key := append(d.keyBuf[:0], last...)
 	key = append(key, 0)
-	lines := make([]model.Line, len(frames))
-	for k, f := range frames {
+	fns := d.fnBuf[:0]
+	for _, f := range frames {
 		fn := d.function(cc, f.method, cc.ps.frameTypes[f.typ])
-		line := f.line
-		if line < 0 {
-			line = 0
-		}
-		lines[k] = model.Line{Function: fn, Line: line}
+		fns = append(fns, fn)
 		key = binary.AppendVarint(key, int64(fn))
 		key = binary.AppendVarint(key, f.line)
 		key = binary.AppendVarint(key, f.bci)
 	}
-	d.keyBuf = key
+	d.keyBuf, d.fnBuf = key, fns
 	l, ok := d.locs[string(key)]
 	if !ok {
-		bcis := make([]model.Value, len(frames))
+		lines := make([]model.Line, len(frames))
 		for k, f := range frames {
-			bcis[k] = model.Value{Kind: model.KindInt, Int: f.bci}
+			lines[k] = model.Line{Function: fns[k], Line: max(f.line, 0)}
 		}
-		attrs := make([]model.Attribute, 0, 3)
-		if t := semconvFrameType[last]; t != "" {
-			attrs = append(attrs, model.Attribute{Key: AttrFrameType, Value: model.Value{Kind: model.KindString, Str: t}})
-		}
-		if last != "" {
-			attrs = append(attrs, model.Attribute{Key: AttrJFRFrameType, Value: model.Value{Kind: model.KindString, Str: strings.Clone(last)}})
-		}
-		attrs = append(attrs, model.Attribute{Key: AttrBytecodeIndex, Value: model.Value{Kind: model.KindArray, Array: bcis}})
 		pr := d.b.P
 		l = int32(len(pr.Locations))
-		pr.Locations = append(pr.Locations, model.Location{Mapping: model.NoMapping, Lines: lines, Attributes: attrs})
+		pr.Locations = append(pr.Locations, model.Location{Mapping: model.NoMapping, Lines: lines, Attributes: d.locationAttrs(last, frames)})
 		d.locs[string(key)] = l
 	}
 	if len(frames) == 1 {
 		cc.locs[fk] = l
 	}
 	return l
+}
+
+// locationAttrs returns the attributes of a location of this frame type
+// and these frames: its profile.frame.type, its JFR frame type and its
+// lines' bytecode indexes. Locations with the same share them (the model
+// says they may).
+func (d *decoder) locationAttrs(frameType string, frames []frame) []model.Attribute {
+	key := append(d.attrKeyBuf[:0], frameType...)
+	key = append(key, 0)
+	for _, f := range frames {
+		key = binary.AppendVarint(key, f.bci)
+	}
+	d.attrKeyBuf = key
+	if attrs, ok := d.attrs[string(key)]; ok {
+		return attrs
+	}
+	bcis := make([]model.Value, len(frames))
+	for k, f := range frames {
+		bcis[k] = model.Value{Kind: model.KindInt, Int: f.bci}
+	}
+	attrs := make([]model.Attribute, 0, 3)
+	if t := semconvFrameType[frameType]; t != "" {
+		attrs = append(attrs, model.Attribute{Key: AttrFrameType, Value: model.Value{Kind: model.KindString, Str: t}})
+	}
+	if frameType != "" {
+		attrs = append(attrs, model.Attribute{Key: AttrJFRFrameType, Value: model.Value{Kind: model.KindString, Str: strings.Clone(frameType)}})
+	}
+	attrs = append(attrs, model.Attribute{Key: AttrBytecodeIndex, Value: model.Value{Kind: model.KindArray, Array: bcis}})
+	attrs = attrs[:len(attrs):len(attrs)]
+	d.attrs[string(key)] = attrs
+	return attrs
 }
 
 // function returns the function of a JFR method: package.Class.method

@@ -29,6 +29,7 @@ type pools struct {
 	chunk      []byte
 	stackClass *class
 	stacks     map[uint64]int // byte offset of the stack trace's value
+	frameCount int            // frames of all stack traces
 	frames     []frame        // the frames of the trace read last
 	methods    map[uint64]method
 	frameTypes map[uint64]string
@@ -136,11 +137,27 @@ func (ps *pools) readPool(m *meta, l *library, r *reader) error {
 	return nil
 }
 
-// stackTrace checks a stack trace and notes where it is.
+// stackTrace checks a stack trace and notes where it is, and how many
+// frames it has.
 func (ps *pools) stackTrace(r *reader, c *class, id uint64) error {
 	ps.stackClass = c
 	ps.stacks[id] = r.pos
-	return skipClass(r, c, 0)
+	for i := range c.fields {
+		f := &c.fields[i]
+		if f.name == "frames" && f.array && !f.cp {
+			at := r.pos
+			n, err := r.count("array element", 1)
+			if err != nil {
+				return err
+			}
+			ps.frameCount += n
+			r.pos = at
+		}
+		if err := skipField(r, f, 1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // trace reads the stack trace of id into ps.frames (nil when the chunk
