@@ -52,6 +52,7 @@ type chunkCache struct {
 	threads map[uint64]int32
 	funcs   map[funcKey]int32
 	locs    map[physFrame]int32
+	packed  map[uint64]int32 // the locations of frames that pack
 	locBuf  []int32
 }
 
@@ -67,7 +68,7 @@ type physFrame struct {
 }
 
 func newChunkCache(l *library, ps *pools) *chunkCache {
-	return &chunkCache{l: l, ps: ps, stacks: map[uint64]int32{}, threads: map[uint64]int32{}, funcs: map[funcKey]int32{}, locs: map[physFrame]int32{}}
+	return &chunkCache{l: l, ps: ps, stacks: map[uint64]int32{}, threads: map[uint64]int32{}, funcs: map[funcKey]int32{}, locs: map[physFrame]int32{}, packed: map[uint64]int32{}}
 }
 
 // add turns an event into a sample; its measure is settled with the
@@ -142,11 +143,18 @@ func (d *decoder) stack(cc *chunkCache, id uint64) int32 {
 // the frames inlined into it before it, innermost first.
 func (d *decoder) location(cc *chunkCache, frames []frame) int32 {
 	var fk physFrame
+	packed, fits := uint64(0), false
 	if len(frames) == 1 {
 		f := frames[0]
-		fk = physFrame{method: f.method, typ: f.typ, line: f.line, bci: f.bci}
-		if l, ok := cc.locs[fk]; ok {
-			return l
+		if packed, fits = f.pack(); fits {
+			if l, ok := cc.packed[packed]; ok {
+				return l
+			}
+		} else {
+			fk = physFrame{method: f.method, typ: f.typ, line: f.line, bci: f.bci}
+			if l, ok := cc.locs[fk]; ok {
+				return l
+			}
 		}
 	}
 	last := cc.ps.frameTypes[frames[len(frames)-1].typ]
@@ -174,10 +182,23 @@ func (d *decoder) location(cc *chunkCache, frames []frame) int32 {
 		pr.Locations = append(pr.Locations, model.Location{Mapping: model.NoMapping, Lines: lines, Attributes: d.locationAttrs(last, frames)})
 		d.locs[string(key)] = l
 	}
-	if len(frames) == 1 {
+	switch {
+	case fits:
+		cc.packed[packed] = l
+	case len(frames) == 1:
 		cc.locs[fk] = l
 	}
 	return l
+}
+
+// pack returns a frame in one integer, if its fields fit: a method id
+// below 2^28, a frame type id below 16, a line and a bytecode index from 0
+// to 65535.
+func (f frame) pack() (uint64, bool) {
+	if f.method >= 1<<28 || f.typ >= 16 || uint64(f.line) >= 1<<16 || uint64(f.bci) >= 1<<16 {
+		return 0, false
+	}
+	return f.method<<36 | f.typ<<32 | uint64(f.line)<<16 | uint64(f.bci), true
 }
 
 // locationAttrs returns the attributes of a location of this frame type

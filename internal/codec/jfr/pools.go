@@ -31,6 +31,8 @@ type pools struct {
 	stacks     map[uint64]int // byte offset of the stack trace's value
 	frameCount int            // frames of all stack traces
 	frames     []frame        // the frames of the trace read last
+	frameClass *class         // jdk.types.StackFrame
+	frameRoles []uint8        // per field of frameClass
 	methods    map[uint64]method
 	frameTypes map[uint64]string
 	inlined    []uint64 // the ids of the frame type "Inlined"
@@ -190,29 +192,54 @@ func (ps *pools) trace(id uint64) (frames []frame, truncated bool) {
 	return ps.frames, truncated
 }
 
+// What a field of jdk.types.StackFrame gives a frame.
+const (
+	fOther = iota
+	fMethod
+	fLine
+	fBCI
+	fType
+)
+
 // readFrames reads an array of jdk.types.StackFrame into ps.frames.
 func (ps *pools) readFrames(r *reader, fc *class) error {
 	n, err := r.count("array element", 1)
 	if err != nil {
 		return err
 	}
+	if ps.frameClass != fc {
+		ps.frameClass = fc
+		ps.frameRoles = make([]uint8, len(fc.fields))
+		for i, f := range fc.fields {
+			ps.frameRoles[i] = map[string]uint8{"method": fMethod, "lineNumber": fLine, "bytecodeIndex": fBCI, "type": fType}[f.name]
+		}
+	}
 	ps.frames = slices.Grow(ps.frames, n)
 	for k := 0; k < n; k++ {
 		var fr frame
-		for i := range fc.fields {
-			f := &fc.fields[i]
-			v, err := num(r, f, 3)
+		for i, role := range ps.frameRoles {
+			var v uint64
+			switch {
+			case fc.ops == nil:
+				v, err = num(r, &fc.fields[i], 3)
+			case fc.ops[i] == opByte:
+				var b byte
+				b, err = r.u8()
+				v = uint64(b)
+			default:
+				v, err = r.varlong()
+			}
 			if err != nil {
 				return err
 			}
-			switch f.name {
-			case "method":
+			switch role {
+			case fMethod:
 				fr.method = v
-			case "lineNumber":
+			case fLine:
 				fr.line = int64(int32(v))
-			case "bytecodeIndex":
+			case fBCI:
 				fr.bci = int64(int32(v))
-			case "type":
+			case fType:
 				fr.typ = v
 			}
 		}

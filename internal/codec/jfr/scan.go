@@ -240,6 +240,36 @@ type class struct {
 	fields []field
 	def    *def.Class // as jfr-parser defines it, once needed
 	events int        // read in this chunk
+	// ops, for a struct whose fields are all single integers, booleans or
+	// references: per field, opVarlong or opByte. Nil for any other.
+	ops []uint8
+}
+
+// How a field of a struct in class.ops is read.
+const (
+	opVarlong = iota
+	opByte
+)
+
+// simpleOps returns c.ops for c, or nil.
+func simpleOps(c *class) []uint8 {
+	if c.kind != kStruct || len(c.fields) == 0 {
+		return nil
+	}
+	ops := make([]uint8, len(c.fields))
+	for i, f := range c.fields {
+		switch {
+		case f.array:
+			return nil
+		case f.cp || f.cls != nil && f.cls.kind >= kChar && f.cls.kind <= kLong:
+			ops[i] = opVarlong
+		case f.cls != nil && (f.cls.kind == kBool || f.cls.kind == kByte):
+			ops[i] = opByte
+		default:
+			return nil
+		}
+	}
+	return ops
 }
 
 // fieldIndex returns the index of the field named name, or -1.
@@ -315,6 +345,19 @@ func skipOne(r *reader, f *field, depth int) error {
 func skipClass(r *reader, c *class, depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("values nest deeper than %d at byte %d", maxDepth, r.pos)
+	}
+	if c.ops != nil {
+		for _, op := range c.ops {
+			if op == opByte {
+				if r.pos >= len(r.b) {
+					return errShort
+				}
+				r.pos++
+			} else if _, err := r.varlong(); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	switch c.kind {
 	case kBool, kByte:
@@ -449,6 +492,9 @@ func (m *meta) resolve() {
 				m.nativeMethod = c
 			}
 		}
+	}
+	for _, c := range m.classes {
+		c.ops = simpleOps(c)
 	}
 	for k, c := range m.lib {
 		if c != nil && m.classes[c.id] == c {
