@@ -2,6 +2,7 @@ package jfr
 
 import (
 	"fmt"
+	"hash/maphash"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -15,21 +16,23 @@ import (
 // that have it (model.Sample.Values says rows may be shared): each sample
 // keeps the index of its row, and finish points it at the row.
 
-// row is a sample's values before the sample types are known.
+// row is a sample's values before the sample types are known. A count is
+// 1, or a wall-clock sample's 32-bit count of samples.
 type row struct {
-	kind    kind
-	count   int64
 	measure int64
+	count   uint32
+	kind    uint8
 }
 
 // rows are the distinct value rows of the profile.
 type rows struct {
 	rowOf []int32 // per model sample: its row
 	all   []row
-	// Rows by value: of count 1 (most), by kind and measure; others whole.
-	byMeasure [numKinds]map[int64]int32
-	index     map[row]int32
-	last      [numKinds]int32 // per kind, the row used last, +1
+	// Rows by value: an open-addressing table of indexes into all, +1 (0
+	// is free), at most half full, hashed with a random seed.
+	slots []int32
+	seed  maphash.Seed
+	last  [numKinds]int32 // per kind, the row used last, +1
 
 	// The chunk being read: its periods, whether async-profiler recorded
 	// wall-clock time as jdk.ExecutionSample, its samples of each kind and
@@ -43,8 +46,9 @@ type rows struct {
 // beginChunk prepares for a chunk of at most n samples, with its periods.
 func (d *decoder) beginChunk(n int, periods [numKinds]int64, wallExec bool) {
 	rs := &d.rows
-	if rs.index == nil {
-		rs.index = map[row]int32{}
+	if rs.slots == nil {
+		rs.seed = maphash.MakeSeed()
+		rs.slots = make([]int32, 64)
 	}
 	rs.periods, rs.wallExec, rs.kindN = periods, wallExec, [numKinds]int{}
 	pr := d.b.P
@@ -70,12 +74,13 @@ func (d *decoder) dropChunk(first int) {
 // its count times the chunk's period.
 func (d *decoder) addSample(e *event, stack, labelSet int32, time uint64) {
 	rs := &d.rows
-	k := row{kind: e.kind, count: e.count, measure: e.measure}
-	if k.kind == kCPU && rs.wallExec {
-		k.kind = kWall
+	kd := e.kind
+	if kd == kCPU && rs.wallExec {
+		kd = kWall
 	}
-	if k.kind == kCPU || k.kind == kWall {
-		k.measure = k.count * rs.periods[k.kind]
+	k := row{kind: uint8(kd), count: uint32(e.count), measure: e.measure}
+	if kd == kCPU || kd == kWall {
+		k.measure = e.count * rs.periods[kd]
 	}
 	rs.kindN[k.kind]++
 	id := rs.last[k.kind] - 1
@@ -96,27 +101,34 @@ func (d *decoder) addSample(e *event, stack, labelSet int32, time uint64) {
 
 // row returns the index of row k, added if new.
 func (rs *rows) row(k row) int32 {
-	if k.count == 1 {
-		m := rs.byMeasure[k.kind]
-		if m == nil {
-			m = map[int64]int32{}
-			rs.byMeasure[k.kind] = m
-		}
-		id, ok := m[k.measure]
-		if !ok {
-			id = int32(len(rs.all))
+	if 2*(len(rs.all)+1) > len(rs.slots) {
+		rs.rehash(2 * len(rs.slots))
+	}
+	mask := uint64(len(rs.slots) - 1)
+	for h := maphash.Comparable(rs.seed, k) & mask; ; h = (h + 1) & mask {
+		s := rs.slots[h]
+		if s == 0 {
 			rs.all = append(rs.all, k)
-			m[k.measure] = id
+			rs.slots[h] = int32(len(rs.all))
+			return int32(len(rs.all) - 1)
 		}
-		return id
+		if rs.all[s-1] == k {
+			return s - 1
+		}
 	}
-	id, ok := rs.index[k]
-	if !ok {
-		id = int32(len(rs.all))
-		rs.all = append(rs.all, k)
-		rs.index[k] = id
+}
+
+// rehash makes the table of rows n slots (a power of 2).
+func (rs *rows) rehash(n int) {
+	rs.slots = make([]int32, n)
+	mask := uint64(n - 1)
+	for i, k := range rs.all {
+		h := maphash.Comparable(rs.seed, k) & mask
+		for rs.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		rs.slots[h] = int32(i + 1)
 	}
-	return id
 }
 
 // settle completes a chunk read whole.
@@ -165,7 +177,7 @@ func (d *decoder) finish() *model.Profile {
 		if col[k.kind] < 0 {
 			continue // a row of a chunk dropped
 		}
-		values[i*width+col[k.kind]] = k.count
+		values[i*width+col[k.kind]] = int64(k.count)
 		values[i*width+col[k.kind]+1] = k.measure
 	}
 	for i := range pr.Samples {
