@@ -67,8 +67,12 @@ type physFrame struct {
 	line, bci   int64
 }
 
+// newChunkCache returns a cache with room for the stack traces and
+// methods of the chunk's pools (the JDK and async-profiler write those
+// the chunk's events use).
 func newChunkCache(l *library, ps *pools) *chunkCache {
-	return &chunkCache{l: l, ps: ps, stacks: map[uint64]int32{}, threads: map[uint64]int32{}, funcs: map[funcKey]int32{}, locs: map[physFrame]int32{}, packed: map[uint64]int32{}}
+	return &chunkCache{l: l, ps: ps, stacks: make(map[uint64]int32, len(ps.stacks)), threads: map[uint64]int32{},
+		funcs: make(map[funcKey]int32, len(ps.methods)), locs: map[physFrame]int32{}, packed: make(map[uint64]int32, len(ps.methods))}
 }
 
 // add turns an event into a sample; its measure is settled with the

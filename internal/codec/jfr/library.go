@@ -189,9 +189,9 @@ func (l *library) defClass(c *class) *def.Class {
 }
 
 // pool reads a pool of threads, classes or symbols with jfr-parser: b
-// holds its count and constants, all checked. It says whether c is such
-// a pool.
-func (l *library) pool(c *class, b []byte) (bool, error) {
+// holds its count, size, and constants, all checked. It says whether c is
+// such a pool.
+func (l *library) pool(c *class, b []byte, size int) (bool, error) {
 	tm := &l.m.tm
 	var n int
 	var err error
@@ -205,10 +205,16 @@ func (l *library) pool(c *class, b []byte) (bool, error) {
 		if l.bClass == nil {
 			l.bClass = types.NewBindClass(l.defClass(c), tm)
 		}
+		if len(l.classes.IDMap) == 0 {
+			l.classes.IDMap = make(map[types.ClassRef]uint32, size)
+		}
 		n, err = l.classes.Parse(b, l.bClass, tm)
 	case def.TypeID(c.id) == tm.T_SYMBOL:
 		if l.bSymbol == nil {
 			l.bSymbol = types.NewBindSymbol(l.defClass(c), tm)
+		}
+		if len(l.symbols.IDMap) == 0 {
+			l.symbols.IDMap = make(map[types.SymbolRef]uint32, size)
 		}
 		n, err = l.symbols.Parse(b, l.bSymbol, tm)
 	default:

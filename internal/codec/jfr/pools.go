@@ -119,8 +119,14 @@ func (ps *pools) readPool(m *meta, l *library, r *reader) error {
 	switch c.name {
 	case "jdk.types.StackTrace":
 		read = ps.stackTrace
+		if len(ps.stacks) == 0 {
+			ps.stacks = make(map[uint64]int, n)
+		}
 	case "jdk.types.Method":
 		read = ps.method
+		if len(ps.methods) == 0 {
+			ps.methods = make(map[uint64]method, n)
+		}
 	case "jdk.types.FrameType":
 		read = ps.frameType
 	}
@@ -133,7 +139,7 @@ func (ps *pools) readPool(m *meta, l *library, r *reader) error {
 			return fmt.Errorf("%s %d: %w", c.name, id, err)
 		}
 	}
-	if _, err := l.pool(c, r.b[start:r.pos]); err != nil {
+	if _, err := l.pool(c, r.b[start:r.pos], n); err != nil {
 		return fmt.Errorf("%s pool at byte %d: %w", c.name, start, err)
 	}
 	return nil
