@@ -53,7 +53,11 @@ type chunkCache struct {
 	funcs   map[funcKey]int32
 	locs    map[physFrame]int32
 	packed  map[uint64]int32 // the locations of frames that pack
-	locBuf  []int32
+	// The stack and thread of the event added last, and what they became.
+	hasLast               bool
+	lastStack, lastThread uint64
+	lastSt, lastLs        int32
+	locBuf                []int32
 }
 
 type funcKey struct {
@@ -78,17 +82,24 @@ func newChunkCache(l *library, ps *pools) *chunkCache {
 // add turns an event into a sample; its measure is settled with the
 // chunk's.
 func (d *decoder) add(cc *chunkCache, e *event, h header) {
-	st, ok := cc.stacks[e.stack]
-	if !ok {
-		st = d.stack(cc, e.stack)
-		cc.stacks[e.stack] = st
+	if !cc.hasLast || e.stack != cc.lastStack {
+		st, ok := cc.stacks[e.stack]
+		if !ok {
+			st = d.stack(cc, e.stack)
+			cc.stacks[e.stack] = st
+		}
+		cc.lastStack, cc.lastSt = e.stack, st
 	}
-	ls, ok := cc.threads[e.thread]
-	if !ok {
-		ls = d.thread(cc.l, e.thread)
-		cc.threads[e.thread] = ls
+	if !cc.hasLast || e.thread != cc.lastThread {
+		ls, ok := cc.threads[e.thread]
+		if !ok {
+			ls = d.thread(cc.l, e.thread)
+			cc.threads[e.thread] = ls
+		}
+		cc.lastThread, cc.lastLs = e.thread, ls
 	}
-	d.addSample(e, st, ls, ticksToTime(e.ticks, h))
+	cc.hasLast = true
+	d.addSample(e, cc.lastSt, cc.lastLs, ticksToTime(e.ticks, h))
 }
 
 // ticksToTime converts a time in the chunk's ticks to nanoseconds since

@@ -3,6 +3,7 @@ package jfr
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -34,13 +35,13 @@ type rows struct {
 	seed  maphash.Seed
 	last  [numKinds]int32 // per kind, the row used last, +1
 
+	times []uint64 // per model sample: its timestamp
+
 	// The chunk being read: its periods, whether async-profiler recorded
-	// wall-clock time as jdk.ExecutionSample, its samples of each kind and
-	// their timestamps.
+	// wall-clock time as jdk.ExecutionSample, and its samples of each kind.
 	periods  [numKinds]int64
 	wallExec bool
 	kindN    [numKinds]int
-	times    []uint64
 }
 
 // beginChunk prepares for a chunk of at most n samples, with its periods.
@@ -52,15 +53,9 @@ func (d *decoder) beginChunk(n int, periods [numKinds]int64, wallExec bool) {
 	}
 	rs.periods, rs.wallExec, rs.kindN = periods, wallExec, [numKinds]int{}
 	pr := d.b.P
-	if n > cap(pr.Samples)-len(pr.Samples) {
-		s := make([]model.Sample, len(pr.Samples), len(pr.Samples)+n)
-		copy(s, pr.Samples)
-		pr.Samples = s
-		o := make([]int32, len(rs.rowOf), len(rs.rowOf)+n)
-		copy(o, rs.rowOf)
-		rs.rowOf = o
-	}
-	rs.times = make([]uint64, 0, n)
+	pr.Samples = slices.Grow(pr.Samples, n)
+	rs.rowOf = slices.Grow(rs.rowOf, n)
+	rs.times = slices.Grow(rs.times, n)
 }
 
 // dropChunk forgets the samples of a chunk not read whole, from first on.
@@ -68,6 +63,7 @@ func (d *decoder) beginChunk(n int, periods [numKinds]int64, wallExec bool) {
 func (d *decoder) dropChunk(first int) {
 	d.b.P.Samples = d.b.P.Samples[:first]
 	d.rows.rowOf = d.rows.rowOf[:first]
+	d.rows.times = d.rows.times[:first]
 }
 
 // addSample adds a sample of event e: a CPU or wall-clock sample is worth
@@ -88,15 +84,16 @@ func (d *decoder) addSample(e *event, stack, labelSet int32, time uint64) {
 		id = rs.row(k)
 		rs.last[k.kind] = id + 1
 	}
-	if len(rs.times) == cap(rs.times) {
-		// More samples than counted: a block of their own.
-		rs.times = make([]uint64, 0, 64)
-	}
 	rs.times = append(rs.times, time)
-	n := len(rs.times)
-	pr := d.b.P
-	pr.Samples = append(pr.Samples, model.Sample{Stack: stack, LabelSet: labelSet, Link: model.NoLink, Timestamps: rs.times[n-1 : n : n]})
 	rs.rowOf = append(rs.rowOf, id)
+	// The sample's slices are set by finish: no pointer is written here.
+	pr := d.b.P
+	if len(pr.Samples) == cap(pr.Samples) {
+		pr.Samples = slices.Grow(pr.Samples, 1)
+	}
+	pr.Samples = pr.Samples[:len(pr.Samples)+1]
+	s := &pr.Samples[len(pr.Samples)-1]
+	s.Stack, s.LabelSet, s.Link = stack, labelSet, model.NoLink
 }
 
 // row returns the index of row k, added if new.
@@ -182,7 +179,9 @@ func (d *decoder) finish() *model.Profile {
 	}
 	for i := range pr.Samples {
 		r := int(rs.rowOf[i])
-		pr.Samples[i].Values = values[r*width : (r+1)*width : (r+1)*width]
+		s := &pr.Samples[i]
+		s.Values = values[r*width : (r+1)*width : (r+1)*width]
+		s.Timestamps = rs.times[i : i+1 : i+1]
 	}
 	for _, k := range []kind{kCPU, kWall} {
 		if d.present[k] {
