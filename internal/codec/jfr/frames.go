@@ -105,6 +105,9 @@ func (d *decoder) add(cc *chunkCache, e *event, h header) {
 // ticksToTime converts a time in the chunk's ticks to nanoseconds since
 // the Unix epoch.
 func ticksToTime(t int64, h header) uint64 {
+	if h.ticksPerSecond == 1e9 {
+		return uint64(h.startNanos + t - h.startTicks)
+	}
 	return uint64(h.startNanos + ticksToNanos(t-h.startTicks, h.ticksPerSecond))
 }
 

@@ -32,7 +32,7 @@ type rows struct {
 	// Rows by value: an open-addressing table of indexes into all, +1 (0
 	// is free), at most half full, hashed with a random seed.
 	slots []int32
-	seed  maphash.Seed
+	seed  uint64
 	last  [numKinds]int32 // per kind, the row used last, +1
 
 	times []uint64 // per model sample: its timestamp
@@ -48,7 +48,7 @@ type rows struct {
 func (d *decoder) beginChunk(n int, periods [numKinds]int64, wallExec bool) {
 	rs := &d.rows
 	if rs.slots == nil {
-		rs.seed = maphash.MakeSeed()
+		rs.seed = maphash.Comparable(maphash.MakeSeed(), 0)
 		rs.slots = make([]int32, 64)
 	}
 	rs.periods, rs.wallExec, rs.kindN = periods, wallExec, [numKinds]int{}
@@ -102,7 +102,7 @@ func (rs *rows) row(k row) int32 {
 		rs.rehash(2 * len(rs.slots))
 	}
 	mask := uint64(len(rs.slots) - 1)
-	for h := maphash.Comparable(rs.seed, k) & mask; ; h = (h + 1) & mask {
+	for h := rs.hash(k) & mask; ; h = (h + 1) & mask {
 		s := rs.slots[h]
 		if s == 0 {
 			rs.all = append(rs.all, k)
@@ -115,12 +115,28 @@ func (rs *rows) row(k row) int32 {
 	}
 }
 
+// hash hashes a row with the table's seed, by murmur3's 64-bit finalizer
+// (every output bit depends on every input bit) over each part in turn.
+func (rs *rows) hash(k row) uint64 {
+	x := fmix64(uint64(k.measure) ^ rs.seed)
+	return fmix64(x ^ uint64(k.count)<<8 ^ uint64(k.kind))
+}
+
+func fmix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
 // rehash makes the table of rows n slots (a power of 2).
 func (rs *rows) rehash(n int) {
 	rs.slots = make([]int32, n)
 	mask := uint64(n - 1)
 	for i, k := range rs.all {
-		h := maphash.Comparable(rs.seed, k) & mask
+		h := rs.hash(k) & mask
 		for rs.slots[h] != 0 {
 			h = (h + 1) & mask
 		}
