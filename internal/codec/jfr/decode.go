@@ -150,11 +150,16 @@ func (d *decoder) chunk(c []byte, h header) (err error) {
 }
 
 // libraryEvent checks the event of class cl that r holds, then reads it
-// with jfr-parser; it returns the event if it becomes a sample.
+// with jfr-parser; it returns the event if it becomes a sample. An event
+// whose fields are all integers, booleans or references (cl.ops) has no
+// count or length to check: jfr-parser reads it within the event's bytes,
+// which are all it is given, and fails where they end.
 func libraryEvent(l *library, r *reader, cl *class, pos int, h header) (event, bool, error) {
 	start := r.pos
-	if err := skipClass(r, cl, 0); err != nil {
-		return event{}, false, fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
+	if cl.ops == nil {
+		if err := skipClass(r, cl, 0); err != nil {
+			return event{}, false, fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
+		}
 	}
 	e, keep, err := l.event(cl, r.b[start:], h)
 	if err != nil {
