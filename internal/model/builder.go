@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
+	"strings"
 )
 
 // Builder fills a Profile while keeping its tables free of duplicates:
@@ -69,15 +70,22 @@ func (b *Builder) String(s string) int32 {
 	return i
 }
 
-func (b *Builder) hashStack(frames []int32) uint64 {
-	var h maphash.Hash
-	h.SetSeed(b.seed)
-	var buf [4]byte
-	for _, f := range frames {
-		binary.LittleEndian.PutUint32(buf[:], uint32(f))
-		h.Write(buf[:])
+// StringCopy is String for an s that aliases memory reused later: a new
+// string is stored as a copy.
+func (b *Builder) StringCopy(s string) int32 {
+	if i, ok := b.strings[s]; ok {
+		return i
 	}
-	return h.Sum64()
+	return b.String(strings.Clone(s))
+}
+
+func (b *Builder) hashStack(frames []int32) uint64 {
+	k := b.keyBuf[:0]
+	for _, f := range frames {
+		k = binary.LittleEndian.AppendUint32(k, uint32(f))
+	}
+	b.keyBuf = k
+	return maphash.Bytes(b.seed, k)
 }
 
 // Stack returns the index of the stack with these frames (leaf first),

@@ -60,10 +60,11 @@ type chunkCache struct {
 	locBuf                []int32
 }
 
-type funcKey struct {
-	method uint64
-	java   bool
-}
+// funcKey is a method id below 2^63 and whether its class is named as
+// Java's (the lowest bit). The JDK's method ids are a class's id shifted
+// by 16 bits or'ed with the method's number, async-profiler's count up;
+// a larger id is not cached.
+type funcKey uint64
 
 // physFrame is a physical frame with nothing inlined into it.
 type physFrame struct {
@@ -127,7 +128,7 @@ func (d *decoder) thread(l *library, ref uint64) int32 {
 	}
 	var ls []model.Label
 	if name != "" {
-		ls = append(ls, model.Label{Key: d.b.String("thread"), Str: d.b.String(strings.Clone(name))})
+		ls = append(ls, model.Label{Key: d.b.String("thread"), Str: d.b.StringCopy(name)})
 	}
 	if id != 0 {
 		ls = append(ls, model.Label{Key: d.b.String("thread_id"), Num: int64(id)})
@@ -260,13 +261,18 @@ func (d *decoder) function(cc *chunkCache, id uint64, frameType string) int32 {
 	}
 	l := cc.l
 	sys := l.symbol(md.descriptor)
-	fk := funcKey{method: id, java: javaNamed(frameType, sys)}
-	if f, ok := cc.funcs[fk]; ok {
+	fk := funcKey(id << 1)
+	java := javaNamed(frameType, sys)
+	if java {
+		fk |= 1
+	}
+	cached := id < 1<<63
+	if f, ok := cc.funcs[fk]; ok && cached {
 		return f
 	}
 	cls := l.className(md.class)
 	mname := l.symbol(md.name)
-	if fk.java {
+	if java {
 		cls = javaClassName(cls)
 	}
 	var name string
@@ -279,7 +285,9 @@ func (d *decoder) function(cc *chunkCache, id uint64, frameType string) int32 {
 		name = cls + "." + mname
 	}
 	f := d.functionNamed(name, sys)
-	cc.funcs[fk] = f
+	if cached {
+		cc.funcs[fk] = f
+	}
 	return f
 }
 
@@ -287,7 +295,7 @@ func (d *decoder) function(cc *chunkCache, id uint64, frameType string) int32 {
 func (d *decoder) functionNamed(name, sys string) int32 {
 	// jfr-parser's strings alias the chunk's bytes, which the next chunk
 	// reuses: the model keeps copies.
-	key := [3]int32{d.b.String(strings.Clone(name)), d.b.String(strings.Clone(sys)), 0}
+	key := [3]int32{d.b.StringCopy(name), d.b.StringCopy(sys), 0}
 	if f, ok := d.funcs[key]; ok {
 		return f
 	}
