@@ -1,6 +1,7 @@
 package jfr
 
 import (
+	"path"
 	"sort"
 	"testing"
 
@@ -11,7 +12,11 @@ import (
 // same bytes in the same run, jfr-parser's own conversion to pprof
 // (github.com/grafana/jfr-parser/pprof, which drops thread labels, frame
 // types, timestamps and the sampling period): pprofx should be at most as
-// slow. The figures: go test -run '^$' -bench . -benchmem ./internal/codec/jfr
+// slow. The sub-benchmarks are named rec=RECORDING/impl=IMPLEMENTATION,
+// jfr-parser first, so that benchstat puts the two side by side:
+//
+//	go test -run '^$' -bench Decode -benchmem -count 5 -benchtime 20x ./internal/codec/jfr > bench.txt
+//	benchstat -col /impl bench.txt
 func BenchmarkDecode(b *testing.B) {
 	files := fixtures(b)
 	names := make([]string, 0, len(files))
@@ -21,20 +26,21 @@ func BenchmarkDecode(b *testing.B) {
 	sort.Strings(names)
 	for _, name := range names {
 		data := files[name]
-		b.Run("pprofx/"+name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				if _, _, err := DecodeBytes(data, Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run("jfr-parser/"+name, func(b *testing.B) {
+		rec := "rec=" + path.Base(name)
+		b.Run(rec+"/impl=jfr-parser", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				if _, err := jfrpprof.ParseJFR(data, &jfrpprof.ParseInput{SampleRate: 100}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(rec+"/impl=pprofx", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, _, err := DecodeBytes(data, Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
