@@ -211,13 +211,15 @@ func (d *decoder) location(cc *chunkCache, frames []frame) int32 {
 }
 
 // pack returns a frame in one integer, if its fields fit: a method id
-// below 2^28, a frame type id below 16, a line and a bytecode index from 0
-// to 65535.
+// below 2^34 (the JDK's are a class's id shifted by 16 bits, or'ed with
+// the method's number), a frame type id below 16, a line from -1 to 16382
+// and a bytecode index from -1 to 4094.
 func (f frame) pack() (uint64, bool) {
-	if f.method >= 1<<28 || f.typ >= 16 || uint64(f.line) >= 1<<16 || uint64(f.bci) >= 1<<16 {
+	line, bci := uint64(f.line+1), uint64(f.bci+1)
+	if f.method >= 1<<34 || f.typ >= 16 || line >= 1<<14 || bci >= 1<<12 {
 		return 0, false
 	}
-	return f.method<<36 | f.typ<<32 | uint64(f.line)<<16 | uint64(f.bci), true
+	return f.method<<30 | f.typ<<26 | line<<12 | bci, true
 }
 
 // locationAttrs returns the attributes of a location of this frame type
