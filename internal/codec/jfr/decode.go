@@ -161,7 +161,7 @@ func libraryEvent(l *library, r *reader, cl *class, pos int, h header) (event, b
 			return event{}, false, fmt.Errorf("%s event at byte %d: %w", cl.name, pos, err)
 		}
 	}
-	e, keep, err := l.event(cl, r.b[start:], h)
+	e, keep, err := l.event(cl, r.b[start:r.end], h)
 	if err != nil {
 		return e, false, fmt.Errorf("event at byte %d: jfr-parser: %v", pos, err)
 	}
@@ -172,9 +172,9 @@ func libraryEvent(l *library, r *reader, cl *class, pos int, h header) (event, b
 // jfr-parser reads, with a reader bounded to the event, after its type.
 func walkEvents(m *meta, c []byte, fn func(r *reader, cl *class, pos int) error) error {
 	pos := chunkHeaderSize
-	r := &reader{}
+	r := newReader(c, 0)
 	for pos < len(c) {
-		r.b, r.pos = c, pos
+		r.pos, r.end = pos, len(c)
 		size, err := r.varlong()
 		if err != nil {
 			return fmt.Errorf("event at byte %d: %w", pos, err)
@@ -182,7 +182,7 @@ func walkEvents(m *meta, c []byte, fn func(r *reader, cl *class, pos int) error)
 		if size == 0 || size > uint64(len(c)-pos) {
 			return fmt.Errorf("event at byte %d: size %d does not fit the %d bytes left in the chunk", pos, size, len(c)-pos)
 		}
-		r.b = c[:pos+int(size)]
+		r.end = pos + int(size)
 		typ, err := r.varlong()
 		if err != nil {
 			return fmt.Errorf("event at byte %d: %w", pos, err)

@@ -73,7 +73,7 @@ func TestHugeCounts(t *testing.T) {
 	h := parseHeader(b)
 	// The metadata event's string count: after size, type, start,
 	// duration and id (varints). Overwrite with 0xffffffff.
-	r := &reader{b: b, pos: int(h.metaOffset)}
+	r := newReader(b, int(h.metaOffset))
 	for i := 0; i < 5; i++ {
 		if _, err := r.varlong(); err != nil {
 			t.Fatal(err)

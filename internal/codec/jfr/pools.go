@@ -60,7 +60,7 @@ func readPools(m *meta, l *library, chunk []byte, off int) (*pools, error) {
 			return nil, fmt.Errorf("constant pool at byte %d: outside the chunk or visited twice", off)
 		}
 		seen[off] = true
-		r := &reader{b: chunk, pos: off}
+		r := newReader(chunk, off)
 		size, err := r.varlong()
 		if err != nil {
 			return nil, err
@@ -68,7 +68,7 @@ func readPools(m *meta, l *library, chunk []byte, off int) (*pools, error) {
 		if size < 2 || size > uint64(len(chunk)-off) {
 			return nil, fmt.Errorf("constant pool event size %d at byte %d does not fit the chunk", size, off)
 		}
-		r.b = chunk[:off+int(size)]
+		r.end = off + int(size)
 		typ, err := r.varlong()
 		if err != nil {
 			return nil, err
@@ -176,7 +176,7 @@ func (ps *pools) trace(id uint64) (frames []frame, truncated bool) {
 		return nil, false
 	}
 	// Checked by readPools: this reads within the chunk.
-	r := &reader{b: ps.chunk, pos: pos}
+	r := newReader(ps.chunk, pos)
 	ps.frames = ps.frames[:0]
 	for i := range ps.stackClass.fields {
 		f := &ps.stackClass.fields[i]

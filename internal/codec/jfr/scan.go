@@ -22,16 +22,22 @@ import (
 // errShort is a value that runs past the end of its event or chunk.
 var errShort = errors.New("cut short")
 
-// reader reads JFR's compressed integers and strings from a byte slice.
+// reader reads JFR's compressed integers and strings from b[pos:end].
+// The end is a field of its own, not b's length, so that moving a reader
+// from one event to the next writes no pointer.
 type reader struct {
 	b   []byte
 	pos int
+	end int
 }
 
-func (r *reader) left() int { return len(r.b) - r.pos }
+// newReader returns a reader of b from pos.
+func newReader(b []byte, pos int) *reader { return &reader{b: b, pos: pos, end: len(b)} }
+
+func (r *reader) left() int { return r.end - r.pos }
 
 func (r *reader) u8() (byte, error) {
-	if r.pos >= len(r.b) {
+	if r.pos >= r.end {
 		return 0, errShort
 	}
 	c := r.b[r.pos]
@@ -43,7 +49,7 @@ func (r *reader) u8() (byte, error) {
 func (r *reader) varlong() (uint64, error) {
 	var v uint64
 	for shift := uint(0); ; shift += 7 {
-		if r.pos >= len(r.b) {
+		if r.pos >= r.end {
 			return 0, errShort
 		}
 		c := r.b[r.pos]
@@ -128,7 +134,7 @@ func (r *reader) str() (s string, ref uint64, err error) {
 // chunk's bytes, for what lives no longer than the chunk's reading.
 func (r *reader) strView() (string, error) {
 	start := r.pos
-	if r.pos < len(r.b) && (r.b[r.pos] == 3 || r.b[r.pos] == 5) {
+	if r.pos < r.end && (r.b[r.pos] == 3 || r.b[r.pos] == 5) {
 		enc := r.b[r.pos]
 		r.pos++
 		n, err := r.count("string byte", 1)
@@ -145,7 +151,7 @@ func (r *reader) strView() (string, error) {
 		}
 		r.pos = start // Latin-1 beyond ASCII: converted by str
 	}
-	if r.pos < len(r.b) && r.b[r.pos] == 4 {
+	if r.pos < r.end && r.b[r.pos] == 4 {
 		// UTF-16 code units, each a compressed integer: when every one is
 		// ASCII, each takes one byte, the string's own.
 		r.pos++
@@ -349,7 +355,7 @@ func skipClass(r *reader, c *class, depth int) error {
 	if c.ops != nil {
 		for _, op := range c.ops {
 			if op == opByte {
-				if r.pos >= len(r.b) {
+				if r.pos >= r.end {
 					return errShort
 				}
 				r.pos++
@@ -425,7 +431,7 @@ func num(r *reader, f *field, depth int) (uint64, error) {
 // readMetadata reads the metadata event at off: its string table and its
 // tree of elements, keeping the classes and their fields.
 func readMetadata(chunk []byte, off int) (*meta, error) {
-	r := &reader{b: chunk, pos: off}
+	r := newReader(chunk, off)
 	size, err := r.varlong()
 	if err != nil {
 		return nil, err
@@ -433,7 +439,7 @@ func readMetadata(chunk []byte, off int) (*meta, error) {
 	if size < 2 || size > uint64(len(chunk)-off) {
 		return nil, fmt.Errorf("metadata event size %d at byte %d does not fit the chunk", size, off)
 	}
-	r.b = chunk[:off+int(size)]
+	r.end = off + int(size)
 	typ, err := r.varlong()
 	if err != nil {
 		return nil, err
