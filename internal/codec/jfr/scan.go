@@ -47,6 +47,31 @@ func (r *reader) u8() (byte, error) {
 
 // varlong reads JFR's LEB128 of at most 9 bytes (the ninth holds 8 bits).
 func (r *reader) varlong() (uint64, error) {
+	if r.pos < r.end && r.end <= len(r.b) && r.b[r.pos] < 0x80 {
+		c := r.b[r.pos]
+		r.pos++
+		return uint64(c), nil
+	}
+	if r.end-r.pos >= 9 && r.end <= len(r.b) {
+		// Nine bytes are there: one bounds check for them all.
+		b := r.b[r.pos : r.pos+9 : r.pos+9]
+		var v uint64
+		for i := 0; i < 8; i++ {
+			c := b[i]
+			v |= uint64(c&0x7f) << (7 * i)
+			if c < 0x80 {
+				r.pos += i + 1
+				return v, nil
+			}
+		}
+		r.pos += 9
+		return v | uint64(b[8])<<56, nil
+	}
+	return r.varlongEnd()
+}
+
+// varlongEnd is varlong near the reader's end.
+func (r *reader) varlongEnd() (uint64, error) {
 	var v uint64
 	for shift := uint(0); ; shift += 7 {
 		if r.pos >= r.end {
@@ -325,6 +350,23 @@ func skipField(r *reader, f *field, depth int) error {
 		n, err := r.count("array element", 1)
 		if err != nil {
 			return err
+		}
+		if !f.cp && f.cls != nil && f.cls.ops != nil && depth+1 <= maxDepth {
+			// Flat structs (a stack trace's frames): their fields in a row.
+			ops := f.cls.ops
+			for i := 0; i < n; i++ {
+				for _, op := range ops {
+					if op == opByte {
+						if r.pos >= r.end {
+							return errShort
+						}
+						r.pos++
+					} else if _, err := r.varlong(); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
 		}
 		for i := 0; i < n; i++ {
 			if err := skipOne(r, f, depth+1); err != nil {
