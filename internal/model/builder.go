@@ -76,7 +76,11 @@ func (b *Builder) StringCopy(s string) int32 {
 	if i, ok := b.strings[s]; ok {
 		return i
 	}
-	return b.String(strings.Clone(s))
+	s = strings.Clone(s)
+	i := int32(len(b.P.Strings))
+	b.P.Strings = append(b.P.Strings, s)
+	b.strings[s] = i
+	return i
 }
 
 func (b *Builder) hashStack(frames []int32) uint64 {

@@ -53,6 +53,8 @@ type chunkCache struct {
 	funcs   map[funcKey]int32
 	locs    map[physFrame]int32
 	packed  map[uint64]int32 // the locations of frames that pack
+	// Java class names, with dots, by java.lang.Class id.
+	javaClasses map[uint64]string
 	// The stack and thread of the event added last, and what they became.
 	hasLast               bool
 	lastStack, lastThread uint64
@@ -77,7 +79,8 @@ type physFrame struct {
 // the chunk's events use).
 func newChunkCache(l *library, ps *pools) *chunkCache {
 	return &chunkCache{l: l, ps: ps, stacks: make(map[uint64]int32, len(ps.stacks)), threads: map[uint64]int32{},
-		funcs: make(map[funcKey]int32, len(ps.methods)), locs: map[physFrame]int32{}, packed: make(map[uint64]int32, len(ps.methods))}
+		funcs: make(map[funcKey]int32, len(ps.methods)), locs: map[physFrame]int32{}, packed: make(map[uint64]int32, len(ps.methods)),
+		javaClasses: map[uint64]string{}}
 }
 
 // add turns an event into a sample; its measure is settled with the
@@ -259,7 +262,7 @@ func (d *decoder) locationAttrs(frameType string, frames []frame) []model.Attrib
 func (d *decoder) function(cc *chunkCache, id uint64, frameType string) int32 {
 	md, ok := cc.ps.methods[id]
 	if !ok {
-		return d.functionNamed("[unknown method "+strconv.FormatUint(id, 10)+"]", "")
+		return d.functionNamed(d.b.String("[unknown method "+strconv.FormatUint(id, 10)+"]"), "")
 	}
 	l := cc.l
 	sys := l.symbol(md.descriptor)
@@ -272,32 +275,44 @@ func (d *decoder) function(cc *chunkCache, id uint64, frameType string) int32 {
 	if f, ok := cc.funcs[fk]; ok && cached {
 		return f
 	}
-	cls := l.className(md.class)
+	cls := cc.className(md.class, java)
 	mname := l.symbol(md.name)
-	if java {
-		cls = javaClassName(cls)
-	}
-	var name string
+	var f int32
 	switch {
 	case cls == "":
-		name = mname
+		f = d.functionNamed(d.b.StringCopy(mname), sys)
 	case mname == "":
-		name = cls
+		f = d.functionNamed(d.b.StringCopy(cls), sys)
 	default:
-		name = cls + "." + mname
+		// A new string: no copy needed.
+		f = d.functionNamed(d.b.String(cls+"."+mname), sys)
 	}
-	f := d.functionNamed(name, sys)
 	if cached {
 		cc.funcs[fk] = f
 	}
 	return f
 }
 
-// functionNamed returns the function of this name and system name.
-func (d *decoder) functionNamed(name, sys string) int32 {
+// className returns the name of a java.lang.Class id, as a Java class's
+// when java is set.
+func (cc *chunkCache) className(id uint64, java bool) string {
+	if !java {
+		return cc.l.className(id)
+	}
+	if s, ok := cc.javaClasses[id]; ok {
+		return s
+	}
+	s := javaClassName(cc.l.className(id))
+	cc.javaClasses[id] = s
+	return s
+}
+
+// functionNamed returns the function of this name (a string index) and
+// system name.
+func (d *decoder) functionNamed(name int32, sys string) int32 {
 	// jfr-parser's strings alias the chunk's bytes, which the next chunk
 	// reuses: the model keeps copies.
-	key := [3]int32{d.b.StringCopy(name), d.b.StringCopy(sys), 0}
+	key := [3]int32{name, d.b.StringCopy(sys), 0}
 	if f, ok := d.funcs[key]; ok {
 		return f
 	}

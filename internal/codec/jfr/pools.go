@@ -220,9 +220,11 @@ func (ps *pools) readFrames(r *reader, fc *class) error {
 			ps.frameRoles[i] = map[string]uint8{"method": fMethod, "lineNumber": fLine, "bytecodeIndex": fBCI, "type": fType}[f.name]
 		}
 	}
-	ps.frames = slices.Grow(ps.frames, n)
-	for k := 0; k < n; k++ {
-		var fr frame
+	first := len(ps.frames)
+	ps.frames = slices.Grow(ps.frames, n)[:first+n]
+	for k := first; k < first+n; k++ {
+		fr := &ps.frames[k]
+		*fr = frame{}
 		for i, role := range ps.frameRoles {
 			var v uint64
 			switch {
@@ -249,7 +251,6 @@ func (ps *pools) readFrames(r *reader, fc *class) error {
 				fr.typ = v
 			}
 		}
-		ps.frames = append(ps.frames, fr)
 	}
 	return nil
 }
