@@ -47,31 +47,6 @@ func (r *reader) u8() (byte, error) {
 
 // varlong reads JFR's LEB128 of at most 9 bytes (the ninth holds 8 bits).
 func (r *reader) varlong() (uint64, error) {
-	if r.pos < r.end && r.end <= len(r.b) && r.b[r.pos] < 0x80 {
-		c := r.b[r.pos]
-		r.pos++
-		return uint64(c), nil
-	}
-	if r.end-r.pos >= 9 && r.end <= len(r.b) {
-		// Nine bytes are there: one bounds check for them all.
-		b := r.b[r.pos : r.pos+9 : r.pos+9]
-		var v uint64
-		for i := 0; i < 8; i++ {
-			c := b[i]
-			v |= uint64(c&0x7f) << (7 * i)
-			if c < 0x80 {
-				r.pos += i + 1
-				return v, nil
-			}
-		}
-		r.pos += 9
-		return v | uint64(b[8])<<56, nil
-	}
-	return r.varlongEnd()
-}
-
-// varlongEnd is varlong near the reader's end.
-func (r *reader) varlongEnd() (uint64, error) {
 	var v uint64
 	for shift := uint(0); ; shift += 7 {
 		if r.pos >= r.end {
