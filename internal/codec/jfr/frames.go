@@ -46,13 +46,17 @@ func javaNamed(frameType, descriptor string) bool {
 // chunkCache maps a chunk's ids to what they became in the model; it
 // lives as long as the chunk's reading.
 type chunkCache struct {
-	l       *library
-	ps      *pools
-	stacks  map[uint64]int32
-	threads map[uint64]int32
-	funcs   map[funcKey]int32
-	locs    map[physFrame]int32
-	packed  map[uint64]int32 // the locations of frames that pack
+	l  *library
+	ps *pools
+	// Model stacks by stack trace id: ids below len(denseStacks) (the JDK
+	// and async-profiler number a chunk's traces from 1) in the slice,
+	// as the stack +1, others in the map.
+	denseStacks []int32
+	stacks      map[uint64]int32
+	threads     map[uint64]int32
+	funcs       map[funcKey]int32
+	locs        map[physFrame]int32
+	packed      map[uint64]int32 // the locations of frames that pack
 	// Java class names, with dots, by java.lang.Class id.
 	javaClasses map[uint64]string
 	// The stack and thread of the event added last, and what they became.
@@ -78,7 +82,7 @@ type physFrame struct {
 // methods of the chunk's pools (the JDK and async-profiler write those
 // the chunk's events use).
 func newChunkCache(l *library, ps *pools) *chunkCache {
-	return &chunkCache{l: l, ps: ps, stacks: make(map[uint64]int32, len(ps.stacks)), threads: map[uint64]int32{},
+	return &chunkCache{l: l, ps: ps, denseStacks: make([]int32, 2*len(ps.stacks)+2), stacks: map[uint64]int32{}, threads: map[uint64]int32{},
 		funcs: make(map[funcKey]int32, len(ps.methods)), locs: map[physFrame]int32{}, packed: make(map[uint64]int32, len(ps.methods)),
 		javaClasses: map[uint64]string{}}
 }
@@ -87,12 +91,7 @@ func newChunkCache(l *library, ps *pools) *chunkCache {
 // chunk's.
 func (d *decoder) add(cc *chunkCache, e *event, h header) {
 	if !cc.hasLast || e.stack != cc.lastStack {
-		st, ok := cc.stacks[e.stack]
-		if !ok {
-			st = d.stack(cc, e.stack)
-			cc.stacks[e.stack] = st
-		}
-		cc.lastStack, cc.lastSt = e.stack, st
+		cc.lastStack, cc.lastSt = e.stack, cc.stack(d, e.stack)
 	}
 	if !cc.hasLast || e.thread != cc.lastThread {
 		ls, ok := cc.threads[e.thread]
@@ -104,6 +103,24 @@ func (d *decoder) add(cc *chunkCache, e *event, h header) {
 	}
 	cc.hasLast = true
 	d.addSample(e, cc.lastSt, cc.lastLs, ticksToTime(e.ticks, h))
+}
+
+// stack returns the model stack of a stack trace id, made if new.
+func (cc *chunkCache) stack(d *decoder, id uint64) int32 {
+	if id < uint64(len(cc.denseStacks)) {
+		if st := cc.denseStacks[id]; st > 0 {
+			return st - 1
+		}
+		st := d.stack(cc, id)
+		cc.denseStacks[id] = st + 1
+		return st
+	}
+	st, ok := cc.stacks[id]
+	if !ok {
+		st = d.stack(cc, id)
+		cc.stacks[id] = st
+	}
+	return st
 }
 
 // ticksToTime converts a time in the chunk's ticks to nanoseconds since
