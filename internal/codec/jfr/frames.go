@@ -48,9 +48,9 @@ func javaNamed(frameType, descriptor string) bool {
 type chunkCache struct {
 	l  *library
 	ps *pools
-	// Model stacks by stack trace id: ids below len(denseStacks) (the JDK
-	// and async-profiler number a chunk's traces from 1) in the slice,
-	// as the stack +1, others in the map.
+	// Model stacks by stack trace id: in a slice by id, as the stack +1,
+	// when the pool's ids are below twice its count (the JDK numbers a
+	// chunk's traces from 1), else in the map.
 	denseStacks []int32
 	stacks      map[uint64]int32
 	threads     map[uint64]int32
@@ -82,9 +82,16 @@ type physFrame struct {
 // methods of the chunk's pools (the JDK and async-profiler write those
 // the chunk's events use).
 func newChunkCache(l *library, ps *pools) *chunkCache {
-	return &chunkCache{l: l, ps: ps, denseStacks: make([]int32, 2*len(ps.stacks)+2), stacks: map[uint64]int32{}, threads: map[uint64]int32{},
+	cc := &chunkCache{l: l, ps: ps, threads: map[uint64]int32{},
 		funcs: make(map[funcKey]int32, len(ps.methods)), locs: map[physFrame]int32{}, packed: make(map[uint64]int32, len(ps.methods)),
-		javaClasses: map[uint64]string{}}
+		javaClasses: make(map[uint64]string, min(len(ps.methods), len(l.classes.Class)))}
+	if n := len(ps.stacks); ps.maxStackID < uint64(2*n+2) {
+		cc.denseStacks = make([]int32, ps.maxStackID+1)
+		cc.stacks = map[uint64]int32{}
+	} else {
+		cc.stacks = make(map[uint64]int32, n)
+	}
+	return cc
 }
 
 // add turns an event into a sample; its measure is settled with the

@@ -30,6 +30,7 @@ type pools struct {
 	stackClass *class
 	stacks     map[uint64]int // byte offset of the stack trace's value
 	frameCount int            // frames of all stack traces
+	maxStackID uint64         // the largest stack trace id
 	frames     []frame        // the frames of the trace read last
 	frameClass *class         // jdk.types.StackFrame
 	frameRoles []uint8        // per field of frameClass
@@ -150,6 +151,7 @@ func (ps *pools) readPool(m *meta, l *library, r *reader) error {
 func (ps *pools) stackTrace(r *reader, c *class, id uint64) error {
 	ps.stackClass = c
 	ps.stacks[id] = r.pos
+	ps.maxStackID = max(ps.maxStackID, id)
 	for i := range c.fields {
 		f := &c.fields[i]
 		if f.name == "frames" && f.array && !f.cp {
