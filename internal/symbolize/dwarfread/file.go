@@ -13,8 +13,8 @@
 // unit's entries by their shape), linenames.go (file paths as binutils
 // joins them), dwarflazy.go (the lazy reading: sections read on demand,
 // the units wanted), dwarfpipe.go (walking units while the later ones
-// inflate), dwarfload.go (the whole reading), inflaters.go (DEFLATE),
-// bigbuf.go (one buffer for a binary's sections).
+// inflate), dwarfload.go (the whole reading), inflaters.go and inflate.go
+// (DEFLATE), bigbuf.go (one buffer for a binary's sections).
 package dwarfread
 
 import (
