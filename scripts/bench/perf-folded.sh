@@ -34,7 +34,7 @@ echo "input: $input, $(stat -c %s "$input") bytes, $(grep -c $'^[^\t#]' "$input"
 
 # The same stacks first (the script is given a blank line at the end, as
 # the test gives it, so that it keeps the last sample).
-{ cat "$input"; echo; } | perl "$script" | awk '{v=$NF; sub(/ [0-9]+$/, ""); sub(/^[^;]*;?/, ""); s[$0]+=v} END {for (k in s) print k " " s[k]}' | LC_ALL=C sort >"$dir/ref"
+{ cat "$input"; echo; } | perl "$script" | awk '{v=$NF; sub(/ [0-9]+$/, ""); sub(/^[^;]*;?/, ""); s[$0]+=v} END {for (k in s) printf "%s %.0f\n", k, s[k]}' | LC_ALL=C sort >"$dir/ref"
 "$dir/pprofx" convert "$input" -o - --to folded 2>/dev/null | LC_ALL=C sort >"$dir/ours"
 if ! cmp -s "$dir/ref" "$dir/ours"; then
 	echo "the outputs differ:" >&2
