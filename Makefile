@@ -84,6 +84,9 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/codec/pprof
 	$(GO) test -run '^$$' -fuzz '^FuzzSniff$$' -fuzztime $(FUZZTIME) ./internal/detect
+	$(GO) test -run '^$$' -fuzz '^FuzzProto$$' -fuzztime $(FUZZTIME) ./internal/formats/wirecheck
+	$(GO) test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME) ./internal/formats/wirecheck
+	$(GO) test -run '^$$' -fuzz '^FuzzOTLPStream$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/formats
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTag$$' -fuzztime $(FUZZTIME) ./internal/transform/filter
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/codec/gperftools
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./internal/codec/bundle
