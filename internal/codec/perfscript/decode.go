@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/model"
@@ -43,17 +44,27 @@ type decoder struct {
 	frames    []int32 // the sample's frames, indices into table
 	lastFrame bool    // the previous line was a frame (a srcline may follow)
 
-	table    []pframe
-	byLine   map[string]int32 // frame line (white space trimmed) -> table index
-	bySrc    map[string]int32 // table index and srcline -> table index
-	events   []event
-	eventIdx map[string]int
-	mappings map[string]int32
-	funcs    map[string]int32
-	locs     map[string]int32
-	keyBuf   []byte
-	stack    []int32
-	labels   []model.Label
+	table      []pframe
+	byLine     map[string]int32 // frame line (white space trimmed) -> table index
+	bySrc      map[string]int32 // table index and srcline -> table index
+	evs        []event
+	eventIdx   map[string]int
+	mappings   map[string]int32
+	funcs      map[string]int32
+	locs       map[string]int32
+	keyBuf     []byte
+	stack      []int32
+	labels     []model.Label
+	comms      map[string]string // a command's bytes -> its string, made once
+	eventNames map[string]string // an event name's bytes -> its string
+
+	// Label sets, interned here rather than through the builder: every
+	// timed sample has its own timestamp_ns, so a sample later in time
+	// than all before it has a new label set, known without a lookup.
+	sameT   []int32            // the label sets whose time is maxT
+	lsIdx   map[labelKey]int32 // every label set, once samples come out of time order
+	labSlab []model.Label      // the label sets' labels, allocated in chunks
+	tsSlab  []uint64           // the samples' timestamps, allocated in chunks
 
 	// Per sample, read back by finish.
 	evOf    []int32
@@ -64,14 +75,13 @@ type decoder struct {
 	hasRef          bool
 	minT, maxT      int64
 	timed           int
-	unixStamps      []uint64
 
 	keys struct{ pid, tid, cpu, comm, ts, cpuUnit int32 }
 }
 
 func newDecoder(opts Options) *decoder {
 	d := &decoder{opts: opts, b: model.NewBuilder(), eventIdx: map[string]int{},
-		mappings: map[string]int32{}, byLine: map[string]int32{}, bySrc: map[string]int32{}, funcs: map[string]int32{}, locs: map[string]int32{}}
+		mappings: map[string]int32{}, comms: map[string]string{}, eventNames: map[string]string{}, byLine: map[string]int32{}, bySrc: map[string]int32{}, funcs: map[string]int32{}, locs: map[string]int32{}}
 	d.keys.pid = d.b.String(LabelPID)
 	d.keys.tid = d.b.String(LabelTID)
 	d.keys.cpu = d.b.String(LabelCPU)
@@ -191,11 +201,21 @@ func (d *decoder) startSample(h *header) {
 	d.h.frame = nil
 	// The header's bytes are the scanner's, which the next lines reuse.
 	if string(h.comm) != d.comm || d.commStr == 0 && len(h.comm) > 0 {
-		d.comm = string(h.comm)
+		c, ok := d.comms[string(h.comm)]
+		if !ok {
+			c = string(h.comm)
+			d.comms[c] = c
+		}
+		d.comm = c
 		d.commStr = d.b.String(d.comm)
 	}
 	if string(h.event) != d.eventName {
-		d.eventName = string(h.event)
+		e, ok := d.eventNames[string(h.event)]
+		if !ok {
+			e = string(h.event)
+			d.eventNames[e] = e
+		}
+		d.eventName = e
 	}
 	d.h.comm, d.h.event = nil, nil
 	d.frames = d.frames[:0]
@@ -255,9 +275,9 @@ func (d *decoder) event(name string) int {
 	if i, ok := d.eventIdx[name]; ok {
 		return i
 	}
-	d.events = append(d.events, event{name: name})
-	d.eventIdx[name] = len(d.events) - 1
-	return len(d.events) - 1
+	d.evs = append(d.evs, event{name: name})
+	d.eventIdx[name] = len(d.evs) - 1
+	return len(d.evs) - 1
 }
 
 // endSample adds the sample being read, if any.
@@ -270,12 +290,12 @@ func (d *decoder) endSample() error {
 	name := d.eventName
 	if !h.hasEvent {
 		name = "event"
-		if len(d.events) == 1 {
-			name = d.events[0].name
+		if len(d.evs) == 1 {
+			name = d.evs[0].name
 		}
 	}
 	ei := d.event(name)
-	ev := &d.events[ei]
+	ev := &d.evs[ei]
 	ev.samples++
 	if h.hasPeriod {
 		ev.hasPeriod = true
@@ -303,6 +323,13 @@ func (d *decoder) endSample() error {
 	}
 	if h.hasTime {
 		d.labels = append(d.labels, model.Label{Key: d.keys.ts, Num: h.timeNs})
+	}
+	if h.hasCPU {
+		d.labels = append(d.labels, model.Label{Key: d.keys.cpu, Num: h.cpu, NumUnit: d.keys.cpuUnit})
+	}
+	p := d.b.P
+	s := model.Sample{Stack: d.b.Stack(d.stack), LabelSet: d.labelSet(h), Link: model.NoLink}
+	if h.hasTime {
 		if d.timed == 0 || h.timeNs < d.minT {
 			d.minT = h.timeNs
 		}
@@ -311,16 +338,16 @@ func (d *decoder) endSample() error {
 		}
 		d.timed++
 	}
-	if h.hasCPU {
-		d.labels = append(d.labels, model.Label{Key: d.keys.cpu, Num: h.cpu, NumUnit: d.keys.cpuUnit})
-	}
-	p := d.b.P
-	s := model.Sample{Stack: d.b.Stack(d.stack), LabelSet: d.b.LabelSet(d.labels), Link: model.NoLink}
 	if d.hasRef && h.hasTime {
-		d.unixStamps = append(d.unixStamps, uint64(d.refTOD+(h.timeNs-d.refMono)))
-		s.Timestamps = d.unixStamps[len(d.unixStamps)-1:]
+		if len(d.tsSlab) == cap(d.tsSlab) {
+			d.tsSlab = make([]uint64, 0, slabLen)
+		}
+		d.tsSlab = append(d.tsSlab, uint64(d.refTOD+(h.timeNs-d.refMono)))
+		s.Timestamps = d.tsSlab[len(d.tsSlab)-1 : len(d.tsSlab) : len(d.tsSlab)]
 	}
+	p.Samples = grow(p.Samples)
 	p.Samples = append(p.Samples, s)
+	d.evOf = grow(d.evOf)
 	d.evOf = append(d.evOf, int32(ei))
 	per := int64(0)
 	if h.hasPeriod {
@@ -328,8 +355,129 @@ func (d *decoder) endSample() error {
 	} else {
 		d.noPer = true
 	}
+	d.periods = grow(d.periods)
 	d.periods = append(d.periods, per)
 	return nil
+}
+
+// slabLen is the length of the chunks labels and timestamps are
+// allocated in.
+const slabLen = 4096
+
+// grow doubles a full slice's capacity: append's growth for large slices
+// copies the samples of a large text many times over.
+func grow[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 1024))
+}
+
+// labelKey is what tells a sample's label set from another's: the label
+// set's labels are those of endSample, made from these fields.
+type labelKey struct {
+	pid, tid, ts, cpu int64
+	comm              int32
+	has               uint8 // 1 pid, 2 tid, 4 comm, 8 time, 16 cpu
+}
+
+func (d *decoder) keyOf(h *header) labelKey {
+	k := labelKey{pid: h.pid, tid: h.tid, ts: h.timeNs, cpu: h.cpu, comm: d.commStr}
+	for i, b := range [...]bool{h.hasPID, h.hasTID, d.comm != "", h.hasTime, h.hasCPU} {
+		if b {
+			k.has |= 1 << i
+		}
+	}
+	// Fields a label set does not hold do not tell sets apart.
+	if !h.hasPID {
+		k.pid = 0
+	}
+	if !h.hasTID {
+		k.tid = 0
+	}
+	if d.comm == "" {
+		k.comm = 0
+	}
+	if !h.hasTime {
+		k.ts = 0
+	}
+	if !h.hasCPU {
+		k.cpu = 0
+	}
+	return k
+}
+
+// labelSet returns the index of the label set of d.labels (the sample of
+// header h), adding it if needed, as model.Builder.LabelSet would: equal
+// sets share one index, new sets are appended in the order they come.
+func (d *decoder) labelSet(h *header) int32 {
+	if len(d.labels) == 0 {
+		return 0
+	}
+	p := d.b.P
+	switch {
+	case d.lsIdx != nil:
+	case h.hasTime && (d.timed == 0 || h.timeNs > d.maxT):
+		// Later than every set so far: a new set.
+		i := d.addLabelSet()
+		d.sameT = append(d.sameT[:0], i)
+		return i
+	case h.hasTime && h.timeNs == d.maxT:
+		for _, i := range d.sameT {
+			if slices.Equal(p.LabelSets[i].Labels, d.labels) {
+				return i
+			}
+		}
+		i := d.addLabelSet()
+		d.sameT = append(d.sameT, i)
+		return i
+	default:
+		// Out of time order, or no time: index every set from now on.
+		d.lsIdx = make(map[labelKey]int32, len(p.LabelSets))
+		for i := 1; i < len(p.LabelSets); i++ {
+			d.lsIdx[d.keyOfLabels(p.LabelSets[i].Labels)] = int32(i)
+		}
+	}
+	k := d.keyOf(h)
+	if i, ok := d.lsIdx[k]; ok {
+		return i
+	}
+	i := d.addLabelSet()
+	d.lsIdx[k] = i
+	return i
+}
+
+// keyOfLabels is keyOf for a label set made by endSample.
+func (d *decoder) keyOfLabels(ls []model.Label) labelKey {
+	var k labelKey
+	for _, l := range ls {
+		switch l.Key {
+		case d.keys.pid:
+			k.pid, k.has = l.Num, k.has|1
+		case d.keys.tid:
+			k.tid, k.has = l.Num, k.has|2
+		case d.keys.comm:
+			k.comm, k.has = l.Str, k.has|4
+		case d.keys.ts:
+			k.ts, k.has = l.Num, k.has|8
+		case d.keys.cpu:
+			k.cpu, k.has = l.Num, k.has|16
+		}
+	}
+	return k
+}
+
+// addLabelSet appends a label set of d.labels.
+func (d *decoder) addLabelSet() int32 {
+	p := d.b.P
+	if len(d.labSlab)+len(d.labels) > cap(d.labSlab) {
+		d.labSlab = make([]model.Label, 0, max(slabLen, len(d.labels)))
+	}
+	n := len(d.labSlab)
+	d.labSlab = append(d.labSlab, d.labels...)
+	p.LabelSets = grow(p.LabelSets)
+	p.LabelSets = append(p.LabelSets, model.LabelSet{Labels: d.labSlab[n:len(d.labSlab):len(d.labSlab)]})
+	return int32(len(p.LabelSets) - 1)
 }
 
 // group returns the end of the location that starts at frame i: a run of
@@ -463,9 +611,9 @@ func (d *decoder) finish() (*model.Profile, error) {
 	if len(p.Samples) == 0 {
 		return nil, errors.New("no samples (not perf script output?)")
 	}
-	col := make([][2]int, len(d.events)) // per event: its _sample and _event columns (-1: none)
+	col := make([][2]int, len(d.evs)) // per event: its _sample and _event columns (-1: none)
 	n := 0
-	for i, e := range d.events {
+	for i, e := range d.evs {
 		col[i] = [2]int{n, -1}
 		p.SampleTypes = append(p.SampleTypes, model.ValueType{Type: d.b.String(e.name + "_sample"), Unit: d.b.String("count")})
 		n++
