@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -22,6 +23,8 @@ type pframe struct {
 	srcLine  int64
 	hasSrc   bool
 	loc      [2]int32 // its location alone (not java, java), +1; 0: not made yet
+	line     string   // the frame line it was read from, white space trimmed
+	next     int32    // the frame line read after it last time, +1; 0: none
 }
 
 type event struct {
@@ -43,6 +46,8 @@ type decoder struct {
 	eventName string
 	frames    []int32 // the sample's frames, indices into table
 	lastFrame bool    // the previous line was a frame (a srcline may follow)
+	prevLine  int32   // the sample's previous frame line (table index), -1: none
+	startNext int32   // the first frame line of the previous sample, +1
 
 	table      []pframe
 	byLine     map[string]int32 // frame line (white space trimmed) -> table index
@@ -63,6 +68,7 @@ type decoder struct {
 	// than all before it has a new label set, known without a lookup.
 	sameT   []int32            // the label sets whose time is maxT
 	lsIdx   map[labelKey]int32 // every label set, once samples come out of time order
+	lsNext  int32              // with lsIdx: the set after the previous sample's
 	labSlab []model.Label      // the label sets' labels, allocated in chunks
 	tsSlab  []uint64           // the samples' timestamps, allocated in chunks
 
@@ -82,6 +88,7 @@ type decoder struct {
 func newDecoder(opts Options) *decoder {
 	d := &decoder{opts: opts, b: model.NewBuilder(), eventIdx: map[string]int{},
 		mappings: map[string]int32{}, comms: map[string]string{}, eventNames: map[string]string{}, byLine: map[string]int32{}, bySrc: map[string]int32{}, funcs: map[string]int32{}, locs: map[string]int32{}}
+	d.prevLine = -1
 	d.keys.pid = d.b.String(LabelPID)
 	d.keys.tid = d.b.String(LabelTID)
 	d.keys.cpu = d.b.String(LabelCPU)
@@ -92,7 +99,15 @@ func newDecoder(opts Options) *decoder {
 }
 
 func (d *decoder) line(ln []byte) error {
-	ln = bytes.TrimRight(ln, "\r")
+	if n := len(ln); n > 0 && ln[n-1] == '\r' {
+		ln = bytes.TrimRight(ln, "\r")
+	}
+	if len(ln) > 0 && ln[0] == '\t' {
+		// perf indents call chain lines with a tab: most lines.
+		if t := trimBlanks(ln); len(t) > 0 && t[0] < utf8.RuneSelf && !asciiSpace(t[0]) {
+			return d.frameLine(t)
+		}
+	}
 	if len(ln) == 0 || len(bytes.TrimSpace(ln)) == 0 {
 		d.lastFrame = false
 		return d.endSample()
@@ -144,6 +159,23 @@ func (d *decoder) line(ln []byte) error {
 	return lineError("neither a sample line (command, thread id, time, event) nor a call chain frame", ln)
 }
 
+// trimBlanks is bytes.Trim(b, " \t").
+func trimBlanks(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	for j > i && (b[j-1] == ' ' || b[j-1] == '\t') {
+		j--
+	}
+	return b[i:j]
+}
+
+// asciiSpace is an ASCII byte bytes.TrimSpace removes.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
 // withSrc is frame fi with a source line.
 func (d *decoder) withSrc(fi int32, file []byte, line int64) int32 {
 	k := make([]byte, 0, 16+len(file))
@@ -154,7 +186,7 @@ func (d *decoder) withSrc(fi int32, file []byte, line int64) int32 {
 		return i
 	}
 	f := d.table[fi]
-	f.src, f.srcLine, f.hasSrc, f.loc = string(file), line, true, [2]int32{}
+	f.src, f.srcLine, f.hasSrc, f.loc, f.line, f.next = string(file), line, true, [2]int32{}, "", 0
 	d.table = append(d.table, f)
 	i := int32(len(d.table) - 1)
 	d.bySrc[string(k)] = i
@@ -163,18 +195,32 @@ func (d *decoder) withSrc(fi int32, file []byte, line int64) int32 {
 
 // frameLine adds the frame line ln (white space trimmed) to the sample.
 func (d *decoder) frameLine(ln []byte) error {
-	if fi, ok := d.byLine[string(ln)]; ok {
+	// The line that followed this one's predecessor last time is the
+	// likeliest: samples repeat call chains.
+	next := &d.startNext
+	if d.prevLine >= 0 {
+		next = &d.table[d.prevLine].next
+	}
+	if fi := *next - 1; fi >= 0 && d.table[fi].line == string(ln) {
+		d.prevLine = fi
 		return d.addFrame(fi)
 	}
-	f, ok := parseFrame(ln)
+	fi, ok := d.byLine[string(ln)]
 	if !ok {
-		return lineError("not a call chain frame (want \"ip symbol (dso)\")", ln)
+		f, ok := parseFrame(ln)
+		if !ok {
+			return lineError("not a call chain frame (want \"ip symbol (dso)\")", ln)
+		}
+		if !d.inSample {
+			return errOutside
+		}
+		fi = d.addFrameTable(f)
+		key := string(ln)
+		d.table[fi].line = key
+		d.byLine[key] = fi
 	}
-	if !d.inSample {
-		return errOutside
-	}
-	fi := d.addFrameTable(f)
-	d.byLine[string(ln)] = fi
+	*next = fi + 1
+	d.prevLine = fi
 	return d.addFrame(fi)
 }
 
@@ -220,6 +266,7 @@ func (d *decoder) startSample(h *header) {
 	d.h.comm, d.h.event = nil, nil
 	d.frames = d.frames[:0]
 	d.lastFrame = false
+	d.prevLine = -1
 }
 
 // comment reads the --header lines pprofx keeps: the events in their
@@ -378,7 +425,7 @@ func grow[T any](s []T) []T {
 type labelKey struct {
 	pid, tid, ts, cpu int64
 	comm              int32
-	has               uint8 // 1 pid, 2 tid, 4 comm, 8 time, 16 cpu
+	has               int32 // 1 pid, 2 tid, 4 comm, 8 time, 16 cpu
 }
 
 func (d *decoder) keyOf(h *header) labelKey {
@@ -438,12 +485,19 @@ func (d *decoder) labelSet(h *header) int32 {
 			d.lsIdx[d.keyOfLabels(p.LabelSets[i].Labels)] = int32(i)
 		}
 	}
-	k := d.keyOf(h)
-	if i, ok := d.lsIdx[k]; ok {
+	// A text that goes back in time often replays sets in their order:
+	// the set after the previous sample's is tried first.
+	if i := d.lsNext; i > 0 && int(i) < len(p.LabelSets) && slices.Equal(p.LabelSets[i].Labels, d.labels) {
+		d.lsNext++
 		return i
 	}
-	i := d.addLabelSet()
-	d.lsIdx[k] = i
+	k := d.keyOf(h)
+	i, ok := d.lsIdx[k]
+	if !ok {
+		i = d.addLabelSet()
+		d.lsIdx[k] = i
+	}
+	d.lsNext = i + 1
 	return i
 }
 

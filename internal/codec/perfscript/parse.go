@@ -93,6 +93,17 @@ func isEvent(t []byte) bool {
 }
 
 func parseInt(b []byte) (int64, bool) {
+	if len(b) > 0 && len(b) <= 18 {
+		// At most 18 digits cannot overflow.
+		var v int64
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int64(c-'0')
+		}
+		return v, true
+	}
 	v, err := strconv.ParseInt(string(b), 10, 64)
 	return v, err == nil
 }
