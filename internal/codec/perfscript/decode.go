@@ -54,14 +54,15 @@ type decoder struct {
 	bySrc      map[string]int32 // table index and srcline -> table index
 	evs        []event
 	eventIdx   map[string]int
+	lastEv     int // the event of the previous call to event, -1: none
 	mappings   map[string]int32
 	funcs      map[string]int32
 	locs       map[string]int32
 	keyBuf     []byte
 	stack      []int32
 	labels     []model.Label
-	comms      map[string]string // a command's bytes -> its string, made once
-	eventNames map[string]string // an event name's bytes -> its string
+	comms      map[string]commStr // a command's bytes -> its string, made once
+	eventNames map[string]string  // an event name's bytes -> its string
 
 	// Label sets, interned here rather than through the builder: every
 	// timed sample has its own timestamp_ns, so a sample later in time
@@ -85,10 +86,16 @@ type decoder struct {
 	keys struct{ pid, tid, cpu, comm, ts, cpuUnit int32 }
 }
 
+// commStr is a command and its string index.
+type commStr struct {
+	s   string
+	str int32
+}
+
 func newDecoder(opts Options) *decoder {
 	d := &decoder{opts: opts, b: model.NewBuilder(), eventIdx: map[string]int{},
-		mappings: map[string]int32{}, comms: map[string]string{}, eventNames: map[string]string{}, byLine: map[string]int32{}, bySrc: map[string]int32{}, funcs: map[string]int32{}, locs: map[string]int32{}}
-	d.prevLine = -1
+		mappings: map[string]int32{}, comms: map[string]commStr{}, eventNames: map[string]string{}, byLine: map[string]int32{}, bySrc: map[string]int32{}, funcs: map[string]int32{}, locs: map[string]int32{}}
+	d.prevLine, d.lastEv = -1, -1
 	d.keys.pid = d.b.String(LabelPID)
 	d.keys.tid = d.b.String(LabelTID)
 	d.keys.cpu = d.b.String(LabelCPU)
@@ -249,11 +256,11 @@ func (d *decoder) startSample(h *header) {
 	if string(h.comm) != d.comm || d.commStr == 0 && len(h.comm) > 0 {
 		c, ok := d.comms[string(h.comm)]
 		if !ok {
-			c = string(h.comm)
-			d.comms[c] = c
+			c.s = string(h.comm)
+			c.str = d.b.String(c.s)
+			d.comms[c.s] = c
 		}
-		d.comm = c
-		d.commStr = d.b.String(d.comm)
+		d.comm, d.commStr = c.s, c.str
 	}
 	if string(h.event) != d.eventName {
 		e, ok := d.eventNames[string(h.event)]
@@ -319,12 +326,17 @@ func parseClock(s, suffix string) (int64, bool) {
 }
 
 func (d *decoder) event(name string) int {
-	if i, ok := d.eventIdx[name]; ok {
-		return i
+	if d.lastEv >= 0 && d.evs[d.lastEv].name == name {
+		return d.lastEv
 	}
-	d.evs = append(d.evs, event{name: name})
-	d.eventIdx[name] = len(d.evs) - 1
-	return len(d.evs) - 1
+	i, ok := d.eventIdx[name]
+	if !ok {
+		d.evs = append(d.evs, event{name: name})
+		i = len(d.evs) - 1
+		d.eventIdx[name] = i
+	}
+	d.lastEv = i
+	return i
 }
 
 // endSample adds the sample being read, if any.

@@ -78,16 +78,17 @@ func isTime(t []byte) bool {
 	if len(t) < 4 || t[len(t)-1] != ':' {
 		return false
 	}
-	s, f, ok := bytes.Cut(t[:len(t)-1], []byte("."))
-	return ok && isDigits(s) && isDigits(f)
+	dot := bytes.IndexByte(t, '.')
+	return dot > 0 && isDigits(t[:dot]) && isDigits(t[dot+1:len(t)-1])
 }
 
 // isEvent reports whether t is an event name with its ':' ("cycles:",
 // "cpu-clock:pppH:", "sched:sched_switch:").
 func isEvent(t []byte) bool {
-	if len(t) < 2 || t[len(t)-1] != ':' || isTime(t) || isDigits(t[:len(t)-1]) {
+	if len(t) < 2 || t[len(t)-1] != ':' {
 		return false
 	}
+	// A time or a number starts with a digit: none of these.
 	c := t[0]
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '{' || c == '/'
 }
@@ -111,7 +112,10 @@ func parseInt(b []byte) (int64, bool) {
 // parseTime turns "secs.frac:" into nanoseconds (exactly: perf prints
 // microseconds, or nanoseconds with --ns).
 func parseTime(t []byte) (int64, bool) {
-	s, f, _ := bytes.Cut(t[:len(t)-1], []byte("."))
+	s, f := t[:len(t)-1], []byte(nil)
+	if i := bytes.IndexByte(s, '.'); i >= 0 {
+		s, f = s[:i], s[i+1:]
+	}
 	secs, ok := parseInt(s)
 	if !ok || len(f) > 9 || secs > math.MaxInt64/1_000_000_000-1 {
 		return 0, false
@@ -141,7 +145,10 @@ func parseHeader(ln []byte, h *header) bool {
 		p := i % len(toks)
 		*h = header{}
 		t := tok(p)
-		a, b, slash := bytes.Cut(t, []byte("/"))
+		a, b, slash := t, []byte(nil), false
+		if i := bytes.IndexByte(t, '/'); i >= 0 {
+			a, b, slash = t[:i], t[i+1:], true
+		}
 		if !isDigits(a) || slash && !isDigits(b) {
 			continue
 		}
