@@ -230,9 +230,10 @@ type dict struct {
 }
 
 type attr struct {
-	key   string
-	value model.Value
-	unit  string
+	key       string
+	sampleKey string // the key it takes as a sample's label (threadSampleKeys)
+	value     model.Value
+	unit      string
 }
 
 // str returns dictionary string i, "" when out of range (checked before).
@@ -256,6 +257,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 		}
 		t.attrs[i] = attr{key: t.str(kv.GetKeyStrindex()), value: t.value(kv.GetValue(), 0), unit: t.str(kv.GetUnitStrindex())}
 	}
+	d.threadSampleKeys(t)
 	p := model.New()
 	p.Strings = t.strs[:len(t.strs):len(t.strs)]
 	mt := dd.GetMappingTable()
@@ -867,7 +869,7 @@ func (d *decoder) sampleAttr(b *model.Builder, at *attr) sampleAttr {
 	if !labelValue(at.value, at.unit, false) {
 		return sampleAttr{attr: model.Attribute{Key: at.key, Value: at.value, Unit: at.unit}}
 	}
-	key := b.String(at.key)
+	key := b.String(at.sampleKey)
 	one := func(v model.Value) model.Label {
 		if v.Kind == model.KindString {
 			return model.Label{Key: key, Str: b.String(v.Str)}

@@ -214,6 +214,7 @@ type encoder struct {
 	warned map[string]bool
 	out    []byte
 	ps     []*model.Profile
+	thread threadRename // label keys written under the semantic conventions' names
 
 	// Per input profile: model index -> dictionary index (0 = none).
 	smap  [][]int32 // strings

@@ -22,6 +22,7 @@ import (
 // functions go first (still sorted), so that more of them get one-byte
 // indices.
 func (e *encoder) layoutStrings() {
+	e.thread = e.threadKeys()
 	cs := e.profileStrings(e.cands[:0])
 	cs = e.attributeKeys(cs)
 	e.assignStrings(cs)
@@ -79,7 +80,9 @@ func (e *encoder) profileStrings(cs []cand) []cand {
 		mark(p.PeriodType.Unit)
 		for _, ls := range p.LabelSets {
 			for _, l := range ls.Labels {
-				mark(l.Key)
+				if _, ok := e.thread.renamed(p.String(l.Key)); !ok {
+					mark(l.Key)
+				}
 				mark(l.NumUnit)
 			}
 		}
@@ -117,6 +120,12 @@ func (e *encoder) attributeKeys(cs []cand) []cand {
 				key(a.Unit)
 			}
 		}
+	}
+	if e.thread.name {
+		key(AttrThreadName)
+	}
+	if e.thread.id {
+		key(AttrThreadID)
 	}
 	for _, p := range e.ps {
 		keys(p.Attributes)
@@ -732,7 +741,11 @@ func (e *encoder) labelAttrs(pi int, labels []model.Label, out []int32) []int32 
 				n++
 			}
 		}
-		b := appendVarintField(e.scratch[:0], 1, uint64(sm[l.Key]))
+		ki := sm[l.Key]
+		if k, ok := e.thread.renamed(p.String(l.Key)); ok {
+			ki = e.str(k)
+		}
+		b := appendVarintField(e.scratch[:0], 1, uint64(ki))
 		b, s := begin(b, 2)
 		unit := l.NumUnit
 		if n == 1 {

@@ -68,7 +68,7 @@ func TestEBPFV19(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"thread.name", "thread.id", "process.pid", "process.executable.name"} {
+	for _, k := range []string{"thread", "thread_id", "process.pid", "process.executable.name"} {
 		if !keys[k] {
 			t.Errorf("no sample has %s (keys %v)", k, keys)
 		}

@@ -1,0 +1,149 @@
+package otlp
+
+// The thread's keys. pprof labels name a sample's thread "thread" (its
+// name, a string) and "thread_id" (its id, a number), as JFR converters
+// and Go's runtime/pprof users do; OpenTelemetry's semantic conventions
+// name the same sample attributes "thread.name" and "thread.id". The
+// writer writes a label "thread" as the attribute "thread.name" and a
+// label "thread_id" as "thread.id"; the reader reads them back the other
+// way. So pprof -> OTLP -> pprof and OTLP -> OTLP both keep every key.
+//
+// The rule applies to a whole message (its dictionary is shared), and only
+// where it is a bijection, so that no two values ever end up under one key:
+//   - writing: every label keyed "thread" is a string (every one keyed
+//     "thread_id" a number), and no label or attribute of any kind (profile,
+//     mapping, location, label set) is keyed "thread.name" ("thread.id"), nor
+//     an attribute keyed "thread" ("thread_id");
+//   - reading: every attribute of the dictionary keyed "thread.name" is a
+//     non-empty string without a unit, or an array of two or more of these
+//     (every one keyed "thread.id" an integer or an array of two or more
+//     integers), and no attribute is keyed "thread" ("thread_id").
+// Otherwise both keys are written and read as they are, with a warning.
+
+import "github.com/pprofx/pprofx/internal/model"
+
+const (
+	labelThread    = "thread"
+	labelThreadID  = "thread_id"
+	AttrThreadName = "thread.name"
+	AttrThreadID   = "thread.id"
+)
+
+// threadRename is the writer's decision for a message: which label keys it
+// writes under their semantic conventions' names.
+type threadRename struct {
+	name, id bool
+}
+
+// threadKeys decides the writer's threadRename for e.ps.
+func (e *encoder) threadKeys() threadRename {
+	var hasName, hasID bool // a label keyed thread / thread_id
+	var badName, badID bool // something forbids renaming
+	attrs := func(as []model.Attribute) {
+		for _, a := range as {
+			switch a.Key {
+			case labelThread, AttrThreadName:
+				badName = true
+			case labelThreadID, AttrThreadID:
+				badID = true
+			}
+		}
+	}
+	for _, p := range e.ps {
+		attrs(p.Attributes)
+		for i := range p.Mappings {
+			attrs(p.Mappings[i].Attributes)
+		}
+		for i := range p.Locations {
+			attrs(p.Locations[i].Attributes)
+		}
+		for i := range p.LabelSets {
+			ls := &p.LabelSets[i]
+			attrs(ls.Attributes)
+			for _, l := range ls.Labels {
+				switch p.String(l.Key) {
+				case labelThread:
+					hasName = true
+					badName = badName || l.IsNumeric()
+				case AttrThreadName:
+					badName = true
+				case labelThreadID:
+					hasID = true
+					badID = badID || !l.IsNumeric()
+				case AttrThreadID:
+					badID = true
+				}
+			}
+		}
+	}
+	if hasName && badName {
+		e.warn("otlp: the label thread was written as it is, not as the semantic conventions' thread.name, as the profile also has a thread.name key or a thread that is not a string")
+	}
+	if hasID && badID {
+		e.warn("otlp: the label thread_id was written as it is, not as the semantic conventions' thread.id, as the profile also has a thread.id key or a thread_id that is not a number")
+	}
+	return threadRename{name: hasName && !badName, id: hasID && !badID}
+}
+
+// renamed reports the attribute key a label key is written under, and
+// whether it differs from the label's own.
+func (r threadRename) renamed(key string) (string, bool) {
+	switch {
+	case r.name && key == labelThread:
+		return AttrThreadName, true
+	case r.id && key == labelThreadID:
+		return AttrThreadID, true
+	}
+	return key, false
+}
+
+// threadSampleKeys sets the sampleKey of t's attributes: the key a sample
+// attribute takes as a label (see the rule above).
+func (d *decoder) threadSampleKeys(t *dict) {
+	var hasName, hasID, badName, badID bool
+	for i := 1; i < len(t.attrs); i++ {
+		a := &t.attrs[i]
+		switch a.key {
+		case AttrThreadName:
+			hasName = true
+			badName = badName || !labelValue(a.value, a.unit, false) || !allKind(a.value, model.KindString)
+		case labelThread:
+			badName = true
+		case AttrThreadID:
+			hasID = true
+			badID = badID || !labelValue(a.value, a.unit, false) || !allKind(a.value, model.KindInt)
+		case labelThreadID:
+			badID = true
+		}
+	}
+	if hasName && badName {
+		d.warn("otlp: the attribute thread.name was read as it is, not as the label thread, as the profile also has a thread attribute or a thread.name that is not a string")
+	}
+	if hasID && badID {
+		d.warn("otlp: the attribute thread.id was read as it is, not as the label thread_id, as the profile also has a thread_id attribute or a thread.id that is not an integer")
+	}
+	for i := 1; i < len(t.attrs); i++ {
+		a := &t.attrs[i]
+		switch {
+		case a.key == AttrThreadName && hasName && !badName:
+			a.sampleKey = labelThread
+		case a.key == AttrThreadID && hasID && !badID:
+			a.sampleKey = labelThreadID
+		default:
+			a.sampleKey = a.key
+		}
+	}
+}
+
+// allKind reports whether v, or every element of the array v, is of kind k.
+func allKind(v model.Value, k model.ValueKind) bool {
+	if v.Kind == model.KindArray {
+		for _, e := range v.Array {
+			if e.Kind != k {
+				return false
+			}
+		}
+		return true
+	}
+	return v.Kind == k
+}
