@@ -15,8 +15,8 @@
 //     (several lines at one address: the inlined calls, innermost first);
 //   - the "# labels: {…}" comments of a goroutine profile become the
 //     sample's labels;
-//   - threadz' thread names and ids become the labels thread.name and
-//     thread.id of the samples they were counted in.
+//   - threadz' thread names and ids become the labels thread and
+//     thread_id of the samples they were counted in.
 package legacytext
 
 import (

@@ -166,9 +166,9 @@ func TestThreadNames(t *testing.T) {
 	ref, got := read(t, "../../../testdata/legacy/cppbench.thread")
 	var names [][]string
 	for i, s := range got.Sample {
-		names = append(names, s.Label["thread.name"])
-		if int64(len(s.NumLabel["thread.id"])) != ref.Sample[i].Value[0] {
-			t.Errorf("sample %d: ids %v for %d threads", i, s.NumLabel["thread.id"], ref.Sample[i].Value[0])
+		names = append(names, s.Label["thread"])
+		if int64(len(s.NumLabel["thread_id"])) != ref.Sample[i].Value[0] {
+			t.Errorf("sample %d: ids %v for %d threads", i, s.NumLabel["thread_id"], ref.Sample[i].Value[0])
 		}
 	}
 	want := [][]string{{"main"}, {"thread1"}, {"thread2", "thread3"}}

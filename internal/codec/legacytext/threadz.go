@@ -38,7 +38,7 @@ func isMemoryMapSentinel(line string) bool {
 }
 
 // addThreadNames labels each threadz sample with the names and ids of the
-// threads it counts (thread.name, thread.id, one value per thread).
+// threads it counts (thread, thread_id, one value per thread).
 // google/pprof makes a sample of each thread with a stack, and counts a
 // thread without one ("[same as previous thread]", or no address) in the
 // sample before it; the walk below follows the same rules.
@@ -107,8 +107,8 @@ func addThreadNames(p *profile.Profile, data []byte) error {
 			s.NumLabel = map[string][]int64{}
 		}
 		for _, t := range ts {
-			s.Label["thread.name"] = append(s.Label["thread.name"], t.name)
-			s.NumLabel["thread.id"] = append(s.NumLabel["thread.id"], t.id)
+			s.Label["thread"] = append(s.Label["thread"], t.name)
+			s.NumLabel["thread_id"] = append(s.NumLabel["thread_id"], t.id)
 		}
 	}
 	return nil
