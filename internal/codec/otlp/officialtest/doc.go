@@ -7,7 +7,10 @@
 // (through the official bindings and through pdata's API), is the source
 // pprof as google/pprof reads it, with no allowance; files the collector's marshalers write from those (binary, JSON,
 // JSON lines and fileexporter framing) are read back by pprofx into the
-// same pprof.
+// same pprof. JFR recordings are checked against pprofx's pprof of the same
+// recording (read by google/pprof) and, for frame types and timestamps,
+// against pprofx's JFR reader, which links in here (it holds no protobuf
+// code).
 //
 // It is its own module, beside internal/codec/pprofextended/officialtest (which checks the
 // pprofextended dialect with go.opentelemetry.io/proto/otlp v1.3.1): the
