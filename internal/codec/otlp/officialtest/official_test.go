@@ -583,6 +583,7 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		}
 		for _, a := range s.AttributeIndices {
 			k, v, unit := attr(a)
+			k = labelKey(k)
 			vals := []*common.AnyValue{v}
 			if arr := v.GetArrayValue(); arr != nil {
 				vals = arr.Values
@@ -625,4 +626,18 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		}
 	}
 	return p, p.CheckValid()
+}
+
+// labelKey is the pprof label key of a sample attribute key: the semantic
+// conventions' thread.name and thread.id are the labels thread and
+// thread_id (docs/otlp.md, "The thread's keys"; no fixture here has both
+// keys, which the rule keeps apart).
+func labelKey(k string) string {
+	switch k {
+	case "thread.name":
+		return "thread"
+	case "thread.id":
+		return "thread_id"
+	}
+	return k
 }

@@ -148,6 +148,7 @@ func pdataToPprof(ps pprofile.Profiles) (*profile.Profile, error) {
 		}
 		for j := 0; j < s.AttributeIndices().Len(); j++ {
 			k, v, unit := attr(s.AttributeIndices().At(j))
+			k = labelKey(k)
 			vals := []pcommon.Value{v}
 			if v.Type() == pcommon.ValueTypeSlice {
 				vals = vals[:0]
