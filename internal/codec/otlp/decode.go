@@ -257,7 +257,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 		}
 		t.attrs[i] = attr{key: t.str(kv.GetKeyStrindex()), value: t.value(kv.GetValue(), 0), unit: t.str(kv.GetUnitStrindex())}
 	}
-	d.threadSampleKeys(t)
+	d.threadSampleKeys(t, pd)
 	p := model.New()
 	p.Strings = t.strs[:len(t.strs):len(t.strs)]
 	mt := dd.GetMappingTable()

@@ -11,16 +11,19 @@ package otlp
 // The rule applies to a whole message (its dictionary is shared), and only
 // where it is a bijection, so that no two values ever end up under one key:
 //   - writing: every label keyed "thread" is a string (every one keyed
-//     "thread_id" a number), and no label or attribute of any kind (profile,
-//     mapping, location, label set) is keyed "thread.name" ("thread.id"), nor
-//     an attribute keyed "thread" ("thread_id");
-//   - reading: every attribute of the dictionary keyed "thread.name" is a
-//     non-empty string without a unit, or an array of two or more of these
-//     (every one keyed "thread.id" an integer or an array of two or more
-//     integers), and no attribute is keyed "thread" ("thread_id").
+//     "thread_id" a number), and no label or label-set attribute is keyed
+//     "thread.name" ("thread.id"), nor a label-set attribute "thread"
+//     ("thread_id");
+//   - reading: every sample attribute keyed "thread.name" is a non-empty
+//     string without a unit, or an array of two or more of these (every one
+//     keyed "thread.id" an integer or an array of two or more integers), and
+//     no sample attribute is keyed "thread" ("thread_id").
 // Otherwise both keys are written and read as they are, with a warning.
 
-import "github.com/pprofx/pprofx/internal/model"
+import (
+	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/model"
+)
 
 const (
 	labelThread    = "thread"
@@ -50,13 +53,6 @@ func (e *encoder) threadKeys() threadRename {
 		}
 	}
 	for _, p := range e.ps {
-		attrs(p.Attributes)
-		for i := range p.Mappings {
-			attrs(p.Mappings[i].Attributes)
-		}
-		for i := range p.Locations {
-			attrs(p.Locations[i].Attributes)
-		}
 		for i := range p.LabelSets {
 			ls := &p.LabelSets[i]
 			attrs(ls.Attributes)
@@ -98,10 +94,28 @@ func (r threadRename) renamed(key string) (string, bool) {
 }
 
 // threadSampleKeys sets the sampleKey of t's attributes: the key a sample
-// attribute takes as a label (see the rule above).
-func (d *decoder) threadSampleKeys(t *dict) {
+// attribute takes as a label (see the rule above). Only the attributes
+// samples refer to count: a location's attributes never become labels.
+func (d *decoder) threadSampleKeys(t *dict, pd *pb.ProfilesData) {
 	var hasName, hasID, badName, badID bool
+	used := make([]bool, len(t.attrs))
+	for _, rp := range pd.GetResourceProfiles() {
+		for _, sp := range rp.GetScopeProfiles() {
+			for _, pr := range sp.GetProfiles() {
+				for _, s := range pr.GetSamples() {
+					for _, a := range s.GetAttributeIndices() {
+						if a > 0 && int(a) < len(used) {
+							used[a] = true
+						}
+					}
+				}
+			}
+		}
+	}
 	for i := 1; i < len(t.attrs); i++ {
+		if !used[i] {
+			continue
+		}
 		a := &t.attrs[i]
 		switch a.key {
 		case AttrThreadName:
@@ -117,10 +131,10 @@ func (d *decoder) threadSampleKeys(t *dict) {
 		}
 	}
 	if hasName && badName {
-		d.warn("otlp: the attribute thread.name was read as it is, not as the label thread, as the profile also has a thread attribute or a thread.name that is not a string")
+		d.warn("otlp: the sample attribute thread.name was read as it is, not as the label thread, as a sample also has a thread attribute or a thread.name that is not a string")
 	}
 	if hasID && badID {
-		d.warn("otlp: the attribute thread.id was read as it is, not as the label thread_id, as the profile also has a thread_id attribute or a thread.id that is not an integer")
+		d.warn("otlp: the sample attribute thread.id was read as it is, not as the label thread_id, as a sample also has a thread_id attribute or a thread.id that is not an integer")
 	}
 	for i := 1; i < len(t.attrs); i++ {
 		a := &t.attrs[i]

@@ -74,27 +74,35 @@ func TestThreadKeys(t *testing.T) {
 		labels   []map[string][]string
 		nums     []map[string][]int64
 		keys     []string
-		warnings int // written and read
+		warnings int  // written and read
+		locAttr  bool // a location attribute keyed thread.name, which does not count
 	}{
 		{"renamed",
 			[]map[string][]string{{"thread": {"main"}}, {"thread": {"worker-1"}}, {"thread": {"a", "b"}}},
 			[]map[string][]int64{{"thread_id": {1}}, {"thread_id": {7}}, nil},
-			[]string{"thread.id", "thread.name"}, 0},
+			[]string{"thread.id", "thread.name"}, 0, false},
+		{"location attribute",
+			[]map[string][]string{{"thread": {"main"}}},
+			[]map[string][]int64{{"thread_id": {1}}},
+			[]string{"thread.id", "thread.name"}, 0, true},
 		{"thread and thread.name",
 			[]map[string][]string{{"thread": {"main"}, "thread.name": {"other"}}, {"thread": {"w"}}},
 			[]map[string][]int64{{"thread_id": {1}}, nil},
-			[]string{"thread", "thread.id", "thread.name"}, 2},
+			[]string{"thread", "thread.id", "thread.name"}, 2, false},
 		{"in other samples",
 			[]map[string][]string{{"thread": {"main"}}, {"thread.name": {"other"}}},
 			[]map[string][]int64{nil, {"thread.id": {3}, "thread_id": {4}}},
-			[]string{"thread", "thread.id", "thread.name", "thread_id"}, 4},
+			[]string{"thread", "thread.id", "thread.name", "thread_id"}, 4, false},
 		{"numeric thread",
 			[]map[string][]string{{"thread": {"main"}}, nil},
 			[]map[string][]int64{nil, {"thread": {2}}},
-			[]string{"thread"}, 1},
+			[]string{"thread"}, 1, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			want := threadPprof(t, c.labels, c.nums)
+			if c.locAttr {
+				want.Locations[0].Attributes = []model.Attribute{{Key: "thread.name", Value: model.Value{Kind: model.KindString, Str: "not a label"}}}
+			}
 			var warned []string
 			warn := func(s string) { warned = append(warned, s) }
 			var buf bytes.Buffer
