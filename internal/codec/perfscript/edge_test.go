@@ -164,8 +164,8 @@ func TestErrors(t *testing.T) {
 		{"", "no samples"},
 	} {
 		_, err := perfscript.Decode(strings.NewReader(c.in), perfscript.Options{})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
+		if err == nil || !strings.HasPrefix(err.Error(), "perf script: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want \"perf script: \" and %q", c.in, err, c.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: error on more than one line: %v", c.in, err)

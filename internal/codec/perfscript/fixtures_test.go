@@ -19,8 +19,8 @@ import (
 
 // refused are the fixtures perfscript refuses, and where.
 var refused = map[string]string{
-	"inferno/empty-line.txt":       "line 6: a call chain frame outside a sample",
-	"inferno/weird-stack-line.txt": "line 5: not a call chain frame",
+	"inferno/empty-line.txt":       "perf script: line 6: a call chain frame outside a sample",
+	"inferno/weird-stack-line.txt": "perf script: line 5: not a call chain frame",
 }
 
 func fixtures(t *testing.T) []string {

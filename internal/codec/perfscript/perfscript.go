@@ -39,8 +39,17 @@ type Options struct {
 	Warn func(string)
 }
 
-// Decode reads perf script text from r. An error names the line.
+// Decode reads perf script text from r. An error names the line, after
+// "perf script: ".
 func Decode(r io.Reader, opts Options) (*model.Profile, error) {
+	p, err := decode(r, opts)
+	if err != nil {
+		return nil, fmt.Errorf("perf script: %w", err)
+	}
+	return p, nil
+}
+
+func decode(r io.Reader, opts Options) (*model.Profile, error) {
 	d := newDecoder(opts)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
