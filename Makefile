@@ -88,6 +88,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME) ./internal/formats/wirecheck
 	$(GO) test -run '^$$' -fuzz '^FuzzOTLPStream$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/formats
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTag$$' -fuzztime $(FUZZTIME) ./internal/transform/filter
+	$(GO) test -run '^$$' -fuzz '^FuzzParseBound$$' -fuzztime $(FUZZTIME) ./internal/transform/window
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/codec/gperftools
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./internal/codec/bundle
 	$(GO) test -run '^$$' -fuzz '^FuzzBlocks$$' -fuzztime $(FUZZTIME) ./internal/codec/bundle

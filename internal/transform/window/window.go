@@ -6,6 +6,7 @@ package window
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -45,12 +46,29 @@ func ParseBound(s string) (Bound, error) {
 func (b Bound) IsSet() bool { return b.set }
 
 // at is b in nanoseconds since the epoch, for a profile starting at start.
+// An instant past what int64 nanoseconds hold (after 2262, or a duration
+// that reaches past it) is the largest; one before 1678, the smallest.
 func (b Bound) at(start int64) int64 {
 	if b.relative {
+		if int64(b.rel) > math.MaxInt64-start {
+			return math.MaxInt64
+		}
 		return start + int64(b.rel)
+	}
+	switch {
+	case b.abs.After(maxInstant):
+		return math.MaxInt64
+	case b.abs.Before(minInstant):
+		return math.MinInt64
 	}
 	return b.abs.UnixNano()
 }
+
+// The instants int64 nanoseconds since the epoch hold.
+var (
+	minInstant = time.Unix(0, math.MinInt64)
+	maxInstant = time.Unix(0, math.MaxInt64)
+)
 
 // Window keeps the samples taken at or after From and before Until (an
 // unset bound leaves that side open).

@@ -108,6 +108,29 @@ func TestJFR(t *testing.T) {
 	}
 }
 
+// TestFarBounds: an --until far in the future (a duration past what int64
+// nanoseconds hold from the start, or a year after 2262) keeps every
+// sample, and a --from far in the past keeps them too, rather than
+// wrapping round to an instant that keeps none.
+func TestFarBounds(t *testing.T) {
+	all := len(read(t, "jfr/cpu.jfr").Samples)
+	for i, w := range []window.Window{
+		{Until: bound(t, "2562047h")},
+		{Until: bound(t, "9999-12-31T23:59:59Z")},
+		{From: bound(t, "0001-01-01T00:00:00Z")},
+		{From: bound(t, "0s"), Until: bound(t, "2562047h47m16.854775807s")},
+	} {
+		q := read(t, "jfr/cpu.jfr")
+		n, err := w.Apply(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != all {
+			t.Errorf("case %d: kept %d of %d samples", i, n, all)
+		}
+	}
+}
+
 // TestSeveralTimestamps: a sample with several timestamps whose value is
 // their number (one per timestamp) is cut to those inside; the totals are
 // those of the same samples one timestamp each. With values that are not
