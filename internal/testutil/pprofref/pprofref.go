@@ -21,6 +21,9 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // Root is the repository's root directory.
@@ -127,4 +130,19 @@ func Proto(t testing.TB, args ...string) *profile.Profile {
 		t.Fatalf("pprof -proto %s: its output does not parse: %v", strings.Join(args, " "), err)
 	}
 	return p
+}
+
+// Read is p as pprof's library reads pprofx's pprof output of it: the
+// side of a comparison with Proto that pprofx made.
+func Read(t testing.TB, p *model.Profile) *profile.Profile {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := pprof.Encode(&buf, p, pprof.EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pp, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pp
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
@@ -46,19 +44,6 @@ func input(t *testing.T, name, sampleType string) (*model.Profile, string) {
 		t.Fatal(err)
 	}
 	return p, conv
-}
-
-func asPprof(t *testing.T, p *model.Profile) *profile.Profile {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := pprof.Encode(&buf, p, pprof.EncodeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	pp, err := profile.Parse(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pp
 }
 
 // pairs are real pairs of profiles.
@@ -107,7 +92,7 @@ func TestMatchesPprofDiff(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := pprofref.Proto(t, append(args, flag+basePath, newPath)...)
-				if d := pprofcmp.Diff(asPprof(t, got), want); d != "" {
+				if d := pprofcmp.Diff(pprofref.Read(t, got), want); d != "" {
 					t.Errorf("differs from pprof (pprofx first):\n%s", d)
 				}
 				neg := false

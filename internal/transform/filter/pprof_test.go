@@ -7,9 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
-
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
@@ -28,20 +25,6 @@ func read(t *testing.T, name string) *model.Profile {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return in.Items[0].Profile
-}
-
-// asPprof is the profile as pprof's library reads pprofx's pprof output.
-func asPprof(t *testing.T, p *model.Profile) *profile.Profile {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := pprof.Encode(&buf, p, pprof.EncodeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	pp, err := profile.Parse(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pp
 }
 
 // filterCases are real fixtures with expressions that match real
@@ -112,7 +95,7 @@ func TestMatchesPprof(t *testing.T) {
 			if err := p.Validate(); err != nil {
 				t.Fatalf("filtered profile is invalid: %v", err)
 			}
-			got := asPprof(t, p)
+			got := pprofref.Read(t, p)
 			want := pprofref.Proto(t, append(args, filepath.Join(pprofref.Root(), "testdata", c.file))...)
 			if d := pprofcmp.Diff(got, want); d != "" {
 				t.Errorf("differs from pprof (pprofx first):\n%s", d)
