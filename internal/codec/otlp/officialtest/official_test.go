@@ -485,19 +485,8 @@ func toPprof(pd *dev.ProfilesData) (*profile.Profile, error) {
 		pm := &profile.Mapping{ID: uint64(i + 1), Start: m.MemoryStart, Limit: m.MemoryLimit, Offset: m.FileOffset, File: str(m.FilenameStrindex)}
 		for _, a := range m.AttributeIndices {
 			k, v, _ := attr(a)
-			switch k {
-			case "process.executable.build_id.gnu":
-				pm.BuildID = v.GetStringValue()
-			case "pprof.mapping.has_functions":
-				pm.HasFunctions = v.GetBoolValue()
-			case "pprof.mapping.has_filenames":
-				pm.HasFilenames = v.GetBoolValue()
-			case "pprof.mapping.has_line_numbers":
-				pm.HasLineNumbers = v.GetBoolValue()
-			case "pprof.mapping.has_inline_frames":
-				pm.HasInlineFrames = v.GetBoolValue()
-			default:
-				return nil, fmt.Errorf("mapping attribute %q", k)
+			if err := setMappingAttr(pm, k, v.GetStringValue, v.GetBoolValue); err != nil {
+				return nil, err
 			}
 		}
 		p.Mapping = append(p.Mapping, pm)
@@ -640,4 +629,25 @@ func labelKey(k string) string {
 		return "thread_id"
 	}
 	return k
+}
+
+// setMappingAttr sets the field of pm that mapping attribute k holds, as
+// the semantic conventions and pprof's mapping flags name them; str and
+// b read its value (one reader's binding or the other's).
+func setMappingAttr(pm *profile.Mapping, k string, str func() string, b func() bool) error {
+	switch k {
+	case "process.executable.build_id.gnu":
+		pm.BuildID = str()
+	case "pprof.mapping.has_functions":
+		pm.HasFunctions = b()
+	case "pprof.mapping.has_filenames":
+		pm.HasFilenames = b()
+	case "pprof.mapping.has_line_numbers":
+		pm.HasLineNumbers = b()
+	case "pprof.mapping.has_inline_frames":
+		pm.HasInlineFrames = b()
+	default:
+		return fmt.Errorf("mapping attribute %q", k)
+	}
+	return nil
 }

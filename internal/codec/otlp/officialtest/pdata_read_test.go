@@ -44,19 +44,8 @@ func pdataToPprof(ps pprofile.Profiles) (*profile.Profile, error) {
 		pm := &profile.Mapping{ID: uint64(i), Start: m.MemoryStart(), Limit: m.MemoryLimit(), Offset: m.FileOffset(), File: str(m.FilenameStrindex())}
 		for j := 0; j < m.AttributeIndices().Len(); j++ {
 			k, v, _ := attr(m.AttributeIndices().At(j))
-			switch k {
-			case "process.executable.build_id.gnu":
-				pm.BuildID = v.Str()
-			case "pprof.mapping.has_functions":
-				pm.HasFunctions = v.Bool()
-			case "pprof.mapping.has_filenames":
-				pm.HasFilenames = v.Bool()
-			case "pprof.mapping.has_line_numbers":
-				pm.HasLineNumbers = v.Bool()
-			case "pprof.mapping.has_inline_frames":
-				pm.HasInlineFrames = v.Bool()
-			default:
-				return nil, fmt.Errorf("mapping attribute %q", k)
+			if err := setMappingAttr(pm, k, v.Str, v.Bool); err != nil {
+				return nil, err
 			}
 		}
 		p.Mapping = append(p.Mapping, pm)
