@@ -731,7 +731,7 @@ func CheckExpansion(f OutFormat, items []Item, inputSize, factor int64) error {
 		}
 		for i := range p.Samples {
 			st := p.Samples[i].Stack
-			ids += int64(p.Stacks.Offsets[st+1] - p.Stacks.Offsets[st])
+			ids += int64(p.Stacks.StackLen(int(st)))
 		}
 		if ids > limit {
 			return fmt.Errorf("the pprof output would repeat %d or more location ids over %d samples (pprof has no stack sharing): more than %d times the %d-byte input; refused before writing (--max-expansion raises the limit)",

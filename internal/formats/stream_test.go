@@ -170,7 +170,7 @@ func TestOTLPEncodeStreamEdgeStacks(t *testing.T) {
 		// A 0 in the second sample type: left out of that Profile only
 		// where the sample's stack is its own (here, two samples share it).
 		p.Samples = append(p.Samples, model.Sample{Stack: s.Stack, Values: []int64{1, 0}, Link: model.NoLink})
-		st := slices.Clone(p.Stacks.Get(int(s.Stack)))
+		st := slices.Clone(p.Stacks.Append(nil, int(s.Stack)))
 		add(st, 2)
 		if len(st) > 1 {
 			add(st[1:], 5)
@@ -181,7 +181,7 @@ func TestOTLPEncodeStreamEdgeStacks(t *testing.T) {
 	tables.Samples, tables.Stacks = nil, model.Stacks{}
 	samples := func(fn func([]int32, []byte, []int64) error) error {
 		for i := range p.Samples {
-			if err := fn(p.Stacks.Get(int(p.Samples[i].Stack)), nil, p.Samples[i].Values); err != nil {
+			if err := fn(p.Stacks.Append(nil, int(p.Samples[i].Stack)), nil, p.Samples[i].Values); err != nil {
 				return err
 			}
 		}

@@ -3,7 +3,6 @@ package model
 import (
 	"encoding/binary"
 	"hash/maphash"
-	"slices"
 	"strings"
 )
 
@@ -46,8 +45,10 @@ func BuilderFor(p *Profile) *Builder {
 			b.strings[s] = int32(i)
 		}
 	}
+	var frames []int32
 	for i := 0; i < p.Stacks.Len(); i++ {
-		h := b.hashStack(p.Stacks.Get(i))
+		frames = p.Stacks.Append(frames[:0], i)
+		h := b.hashStack(frames)
 		b.stacks[h] = append(b.stacks[h], int32(i))
 	}
 	for i, ls := range p.LabelSets {
@@ -97,7 +98,7 @@ func (b *Builder) hashStack(frames []int32) uint64 {
 func (b *Builder) Stack(frames []int32) int32 {
 	h := b.hashStack(frames)
 	for _, i := range b.stacks[h] {
-		if slices.Equal(b.P.Stacks.Get(int(i)), frames) {
+		if b.P.Stacks.Equal(int(i), frames) {
 			return i
 		}
 	}

@@ -57,8 +57,8 @@ func TestBuilderDedupes(t *testing.T) {
 	if s1 != s3 || s1 == s2 || b.P.Stacks.Len() != 2 {
 		t.Fatalf("stacks %d %d %d, table %d", s1, s2, s3, b.P.Stacks.Len())
 	}
-	if got := b.P.Stacks.Get(int(s2)); len(got) != 2 || got[0] != 1 || got[1] != 2 {
-		t.Fatalf("Get = %v", got)
+	if got := b.P.Stacks.Append(nil, int(s2)); len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Fatalf("Append = %v", got)
 	}
 	l := []Label{{Key: 1, Str: 1}, {Key: 1, Num: 4}}
 	if x, y := b.LabelSet(l), b.LabelSet(l); x != y || x != 1 {
@@ -86,13 +86,13 @@ func TestValidate(t *testing.T) {
 		{"string", func(p *Profile) { p.Functions[0].Name = 99 }, "function[0].name: string index 99"},
 		{"mapping", func(p *Profile) { p.Locations[0].Mapping = 3 }, "location[0].mapping: index 3"},
 		{"function", func(p *Profile) { p.Locations[0].Lines[0].Function = -2 }, "location[0].line[0].function"},
-		{"stack", func(p *Profile) { p.Stacks.Frames[1] = 7 }, "stack[0][1]: location index 7"},
+		{"stack", func(p *Profile) { p.Stacks.narrow[1] = 7 }, "stack[0][1]: location index 7"},
 		{"sample stack", func(p *Profile) { p.Samples[0].Stack = 1 }, "sample[0].stack"},
 		{"values", func(p *Profile) { p.Samples[0].Values = nil }, "sample[0]: 0 values for 1 sample types"},
 		{"labelset", func(p *Profile) { p.Samples[0].LabelSet = 5 }, "sample[0].label_set"},
 		{"link", func(p *Profile) { p.Samples[0].Link = 0 }, "sample[0].link"},
 		{"strings0", func(p *Profile) { p.Strings[0] = "x" }, "strings[0]"},
-		{"offsets", func(p *Profile) { p.Stacks.Offsets[1] = 9 }, "stacks: offsets"},
+		{"offsets", func(p *Profile) { p.Stacks.offsets[1] = 9 }, "stacks: offsets"},
 		{"comment", func(p *Profile) { p.Comments = []int32{-1} }, "comment[0]"},
 		{"profile id", func(p *Profile) { p.ProfileID = []byte{1} }, "profile_id"},
 		{"label", func(p *Profile) { p.LabelSets[1].Labels[0].NumUnit = 1000 }, "label_set[1][0].num_unit"},

@@ -101,23 +101,38 @@ func (v *validator) locations() error {
 
 func (v *validator) stacks() error {
 	st := &v.p.Stacks
-	if len(st.Offsets) == 1 || (len(st.Offsets) == 0 && len(st.Frames) != 0) {
-		return fmt.Errorf("stacks: %d offsets for %d frames", len(st.Offsets), len(st.Frames))
+	n := st.NumFrames()
+	if len(st.offsets) == 1 || (len(st.offsets) == 0 && n != 0) {
+		return fmt.Errorf("stacks: %d offsets for %d frames", len(st.offsets), n)
 	}
-	if len(st.Offsets) > 0 {
-		if st.Offsets[0] != 0 || int(st.Offsets[len(st.Offsets)-1]) != len(st.Frames) {
-			return fmt.Errorf("stacks: offsets do not span the %d frames", len(st.Frames))
+	if len(st.offsets) > 0 {
+		if st.offsets[0] != 0 || int(st.offsets[len(st.offsets)-1]) != n {
+			return fmt.Errorf("stacks: offsets do not span the %d frames", n)
 		}
-		for i := 1; i < len(st.Offsets); i++ {
-			if st.Offsets[i] < st.Offsets[i-1] {
+		for i := 1; i < len(st.offsets); i++ {
+			if st.offsets[i] < st.offsets[i-1] {
 				return fmt.Errorf("stack[%d]: offsets decrease", i-1)
 			}
 		}
 	}
 	nl := len(v.p.Locations)
+	// Every frame at once; the stack of a bad one is looked for after.
+	bad := false
+	if st.isWide {
+		for _, loc := range st.wide {
+			bad = bad || loc < 0 || int(loc) >= nl
+		}
+	} else {
+		for _, loc := range st.narrow {
+			bad = bad || int(loc) >= nl
+		}
+	}
+	if !bad {
+		return nil
+	}
 	for i := 0; i < st.Len(); i++ {
-		for j, loc := range st.Get(i) {
-			if loc < 0 || int(loc) >= nl {
+		for j := range st.StackLen(i) {
+			if loc := st.Frame(i, j); loc < 0 || int(loc) >= nl {
 				return fmt.Errorf("stack[%d][%d]: location index %d out of range (%d locations)", i, j, loc, nl)
 			}
 		}

@@ -190,7 +190,7 @@ func (p *Pusher) flush() {
 // limit by estimate; one that encodes larger than the limit is halved, so
 // each profile is encoded once, not once alone and once in its batch.
 func (p *Pusher) estimate(prof *model.Profile) int {
-	n := 64 + 24*len(prof.Mappings) + 12*len(prof.Functions) + 2*len(prof.Stacks.Frames)
+	n := 64 + 24*len(prof.Mappings) + 12*len(prof.Functions) + 2*prof.Stacks.NumFrames()
 	for _, s := range prof.Strings {
 		n += len(s) + 2
 	}

@@ -129,7 +129,7 @@ func diffProfiles(a, b *model.Profile) string {
 	}
 	for i := range a.Samples {
 		s, t := &a.Samples[i], &b.Samples[i]
-		fa, fb := a.Stacks.Get(int(s.Stack)), b.Stacks.Get(int(t.Stack))
+		fa, fb := a.Stacks.Append(nil, int(s.Stack)), b.Stacks.Append(nil, int(t.Stack))
 		if len(fa) != len(fb) {
 			return ne(fmt.Sprintf("sample[%d]: stack depth", i), len(fa), len(fb))
 		}

@@ -142,7 +142,7 @@ func (w *Writer) Add(e Entry, p *model.Profile) error {
 	if err := p.Validate(); err != nil {
 		return errf("profile %d (%s): %v", len(w.entries), e.Name, err)
 	}
-	if len(w.t.nodeParent)+p.Stacks.Len()+len(p.Stacks.Frames) >= math.MaxInt32 ||
+	if len(w.t.nodeParent)+p.Stacks.Len()+p.Stacks.NumFrames() >= math.MaxInt32 ||
 		len(w.t.strings)+len(p.Strings) >= math.MaxInt32 {
 		return errf("profile %d (%s): bundle tables would exceed 2^31 entries", len(w.entries), e.Name)
 	}
@@ -326,10 +326,9 @@ func (w *Writer) stack(p *model.Profile, i int32) uint32 {
 	if v := w.stackMap[i]; v != 0 {
 		return v - 1
 	}
-	frames := p.Stacks.Get(int(i))
 	node := uint32(0)
-	for j := len(frames) - 1; j >= 0; j-- {
-		loc := w.location(p, frames[j])
+	for j := p.Stacks.StackLen(int(i)) - 1; j >= 0; j-- {
+		loc := w.location(p, p.Stacks.Frame(int(i), j))
 		k := uint64(node)<<32 | uint64(loc)
 		next, ok := w.nodeIdx[k]
 		if !ok {

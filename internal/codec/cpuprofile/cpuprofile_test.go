@@ -73,7 +73,7 @@ func TestCounts(t *testing.T) {
 			if name == "" {
 				name = "(anonymous)"
 			}
-			leaf := p.Locations[p.Stacks.Get(int(s.Stack))[0]]
+			leaf := p.Locations[p.Stacks.Append(nil, int(s.Stack))[0]]
 			if got := p.String(p.Functions[leaf.Lines[0].Function].Name); got != name {
 				t.Errorf("%s: node %d: leaf %q, want %q", f, n.ID, got, name)
 			}

@@ -100,7 +100,7 @@ func samples(p *model.Profile) []string {
 	var out []string
 	for _, s := range p.Samples {
 		var a []string
-		for _, li := range p.Stacks.Get(int(s.Stack)) {
+		for _, li := range p.Stacks.Append(nil, int(s.Stack)) {
 			a = append(a, fmt.Sprintf("%#x", p.Locations[li].Address))
 		}
 		out = append(out, fmt.Sprintf("%d@%s", s.Values[0], strings.Join(a, ",")))
@@ -307,10 +307,10 @@ func TestRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(p.Samples) != 2 || p.Samples[0].Values[0] != 5 || p.Stacks.Len() != 2 || len(p.Stacks.Get(0)) != 10000 || info.MaxDepth != 10000 {
+			if len(p.Samples) != 2 || p.Samples[0].Values[0] != 5 || p.Stacks.Len() != 2 || len(p.Stacks.Append(nil, 0)) != 10000 || info.MaxDepth != 10000 {
 				t.Errorf("samples %d, first %v, depth %d", len(p.Samples), p.Samples[0].Values, info.MaxDepth)
 			}
-			if a := p.Locations[p.Stacks.Get(0)[9999]].Address; a != 0x1000+16*9999-1 {
+			if a := p.Locations[p.Stacks.Append(nil, 0)[9999]].Address; a != 0x1000+16*9999-1 {
 				t.Errorf("last frame %#x", a)
 			}
 		}

@@ -143,7 +143,7 @@ func pprofDuplicateLeaf(s []uint64) []uint64 {
 
 func addrs(p *model.Profile, stack int32) []uint64 {
 	var a []uint64
-	for _, li := range p.Stacks.Get(int(stack)) {
+	for _, li := range p.Stacks.Append(nil, int(stack)) {
 		a = append(a, p.Locations[li].Address)
 	}
 	return a

@@ -123,8 +123,8 @@ func (r *resolver) resolve(keys []resKey) {
 		}
 		// Double the table when full: append's smaller steps would copy
 		// the frames several times over on a large profile.
-		if cap(st.Frames)-len(st.Frames) < len(fr) || cap(st.Offsets)-len(st.Offsets) < 2 {
-			st.Grow(max(len(st.Offsets), 1024), max(len(st.Frames), len(fr), 16<<10))
+		if st.FrameRoom() < len(fr) || st.StackRoom() < 1 {
+			st.Grow(max(st.Len(), 1024), max(st.NumFrames(), len(fr), 16<<10))
 		}
 		st.Add(fr)
 	}

@@ -198,7 +198,7 @@ func isoDuration(t *testing.T, s string) int64 {
 // modelKey is a sample's stack and thread in the form refKey gives them.
 func modelKey(p *model.Profile, s model.Sample) string {
 	var b strings.Builder
-	for _, l := range p.Stacks.Get(int(s.Stack)) {
+	for _, l := range p.Stacks.Append(nil, int(s.Stack)) {
 		loc := p.Locations[l]
 		var typ string
 		var bcis []model.Value

@@ -29,9 +29,11 @@ func compact(t *model.Profile, profs []*pb.Profile, mappings []int32) (*model.Pr
 		}
 	}
 	useLoc := make([]bool, len(t.Locations))
+	var fr []int32
 	for i := 0; i < nst; i++ {
 		if useStack[i] {
-			for _, l := range t.Stacks.Get(i) {
+			fr = t.Stacks.Append(fr[:0], i)
+			for _, l := range fr {
 				if l >= 0 && int(l) < len(useLoc) {
 					useLoc[l] = true
 				}
@@ -106,12 +108,11 @@ func compact(t *model.Profile, profs []*pb.Profile, mappings []int32) (*model.Pr
 		if !u {
 			continue
 		}
-		buf = buf[:0]
-		for _, l := range t.Stacks.Get(i) {
+		buf = t.Stacks.Append(buf[:0], i)
+		for k, l := range buf {
 			if l >= 0 && int(l) < len(lm) {
-				l = lm[l]
+				buf[k] = lm[l]
 			}
-			buf = append(buf, l)
 		}
 		sm[i] = p.Stacks.Add(buf)
 	}

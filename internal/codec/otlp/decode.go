@@ -318,6 +318,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	for _, s := range st {
 		frames += len(s.GetLocationIndices())
 	}
+	p.Stacks.Fit(len(p.Locations))
 	p.Stacks.Grow(max(len(st), 1), frames)
 	p.Stacks.Add(nil) // the zero stack
 	buf := make([]int32, 0, 64)

@@ -202,12 +202,6 @@ type locKey struct {
 	r       ref
 }
 
-// stackUse is a stack a sample uses (layoutStacks).
-type stackUse struct {
-	key []int32 // written location indices, root first
-	r   ref
-}
-
 // encoder holds the scratch state of one Encode call.
 type encoder struct {
 	opts   EncodeOptions
@@ -256,8 +250,7 @@ type encoder struct {
 	omittable  []bool
 	stackCount []int32
 	lkeys      []locKey
-	stAll      []stackUse
-	stKeys     []int32
+	stAll      []ref
 	done       []bool
 	perm       []int32
 	sorted     []string
@@ -353,7 +346,7 @@ func sizeHint(ps []*model.Profile) int {
 		for _, s := range p.Strings {
 			n += len(s) + 2
 		}
-		n += len(p.Samples)*len(p.SampleTypes)*12 + 2*len(p.Stacks.Frames) + 3*p.Stacks.Len() + 14*len(p.Locations) + 10*len(p.Functions)
+		n += len(p.Samples)*len(p.SampleTypes)*12 + 2*p.Stacks.NumFrames() + 3*p.Stacks.Len() + 14*len(p.Locations) + 10*len(p.Functions)
 	}
 	return n
 }
@@ -491,8 +484,8 @@ func (e *encoder) dictionary(b []byte) []byte {
 		var sb, lb int
 		b, sb = begin(b, fDictStack)
 		b, lb = begin(b, 1)
-		for _, l := range p.Stacks.Get(int(r.i)) {
-			b = appendVarint(b, uint64(lm[l]))
+		for j := range p.Stacks.StackLen(int(r.i)) {
+			b = appendVarint(b, uint64(lm[p.Stacks.Frame(int(r.i), j)]))
 		}
 		b = end(b, lb)
 		b = end(b, sb)

@@ -101,10 +101,10 @@ func TestInlineFrames(t *testing.T) {
 		"java 8 1.000002:     100 cpu-clock: \n"+
 		"\t    7f89cc467bf0 Ljava/io/PrintStream;::println->Ljava/io/PrintStream;::print->Ljava/io/PrintStream;::write+0x0 (/tmp/perf-8.map)\n"+
 		"\t    7f89cc400000 Interpreter (/tmp/perf-8.map)\n")
-	if n := len(p.Stacks.Get(int(p.Samples[0].Stack))); n != 2 {
+	if n := len(p.Stacks.Append(nil, int(p.Samples[0].Stack))); n != 2 {
 		t.Errorf("first stack has %d locations, want 2", n)
 	}
-	if n := len(p.Stacks.Get(int(p.Samples[1].Stack))); n != 2 {
+	if n := len(p.Stacks.Append(nil, int(p.Samples[1].Stack))); n != 2 {
 		t.Errorf("second stack has %d locations, want 2", n)
 	}
 	want := "Interpreter;java/io/PrintStream:::println;java/io/PrintStream:::print_[i];java/io/PrintStream:::write_[i] 100\n" +

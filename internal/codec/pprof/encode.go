@@ -181,15 +181,13 @@ func estimateSize(p *model.Profile) int {
 	// Each sample writes its stack's location ids (about 2 bytes each)
 	// and its labels: an estimate short of them made the buffer grow, a
 	// second allocation as large as the output.
-	if off := p.Stacks.Offsets; len(off) > 0 {
-		for i := range p.Samples {
-			s := &p.Samples[i]
-			if int(s.Stack)+1 < len(off) && s.Stack >= 0 {
-				n += 2 * int(off[s.Stack+1]-off[s.Stack])
-			}
-			if int(s.LabelSet) < len(p.LabelSets) && s.LabelSet >= 0 {
-				n += 8 * len(p.LabelSets[s.LabelSet].Labels)
-			}
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		if s.Stack >= 0 && int(s.Stack) < p.Stacks.Len() {
+			n += 2 * p.Stacks.StackLen(int(s.Stack))
+		}
+		if int(s.LabelSet) < len(p.LabelSets) && s.LabelSet >= 0 {
+			n += 8 * len(p.LabelSets[s.LabelSet].Labels)
 		}
 	}
 	return n
@@ -257,17 +255,43 @@ func appendValueType(b []byte, num protowire.Number, vt model.ValueType) []byte 
 // Unrepresentable).
 func AppendRaw(b []byte, p *model.Profile) []byte {
 	b = appendHead(b, p)
-	// Each distinct stack's packed location ids are encoded once.
+	// The packed location ids of a stack that samples share are encoded
+	// once and copied; those of a stack of one sample are encoded in
+	// place (the only copy of a stack of millions of frames is then the
+	// output's).
 	nStacks := p.Stacks.Len()
-	stackOff := make([]int32, nStacks+1)
-	stackBytes := make([]byte, 0, 2*len(p.Stacks.Frames))
-	for i := 0; i < nStacks; i++ {
-		stackBytes = appendPackedIDs(stackBytes, p.Stacks.Get(i))
-		stackOff[i+1] = int32(len(stackBytes))
+	uses := make([]uint8, nStacks) // 0, 1, or 2 for two or more
+	shared, frames := false, 0
+	for i := range p.Samples {
+		s := p.Samples[i].Stack
+		if uses[s] < 2 {
+			uses[s]++
+			if uses[s] == 2 {
+				shared = true
+				frames += p.Stacks.StackLen(int(s))
+			}
+		}
+	}
+	var stackOff []int
+	var stackBytes []byte
+	if shared {
+		stackOff = make([]int, nStacks+1)
+		stackBytes = make([]byte, 0, 2*frames)
+		for i := 0; i < nStacks; i++ {
+			if uses[i] == 2 {
+				stackBytes = appendStackIDs(stackBytes, &p.Stacks, i)
+			}
+			stackOff[i+1] = len(stackBytes)
+		}
 	}
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		b = appendSample(b, stackBytes[stackOff[s.Stack]:stackOff[s.Stack+1]], s.Values, p.LabelSets[s.LabelSet].Labels)
+		labels := p.LabelSets[s.LabelSet].Labels
+		if uses[s.Stack] == 2 {
+			b = appendSample(b, stackBytes[stackOff[s.Stack]:stackOff[s.Stack+1]], s.Values, labels)
+		} else {
+			b = appendStackSample(b, &p.Stacks, int(s.Stack), s.Values, labels)
+		}
 	}
 	return appendTail(b, p)
 }
@@ -288,6 +312,15 @@ func appendPackedIDs(b []byte, stack []int32) []byte {
 	return b
 }
 
+// appendStackIDs is appendPackedIDs for stack i of st, read in place (a
+// stack may be too long to copy).
+func appendStackIDs(b []byte, st *model.Stacks, i int) []byte {
+	for j := range st.StackLen(i) {
+		b = protowire.AppendVarint(b, uint64(st.Frame(i, j))+1)
+	}
+	return b
+}
+
 // appendSample appends one sample: its packed location ids, values and labels.
 func appendSample(b []byte, ids []byte, values []int64, labels []model.Label) []byte {
 	return appendMessage(b, fSample, func(b []byte) []byte {
@@ -295,24 +328,40 @@ func appendSample(b []byte, ids []byte, values []int64, labels []model.Label) []
 			b = protowire.AppendTag(b, 1, protowire.BytesType)
 			b = protowire.AppendBytes(b, ids)
 		}
-		if len(values) > 0 {
-			b = appendMessage(b, 2, func(b []byte) []byte {
-				for _, v := range values {
-					b = protowire.AppendVarint(b, uint64(v))
-				}
-				return b
-			})
-		}
-		for _, l := range labels {
-			b = appendMessage(b, 3, func(b []byte) []byte {
-				b = appendVarintField(b, 1, uint64(l.Key))
-				b = appendVarintField(b, 2, uint64(l.Str))
-				b = appendVarintField(b, 3, uint64(l.Num))
-				return appendVarintField(b, 4, uint64(l.NumUnit))
-			})
-		}
-		return b
+		return appendValuesLabels(b, values, labels)
 	})
+}
+
+// appendStackSample is appendSample with the location ids of stack i of
+// st, encoded in place.
+func appendStackSample(b []byte, st *model.Stacks, i int, values []int64, labels []model.Label) []byte {
+	return appendMessage(b, fSample, func(b []byte) []byte {
+		if st.StackLen(i) > 0 {
+			b = appendMessage(b, 1, func(b []byte) []byte { return appendStackIDs(b, st, i) })
+		}
+		return appendValuesLabels(b, values, labels)
+	})
+}
+
+// appendValuesLabels appends a sample's values and labels.
+func appendValuesLabels(b []byte, values []int64, labels []model.Label) []byte {
+	if len(values) > 0 {
+		b = appendMessage(b, 2, func(b []byte) []byte {
+			for _, v := range values {
+				b = protowire.AppendVarint(b, uint64(v))
+			}
+			return b
+		})
+	}
+	for _, l := range labels {
+		b = appendMessage(b, 3, func(b []byte) []byte {
+			b = appendVarintField(b, 1, uint64(l.Key))
+			b = appendVarintField(b, 2, uint64(l.Str))
+			b = appendVarintField(b, 3, uint64(l.Num))
+			return appendVarintField(b, 4, uint64(l.NumUnit))
+		})
+	}
+	return b
 }
 
 // appendTail appends what comes after the samples: the tables and the

@@ -44,7 +44,7 @@ func split(p *model.Profile) (*model.Profile, Samples) {
 	return &t, func(fn func([]int32, []byte, []int64) error) error {
 		for i := range p.Samples {
 			s := &p.Samples[i]
-			if err := fn(p.Stacks.Get(int(s.Stack)), nil, s.Values); err != nil {
+			if err := fn(p.Stacks.Append(nil, int(s.Stack)), nil, s.Values); err != nil {
 				return err
 			}
 		}

@@ -341,38 +341,32 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 				n++
 			}
 		}
-		if len(p.Stacks.Frames)+n > math.MaxInt32 {
+		st := &p.Stacks
+		nf := st.NumFrames()
+		if nf+n > math.MaxInt32 {
 			return &decodeError{f.off, "too many stack frames"}
 		}
-		st := &p.Stacks
-		if len(st.Offsets) == 0 {
-			st.Offsets = append(st.Offsets, 0)
-		}
-		if cap(st.Frames)-len(st.Frames) < n {
+		if st.FrameRoom() < n {
 			// Room for this stack and a guess of the rest (no doubling: a
 			// huge stack takes what it needs, not twice that).
 			// The samples' location ids (maxFrames) bound it.
-			room := min(len(st.Frames)+n+d.sampleBytesLeft/2, max(d.maxFrames, len(st.Frames)+n))
-			grown := make([]int32, len(st.Frames), room)
-			copy(grown, st.Frames)
-			st.Frames = grown
+			st.Grow(0, min(n+d.sampleBytesLeft/2, max(d.maxFrames-nf, n)))
 		}
 		for b := stackKey; len(b) > 0; {
 			v, n := protowire.ConsumeVarint(b)
 			if n < 0 {
-				st.Frames = st.Frames[:st.Offsets[len(st.Offsets)-1]]
+				st.DropStack()
 				return &decodeError{f.off, fmt.Sprintf("sample[%d]: bad location id", len(p.Samples))}
 			}
 			b = b[n:]
 			li, ok := d.locIdx.lookup(v)
 			if !ok {
-				st.Frames = st.Frames[:st.Offsets[len(st.Offsets)-1]]
+				st.DropStack()
 				return &decodeError{f.off, fmt.Sprintf("sample[%d]: location id %d not found", len(p.Samples), v)}
 			}
-			st.Frames = append(st.Frames, li)
+			st.AddFrame(li)
 		}
-		st.Offsets = append(st.Offsets, int32(len(st.Frames)))
-		idx = int32(len(st.Offsets) - 2)
+		idx = st.EndStack()
 		stacks[d.mapKey(stackKey)] = idx
 	}
 	s.Stack = idx

@@ -101,7 +101,7 @@ func BenchmarkSize(b *testing.B) {
 			e.layoutStacks()
 			frames := 0
 			for _, s := range m.Samples {
-				frames += len(m.Stacks.Get(int(s.Stack)))
+				frames += len(m.Stacks.Append(nil, int(s.Stack)))
 			}
 			b.ReportMetric(float64(len(e.li))/float64(max(frames, 1)), "locidx/frames")
 		})

@@ -235,7 +235,7 @@ func sizeHint(ps []*model.Profile) int {
 		for _, s := range p.Strings {
 			n += len(s) + 2
 		}
-		n += 6*len(p.Samples)*(len(p.SampleTypes)+2) + 2*len(p.Stacks.Frames) + 12*len(p.Locations) + 10*len(p.Functions)
+		n += 6*len(p.Samples)*(len(p.SampleTypes)+2) + 2*p.Stacks.NumFrames() + 12*len(p.Locations) + 10*len(p.Functions)
 		for i := range p.LabelSets {
 			n += 12 * len(p.LabelSets[i].Labels)
 		}
@@ -358,7 +358,7 @@ func (e *encoder) appendSamples(b []byte, p *model.Profile) []byte {
 			}
 			b = end(b, as)
 		}
-		n := len(p.Stacks.Get(int(s.Stack)))
+		n := p.Stacks.StackLen(int(s.Stack))
 		b = appendVarintField(b, 7, uint64(e.stStart[s.Stack]))
 		b = appendVarintField(b, 8, uint64(n))
 		if s.Link != model.NoLink {

@@ -96,7 +96,7 @@ func flatten(p *model.Profile) flat {
 	for _, s := range p.Samples {
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "%v {%s}", s.Values, labelsOf(p, s.LabelSet))
-		for _, l := range p.Stacks.Get(int(s.Stack)) {
+		for _, l := range p.Stacks.Append(nil, int(s.Stack)) {
 			sb.WriteString(" <" + loc(p, l) + ">")
 		}
 		if s.Link != model.NoLink {

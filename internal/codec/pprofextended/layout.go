@@ -47,19 +47,17 @@ func (e *encoder) layoutStacks() {
 			used = append(used, s)
 		}
 	}
-	get := func(s int32) []int32 { return p.Stacks.Get(int(s)) }
 	// Each used stack's written location indices, root first, back to
 	// back: comparisons are then plain slice compares.
 	frames := 0
 	for _, s := range used {
-		frames += len(get(s))
+		frames += p.Stacks.StackLen(int(s))
 	}
 	keys, offs := slices.Grow(e.skeys[:0], frames), slices.Grow(e.soffs[:0], len(used)+1)
 	for _, s := range used {
 		offs = append(offs, int32(len(keys)))
-		st := get(s)
-		for i := len(st) - 1; i >= 0; i-- {
-			keys = append(keys, e.lmap[st[i]])
+		for i := p.Stacks.StackLen(int(s)) - 1; i >= 0; i-- {
+			keys = append(keys, e.lmap[p.Stacks.Frame(int(s), i)])
 		}
 	}
 	offs = append(offs, int32(len(keys)))
@@ -75,15 +73,16 @@ func (e *encoder) layoutStacks() {
 	if cap(e.li) < frames {
 		e.li = make([]int64, 0, frames)
 	}
+	var st, next []int32
 	for k := len(used) - 1; k >= 0; k-- {
 		s := used[k]
-		st := get(s)
+		st = p.Stacks.Append(st[:0], int(s))
 		if len(st) == 0 {
 			e.stStart[s] = 0
 			continue
 		}
 		if k+1 < len(used) {
-			next := get(used[k+1])
+			next = p.Stacks.Append(next[:0], int(used[k+1]))
 			if d := len(next) - len(st); d >= 0 && slices.Equal(next[d:], st) {
 				e.stStart[s] = e.stStart[used[k+1]] + int32(d)
 				continue

@@ -130,7 +130,7 @@ func frameTotals(p *model.Profile, ti int) (cum, self map[string]int64, total in
 		if w == 0 {
 			continue
 		}
-		stack := p.Stacks.Get(int(s.Stack))
+		stack := p.Stacks.Append(nil, int(s.Stack))
 		seen := map[string]bool{}
 		for i, li := range stack {
 			names := callstacks.FrameNames(p, li, false)

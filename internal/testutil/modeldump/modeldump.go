@@ -50,7 +50,7 @@ func Describe(p *model.Profile) string {
 			fmt.Fprintf(&b, " link=%x/%x", p.Links[s.Link].TraceID, p.Links[s.Link].SpanID)
 		}
 		fmt.Fprintf(&b, " ts=%v\n", s.Timestamps)
-		for _, li := range p.Stacks.Get(int(s.Stack)) {
+		for _, li := range p.Stacks.Append(nil, int(s.Stack)) {
 			l := p.Locations[li]
 			fmt.Fprintf(&b, "  %#x %s folded=%v attrs=%+v", l.Address, mapping(l.Mapping), l.IsFolded, l.Attributes)
 			for _, ln := range l.Lines {

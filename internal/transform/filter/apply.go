@@ -21,8 +21,12 @@ type stacks struct {
 func newStacks(p *model.Profile) *stacks {
 	n := p.Stacks.Len()
 	st := &stacks{frames: make([][]int32, n), dropped: make([]bool, n)}
+	// One copy of every frame, which set replaces stack by stack.
+	all := make([]int32, 0, p.Stacks.NumFrames())
 	for i := range n {
-		st.frames[i] = p.Stacks.Get(i)
+		lo := len(all)
+		all = p.Stacks.Append(all, i)
+		st.frames[i] = all[lo:len(all):len(all)]
 	}
 	return st
 }

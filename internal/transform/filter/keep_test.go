@@ -45,7 +45,7 @@ func TestKeepsWhatPprofLacks(t *testing.T) {
 	if s.Link != 0 || len(s.Timestamps) != 2 || s.Timestamps[1] != 200 || s.LabelSet != ls || s.Values[0] != 5 {
 		t.Errorf("sample lost fields: %+v", s)
 	}
-	if st := p.Stacks.Get(int(s.Stack)); len(st) != 1 || st[0] != 0 {
+	if st := p.Stacks.Append(nil, int(s.Stack)); len(st) != 1 || st[0] != 0 {
 		t.Errorf("stack %v, want [0] (runtime.mcall hidden)", st)
 	}
 	if len(p.Locations[0].Attributes) != 1 || len(p.Attributes) != 1 || len(p.Resource.Attributes) != 1 || p.SampleTypes[0].AggregationTemporality != 1 {

@@ -36,7 +36,7 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 	p.Links = append(p.Links, model.Link{TraceID: bytes.Repeat([]byte{7}, 16), SpanID: bytes.Repeat([]byte{9}, 8)})
 	p.Samples[0].Link = int32(len(p.Links) - 1)
 	p.Samples[1].Timestamps = []uint64{uint64(p.TimeNanos) + 1000}
-	li := p.Stacks.Get(int(p.Samples[2].Stack))[0]
+	li := p.Stacks.Append(nil, int(p.Samples[2].Stack))[0]
 	p.Locations[li].Attributes = append(p.Locations[li].Attributes, model.Attribute{Key: "profile.frame.type",
 		Value: model.Value{Kind: model.KindString, Str: "go"}})
 	var warned []string
@@ -61,7 +61,7 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 	}
 	describe := func(q *model.Profile, s *model.Sample) key {
 		var st, link string
-		for _, li := range q.Stacks.Get(int(s.Stack)) {
+		for _, li := range q.Stacks.Append(nil, int(s.Stack)) {
 			loc := q.Locations[li]
 			st += fmt.Sprintf("|%#x", loc.Address)
 			for _, ln := range loc.Lines {

@@ -49,9 +49,9 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 		if (scaled && !scaledNonzero) || !nonzero {
 			continue
 		}
-		s.frames = s.frames[:0]
-		for _, li := range p.Stacks.Get(int(src.Stack)) {
-			s.frames = append(s.frames, s.location(p, li))
+		s.frames = p.Stacks.Append(s.frames[:0], int(src.Stack))
+		for k, li := range s.frames {
+			s.frames[k] = s.location(p, li)
 		}
 		link := int32(model.NoLink)
 		if src.Link != model.NoLink {

@@ -131,6 +131,7 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		offsets = []int32{0}
 		values  []int64
 		seq     []int32
+		st      []int32
 		key     []byte
 	)
 	for si := 0; si < nstacks; si++ {
@@ -147,7 +148,7 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		if zero {
 			continue
 		}
-		st := p.Stacks.Get(si)
+		st = p.Stacks.Append(st[:0], si)
 		seq = seq[:0]
 		for j := len(st) - 1; j >= 0; j-- {
 			names := nm.location(st[j])

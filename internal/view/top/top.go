@@ -195,6 +195,7 @@ func (g *graph) location(li int32) []int {
 // of its stack: cum once per node and edge a sample, flat to its leaf.
 func (g *graph) walk(ti int) {
 	p := g.p
+	var stack []int32
 	for si, s := range p.Samples {
 		if ti >= len(s.Values) {
 			continue
@@ -203,7 +204,7 @@ func (g *graph) walk(ti int) {
 		if w == 0 {
 			continue
 		}
-		stack := p.Stacks.Get(int(s.Stack))
+		stack = p.Stacks.Append(stack[:0], int(s.Stack))
 		parent := -1
 		for i := len(stack) - 1; i >= 0; i-- {
 			ln := g.location(stack[i])

@@ -147,7 +147,7 @@ func modelSums(p *model.Profile) (sums, map[string]int) {
 	out, stamps := sums{}, map[string]int{}
 	for _, s := range p.Samples {
 		var k []string
-		for _, li := range p.Stacks.Get(int(s.Stack)) {
+		for _, li := range p.Stacks.Append(nil, int(s.Stack)) {
 			l := &p.Locations[li]
 			ft := ""
 			for _, a := range l.Attributes {
