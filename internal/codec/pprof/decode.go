@@ -242,6 +242,12 @@ func (d *decoder) decode() error {
 	if err := d.checkBudget(&counts, stringBytes, frames, values); err != nil {
 		return err
 	}
+	// Strings point into an input handed over only when they are most of
+	// it; otherwise they are copied, and the input (samples and tables,
+	// mostly) is released after decoding rather than held for them.
+	if d.owned && 2*stringBytes < len(d.data) {
+		d.owned = false
+	}
 	// The strings first: every later pass reads indices into them.
 	if counts[fStringTable] == 0 {
 		return fmt.Errorf("pprof: no string table")
@@ -312,6 +318,7 @@ func (d *decoder) decode() error {
 	// when it fills, the stack being added and half the samples' bytes
 	// still to come make the next (sample), so that one huge stack does
 	// not find a large guess to throw away.
+	p.Stacks.Fit(len(p.Locations))
 	p.Stacks.Grow(min(counts[fSample], 1<<12), min(sampleBytes/2, 1<<20))
 	d.sampleBytesLeft = sampleBytes
 	d.maxFrames = frames
