@@ -162,6 +162,15 @@ func (s *Stacks) Fit(locations int) {
 	}
 }
 
+// FrameBytes returns the bytes a frame takes in the stacks of a profile
+// of this many locations (see Fit), for counting memory before decoding.
+func FrameBytes(locations int) int {
+	if locations > narrowLimit {
+		return 4
+	}
+	return 2
+}
+
 // Grow makes room for n more stacks holding frames more frames in all.
 // Room for frames is made exactly, not doubled: a caller that knows how
 // many come asks for that many.

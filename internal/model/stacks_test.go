@@ -103,3 +103,11 @@ func TestStacksFit(t *testing.T) {
 		t.Fatalf("Append = %v", got)
 	}
 }
+
+func TestFrameBytes(t *testing.T) {
+	for _, c := range []struct{ locations, want int }{{0, 2}, {65536, 2}, {65537, 4}} {
+		if got := FrameBytes(c.locations); got != c.want {
+			t.Errorf("FrameBytes(%d) = %d, want %d", c.locations, got, c.want)
+		}
+	}
+}

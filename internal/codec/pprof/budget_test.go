@@ -77,3 +77,43 @@ func TestBudgetCountsEveryValue(t *testing.T) {
 		t.Errorf("%d samples of %d values in %d bytes under a 4 MiB limit: %v, want a refusal", samples, types, len(b), err)
 	}
 }
+
+// Location ids count as the model holds them: 2 bytes each in a profile
+// of at most 65536 locations. One sample of 1M one-byte ids (1 MiB) takes
+// 3 MiB with its input: decoded under a limit that leaves 3.5 MiB,
+// refused under 2.5 MiB.
+func TestBudgetCountsNarrowFrames(t *testing.T) {
+	var b []byte
+	for _, s := range []string{"", "t"} {
+		b = protowire.AppendTag(b, fStringTable, protowire.BytesType)
+		b = protowire.AppendBytes(b, []byte(s))
+	}
+	b = protowire.AppendTag(b, fSampleType, protowire.BytesType)
+	b = protowire.AppendBytes(b, []byte{0x08, 0x01, 0x10, 0x01})
+	b = protowire.AppendTag(b, fLocation, protowire.BytesType)
+	b = protowire.AppendBytes(b, []byte{0x08, 0x01}) // id 1
+	ids := make([]byte, 1<<20)
+	for i := range ids {
+		ids[i] = 1
+	}
+	var sample []byte
+	sample = protowire.AppendTag(sample, 1, protowire.BytesType)
+	sample = protowire.AppendBytes(sample, ids)
+	sample = protowire.AppendTag(sample, 2, protowire.VarintType)
+	sample = protowire.AppendVarint(sample, 1)
+	b = protowire.AppendTag(b, fSample, protowire.BytesType)
+	b = protowire.AppendBytes(b, sample)
+	defer model.SetMemoryAvailable(0)
+	model.SetMemoryAvailable(7 << 19)
+	p, err := DecodeRaw(b)
+	if err != nil {
+		t.Fatalf("under 3.5 MiB: %v", err)
+	}
+	if n := p.Stacks.StackLen(0); n != len(ids) {
+		t.Fatalf("%d frames, want %d", n, len(ids))
+	}
+	model.SetMemoryAvailable(5 << 19)
+	if _, err := DecodeRaw(b); err == nil || !strings.Contains(err.Error(), "the memory limit leaves") {
+		t.Errorf("under 2.5 MiB: %v, want a refusal", err)
+	}
+}

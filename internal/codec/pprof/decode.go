@@ -352,15 +352,17 @@ var fieldCost = [16]int{fSample: sampleSize + 8, fLocation: locationSize, fFunct
 // anything is allocated for it.
 //
 // The stacks' frames are counted at their most, every sample's location
-// ids as if no two samples shared a stack (4 bytes each in the model), and
-// so are the samples' values beyond the one fieldCost counts (8 bytes
-// each): under a memory limit they must fit too (model.CheckMemory).
+// ids as if no two samples shared a stack (2 or 4 bytes each in the model,
+// model.FrameBytes), and so are the samples' values beyond the one fieldCost
+// counts (8 bytes each): under a memory limit they must fit too
+// (model.CheckMemory).
 func (d *decoder) checkBudget(counts *[16]int, stringBytes, frames, values int) error {
 	var need int64
 	for num, n := range counts {
 		need += int64(n) * int64(fieldCost[num])
 	}
-	need += int64(stringBytes) + 4*int64(frames) + 8*int64(max(values-counts[fSample], 0))
+	frameBytes := int64(model.FrameBytes(counts[fLocation]))
+	need += int64(stringBytes) + frameBytes*int64(frames) + 8*int64(max(values-counts[fSample], 0))
 	if n := counts[fStringTable]; n > internMin && stringBytes < internBelow*n {
 		need += 4 * int64(n) // buildStrings' remap of an interned table
 	}
