@@ -253,15 +253,25 @@ func SetMemoryAvailable(n int64) { memoryAvail.Store(max(n, 0)) }
 // limit leaves (SetMemoryAvailable). what names the counts, for the
 // message.
 func CheckMemory(format string, need, inputBytes int64, what string) error {
-	if avail := memoryAvail.Load(); avail > 0 && need+inputBytes > avail {
-		return fmt.Errorf("%s: %s in %d bytes would take %s in memory with the input, more than the %s the memory limit leaves: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
-			format, what, inputBytes, HumanBytes(need+inputBytes), HumanBytes(avail))
+	if err := CheckAvailable(format, need, inputBytes, what); err != nil {
+		return err
 	}
 	if need <= MemoryPerInputByte*inputBytes+memorySlack {
 		return nil
 	}
 	return fmt.Errorf("%s: %s in %d bytes would take %s in memory, more than %d times the input: refused (a crafted or corrupt file?)",
 		format, what, inputBytes, HumanBytes(need), MemoryPerInputByte)
+}
+
+// CheckAvailable is the half of CheckMemory that holds need, with the
+// input, to what the memory limit leaves, for a decoder whose tables may
+// take many times their bytes in a valid input.
+func CheckAvailable(format string, need, inputBytes int64, what string) error {
+	if avail := memoryAvail.Load(); avail > 0 && need+inputBytes > avail {
+		return fmt.Errorf("%s: %s in %d bytes would take %s in memory with the input, more than the %s the memory limit leaves: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
+			format, what, inputBytes, HumanBytes(need+inputBytes), HumanBytes(avail))
+	}
+	return nil
 }
 
 // HumanBytes renders n bytes as e.g. "1.5 GiB".

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // enc appends the primitive encodings the format uses to a byte slice.
@@ -37,6 +39,24 @@ type dec struct {
 	// version is the bundle's format version (tables and headers: from
 	// version 3, every attribute outside a map value has a unit).
 	version uint32
+	// mem is what the tables counted so far take in memory (reserve).
+	mem int64
+}
+
+// reserve counts n entries of a table at each bytes apiece, what they
+// take while a profile is read (see tableMem), and fails when the tables
+// counted so far, with the block, would take more than the memory limit
+// leaves: the tables are refused before they are allocated, not left to
+// run out of memory.
+func (d *dec) reserve(what string, n, each int) {
+	if d.err != nil {
+		return
+	}
+	d.mem += int64(n) * int64(each)
+	if err := model.CheckAvailable("bundle", d.mem, int64(len(d.b)),
+		fmt.Sprintf("the shared tables, up to their %d %s,", n, what)); err != nil {
+		d.err = err
+	}
 }
 
 // spend takes n bytes of expansion from the block's room, failing when
@@ -112,6 +132,17 @@ func (d *dec) count(what string, minBytes int) int {
 		return 0
 	}
 	return int(v)
+}
+
+// countMem is count for a table of entries of each bytes in memory (see
+// reserve): 0, and d.err set, when they would not fit.
+func (d *dec) countMem(what string, minBytes, each int, entries string) int {
+	n := d.count(what, minBytes)
+	d.reserve(entries, n, each)
+	if d.err != nil {
+		return 0
+	}
+	return n
 }
 
 // ref reads an index that must be below n.

@@ -423,9 +423,30 @@ func (t *tables) decodeAttrSets(d *dec) {
 	}
 }
 
+// What an entry of each shared table takes in memory while a profile is
+// read from them: its form here, the unpacker's index of it (4 bytes) and
+// the profile's entry built from it, and what decoding it keeps beside
+// (the predictor's, a location's line offset). A bundle of 1M functions
+// and locations (20 MiB) counts 260 MiB so: refused under a memory limit
+// that leaves less, rather than left to run out of memory. Without a
+// limit nothing is refused for it: a valid bundle's tables may take many
+// times their bytes.
+const (
+	memString   = int(2*unsafe.Sizeof("")) + 4
+	memMapping  = int(unsafe.Sizeof(mapping{})+unsafe.Sizeof(model.Mapping{})) + 8
+	memFunction = int(unsafe.Sizeof(function{})+unsafe.Sizeof(model.Function{})) + 4 + 17
+	memLocation = int(unsafe.Sizeof(location{})+unsafe.Sizeof(model.Location{})) + 4 + 4
+	memLine     = int(unsafe.Sizeof(line{}) + unsafe.Sizeof(model.Line{}))
+	memNode     = 3*4 + 4 + 4 + 4 // parent, location, children; index; a stack's offset and frame
+	memLabelSet = int(unsafe.Sizeof(labelSet{})+unsafe.Sizeof(model.LabelSet{})) + 4
+	memLabel    = int(unsafe.Sizeof(label{}) + unsafe.Sizeof(model.Label{}))
+	memLink     = int(2*unsafe.Sizeof(model.Link{})) + 4
+	memRow      = 4*4 + int(unsafe.Sizeof(model.Sample{}))
+)
+
 // decodeMappings reads the mapping columns.
 func (t *tables) decodeMappings(d *dec, ns int) {
-	n := d.count("mappings.count", 7)
+	n := d.countMem("mappings.count", 7, memMapping, "mappings")
 	t.mappings = make([]mapping, n)
 	for i := range t.mappings {
 		t.mappings[i].start = d.uvarint("mapping.start")
@@ -456,7 +477,7 @@ func (t *tables) decodeMappings(d *dec, ns int) {
 
 // decodeFunctions reads the function columns.
 func (t *tables) decodeFunctions(d *dec, ns int) {
-	n := d.count("functions.count", 4)
+	n := d.countMem("functions.count", 4, memFunction, "functions")
 	t.functions = make([]function, n)
 	for i := range t.functions {
 		t.functions[i].name = d.ref("function.name", ns)
@@ -518,7 +539,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 	t.decodeFunctions(d, ns)
 	nf := len(t.functions)
 
-	n = d.count("locations.count", 3)
+	n = d.countMem("locations.count", 3, memLocation, "locations")
 	t.locations = make([]location, n)
 	for i := range t.locations {
 		t.locations[i].mapping = d.ref("location.mapping", len(t.mappings)+1)
@@ -535,6 +556,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 		}
 		t.lineOff[i+1] = uint32(nlines)
 	}
+	d.reserve("lines", int(nlines), memLine)
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -568,6 +590,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 	nl := len(t.locations)
 
 	n = d.count("stack_nodes.count", 2)
+	d.reserve("stack nodes", n, memNode)
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -619,7 +642,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 		lastKid[p] = l
 	}
 
-	n = d.count("label_sets.count", 1)
+	n = d.countMem("label_sets.count", 1, memLabelSet, "label sets")
 	t.labelSets = make([]labelSet, n+1)
 	var nlab uint64
 	for i := 1; i <= n; i++ {
@@ -630,6 +653,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 			d.fail("label_set.size", "%d labels exceed the bytes left", nlab)
 		}
 	}
+	d.reserve("labels", int(nlab), memLabel)
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -647,7 +671,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 		t.labels[i].unit = d.ref("label.num_unit", ns)
 	}
 
-	n = d.count("links.count", 2)
+	n = d.countMem("links.count", 2, memLink, "links")
 	t.links = make([]model.Link, n)
 	for i := range t.links {
 		t.links[i].TraceID = d.bytes("link.trace_id")
@@ -675,6 +699,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 func (t *tables) decodeRows(d *dec) bool {
 	// Every row takes at least one byte (its base) in the rest.
 	n := d.count("rows.count", 1)
+	d.reserve("sample rows", n, memRow)
 	if d.err != nil {
 		return false
 	}
@@ -795,6 +820,7 @@ func commonPrefix(a, b string) int {
 
 func decodeStrings(d *dec, what string) []string {
 	n := d.count(what+".count", 2)
+	d.reserve(what, n, memString)
 	if d.err != nil {
 		return nil
 	}

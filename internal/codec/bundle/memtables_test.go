@@ -1,0 +1,53 @@
+package bundle
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// The shared tables are counted at what they take in memory before they
+// are allocated: under a memory limit that leaves less, a profile of 20k
+// functions and locations (about 5 MB in memory) is refused in one line;
+// with no limit, or a limit that leaves enough, it is read.
+func TestTablesCountedAgainstTheLimit(t *testing.T) {
+	b := model.NewBuilder()
+	p := b.P
+	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
+	for i := range 20000 {
+		p.Functions = append(p.Functions, model.Function{Name: b.String(fmt.Sprintf("fn%d", i))})
+		p.Locations = append(p.Locations, model.Location{Address: uint64(0x1000 + 16*i), Mapping: model.NoMapping,
+			Lines: []model.Line{{Function: int32(i), Line: 1}}})
+		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i)}), Values: []int64{1}, Link: model.NoLink})
+	}
+	data, err := bundleOf(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.SetMemoryAvailable(0)
+	for _, c := range []struct {
+		avail  int64
+		refuse bool
+	}{{0, false}, {64 << 20, false}, {2 << 20, true}} {
+		model.SetMemoryAvailable(c.avail)
+		r, err := open(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := r.Profile(0)
+		if c.refuse {
+			if err == nil || !strings.Contains(err.Error(), "the memory limit leaves") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("limit %d: %v, want a one-line refusal", c.avail, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("limit %d: %v", c.avail, err)
+		}
+		if len(q.Functions) != 20000 || len(q.Locations) != 20000 {
+			t.Errorf("limit %d: %d functions, %d locations", c.avail, len(q.Functions), len(q.Locations))
+		}
+	}
+}
