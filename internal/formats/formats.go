@@ -96,6 +96,7 @@ func SetMemory(l memlimit.Limit) {
 		avail = max(l.Avail-memlimit.Headroom, 1)
 	}
 	model.SetMemoryAvailable(avail)
+	model.SetMemoryInUse(memlimit.InUse)
 }
 
 // Memory is the limit SetMemory set (none before).
@@ -759,7 +760,33 @@ func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
 			return fmt.Errorf("internal error: %s cannot be written from a stream", f)
 		}
 	}
+	if err := checkWriteMemory(f, items); err != nil {
+		return err
+	}
 	return wr.write(w, items, opts)
+}
+
+// writeMemPerByte is what a writer may take per byte the profiles hold in
+// memory (model.Profile.MemSize): its output, built whole before it is
+// written, and its own tables (OTLP's dictionary, pprof's shared stacks).
+const writeMemPerByte = 2
+
+// checkWriteMemory refuses to write items when that would take more than
+// the memory limit leaves now, once they were read: a profile that fit
+// the limit as it was decoded is refused in one line rather than left to
+// run out of memory as it is written.
+func checkWriteMemory(f OutFormat, items []Item) error {
+	var size int64
+	for _, it := range items {
+		if it.Profile != nil {
+			size += it.Profile.MemSize()
+		}
+	}
+	what := fmt.Sprintf("writing a profile that holds %s", model.HumanBytes(size))
+	if len(items) > 1 {
+		what = fmt.Sprintf("writing %d profiles that hold %s", len(items), model.HumanBytes(size))
+	}
+	return model.CheckAvailableNow(string(f), writeMemPerByte*size, what)
 }
 
 // TakesStream reports whether format f can be written from an Item.Stream.

@@ -157,8 +157,10 @@ func Apply(l Limit) {
 	}
 }
 
-// goUsed is the memory the Go runtime holds now, as its memory limit
+// InUse is the memory the Go runtime holds now, as its memory limit
 // counts it.
+func InUse() int64 { return goUsed() }
+
 func goUsed() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)

@@ -12,6 +12,8 @@
 //   - Stacks are leaf first: frame 0 is where the sample was taken.
 package model
 
+import "unsafe"
+
 // NoMapping is the Location.Mapping value of a location with no mapping.
 const NoMapping = -1
 
@@ -231,4 +233,42 @@ func New() *Profile {
 		Strings:   []string{""},
 		LabelSets: []LabelSet{{}},
 	}
+}
+
+// MemSize is about what p holds in memory: its tables, stacks, samples
+// and label sets, each slice counted where it is referenced (slices that
+// entries share are counted for each of them, so it errs high).
+func (p *Profile) MemSize() int64 {
+	const (
+		str     = int64(unsafe.Sizeof(""))
+		attr    = int64(unsafe.Sizeof(Attribute{}))
+		mapping = int64(unsafe.Sizeof(Mapping{}))
+		fn      = int64(unsafe.Sizeof(Function{}))
+		loc     = int64(unsafe.Sizeof(Location{}))
+		line    = int64(unsafe.Sizeof(Line{}))
+		sample  = int64(unsafe.Sizeof(Sample{}))
+		set     = int64(unsafe.Sizeof(LabelSet{}))
+		label   = int64(unsafe.Sizeof(Label{}))
+	)
+	n := int64(len(p.Strings)) * str
+	for _, s := range p.Strings {
+		n += int64(len(s))
+	}
+	n += int64(len(p.Mappings))*mapping + int64(len(p.Functions))*fn + int64(len(p.Locations))*loc
+	for i := range p.Mappings {
+		n += int64(len(p.Mappings[i].Attributes)) * attr
+	}
+	for i := range p.Locations {
+		n += int64(len(p.Locations[i].Lines))*line + int64(len(p.Locations[i].Attributes))*attr
+	}
+	n += int64(p.Stacks.NumFrames())*int64(FrameBytes(len(p.Locations))) + int64(p.Stacks.Len()+1)*4
+	n += int64(len(p.Samples)) * sample
+	for i := range p.Samples {
+		n += 8 * int64(len(p.Samples[i].Values)+len(p.Samples[i].Timestamps))
+	}
+	n += int64(len(p.LabelSets)) * set
+	for i := range p.LabelSets {
+		n += int64(len(p.LabelSets[i].Labels))*label + int64(len(p.LabelSets[i].Attributes))*attr
+	}
+	return n
 }

@@ -247,6 +247,40 @@ var memoryAvail atomic.Int64
 // CheckMemory holds every count to; 0 is no limit.
 func SetMemoryAvailable(n int64) { memoryAvail.Store(max(n, 0)) }
 
+// memoryInUse is what the process holds now (SetMemoryInUse), and
+// memoryBase what it held when it was set.
+var (
+	memoryInUse atomic.Pointer[func() int64]
+	memoryBase  atomic.Int64
+)
+
+// SetMemoryInUse gives CheckAvailableNow what the process holds at any
+// moment (internal/memlimit); what it holds now is the base that
+// SetMemoryAvailable's figure was left from.
+func SetMemoryInUse(inUse func() int64) {
+	memoryBase.Store(inUse())
+	memoryInUse.Store(&inUse)
+}
+
+// CheckAvailableNow refuses a step that would take need bytes more than
+// the memory limit leaves now: what it left when it was set, less what
+// the process took since (a profile decoded, its input). Encoders check
+// with it before a step whose memory grows with the profile.
+func CheckAvailableNow(format string, need int64, what string) error {
+	avail := memoryAvail.Load()
+	if avail <= 0 {
+		return nil
+	}
+	if f := memoryInUse.Load(); f != nil {
+		avail -= max((*f)()-memoryBase.Load(), 0)
+	}
+	if need > avail {
+		return fmt.Errorf("%s: %s would take %s more in memory, more than the %s the memory limit leaves now: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
+			format, what, HumanBytes(need), HumanBytes(max(avail, 0)))
+	}
+	return nil
+}
+
 // CheckMemory refuses a decode whose tables, counted before they are
 // allocated, would take need bytes: more than MemoryPerInputByte times the
 // input bytes that hold them, or, with the input, more than the memory

@@ -9,8 +9,6 @@ import (
 
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 
-	"google.golang.org/protobuf/proto"
-
 	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -33,10 +31,7 @@ func AppendJSON(b []byte, ps []*model.Profile, opts EncodeOptions) ([]byte, erro
 
 func protoToJSON(b, data []byte) ([]byte, error) {
 	pd := &pb.ProfilesData{}
-	if err := proto.Unmarshal(data, pd); err != nil {
-		return b, fmt.Errorf("otlp: %v", err)
-	}
-	return otlpcommon.AppendJSON(b, pd.ProtoReflect()), nil
+	return otlpcommon.BinaryToJSON(b, data, pd.ProtoReflect(), "otlp json")
 }
 
 // jsonMessages reads one OTLP JSON object, or several one after the other

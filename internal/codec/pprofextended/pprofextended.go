@@ -45,8 +45,6 @@ import (
 	"io"
 	"sync"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 
@@ -157,8 +155,5 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 // binaryToJSON turns a binary ProfilesData into OTLP JSON.
 func binaryToJSON(data []byte) ([]byte, error) {
 	pd := &profilespb.ProfilesData{}
-	if err := proto.Unmarshal(data, pd); err != nil {
-		return nil, err
-	}
-	return otlpcommon.AppendJSON(make([]byte, 0, 2*len(data)+64), pd.ProtoReflect()), nil
+	return otlpcommon.BinaryToJSON(nil, data, pd.ProtoReflect(), "otlp json")
 }
