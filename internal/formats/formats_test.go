@@ -12,7 +12,9 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-func TestReadCompressions(t *testing.T) {
+// readHeap reads the real Go heap profile.
+func readHeap(t *testing.T) *Input {
+	t.Helper()
 	gz, err := os.ReadFile("../../testdata/go/heap.pb.gz")
 	if err != nil {
 		t.Fatal(err)
@@ -21,6 +23,11 @@ func TestReadCompressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return in
+}
+
+func TestReadCompressions(t *testing.T) {
+	in := readHeap(t)
 	if in.Format != detect.Pprof || in.Compression != detect.Gzip || len(in.Items) != 1 || in.Describe() != "pprof (gzip)" {
 		t.Fatalf("gzip input: %+v", in)
 	}

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,14 +12,7 @@ import (
 // leaves now (twice what the profile holds) is refused in one line before
 // it starts; one that fits is written.
 func TestWriteHeldToTheLimit(t *testing.T) {
-	gz, err := os.ReadFile("../../testdata/go/heap.pb.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := Read(bytes.NewReader(gz), ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := readHeap(t)
 	size := in.Items[0].Profile.MemSize()
 	defer model.SetMemoryAvailable(0)
 	model.SetMemoryInUse(func() int64 { return 0 })

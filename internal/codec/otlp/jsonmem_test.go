@@ -2,11 +2,9 @@ package otlp
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -14,14 +12,7 @@ import (
 // renders them: 14 times its bytes are held to what the memory limit
 // leaves before either starts.
 func TestJSONHeldToTheLimit(t *testing.T) {
-	data, err := os.ReadFile("../../../testdata/go/heap.pb.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := pprof.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := heapProfile(t)
 	ps := []*model.Profile{p}
 	bin, err := AppendProto(nil, ps, EncodeOptions{})
 	if err != nil {

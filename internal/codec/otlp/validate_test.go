@@ -21,14 +21,7 @@ import (
 // (4 sample types: 4 Profiles), parsed.
 func heapMessage(t *testing.T) (*pb.ProfilesData, []byte) {
 	t.Helper()
-	src, err := os.ReadFile("../../../testdata/go/heap.pb.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := pprof.Decode(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, src := heapProfile(t)
 	var buf bytes.Buffer
 	if err := Encode(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
 		t.Fatal(err)
@@ -38,6 +31,20 @@ func heapMessage(t *testing.T) (*pb.ProfilesData, []byte) {
 		t.Fatal(err)
 	}
 	return pd, src
+}
+
+// heapProfile is the real Go heap profile, decoded, and its file.
+func heapProfile(t *testing.T) (*model.Profile, []byte) {
+	t.Helper()
+	src, err := os.ReadFile("../../../testdata/go/heap.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := pprof.Decode(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, src
 }
 
 func marshal(t *testing.T, pd *pb.ProfilesData) []byte {
