@@ -1,11 +1,11 @@
 package bundle
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
 // The shared tables are counted at what they take in memory before they
@@ -13,13 +13,9 @@ import (
 // functions and locations (about 5 MB in memory) is refused in one line;
 // with no limit, or a limit that leaves enough, it is read.
 func TestTablesCountedAgainstTheLimit(t *testing.T) {
-	b := model.NewBuilder()
+	b := synth.Locations(20000)
 	p := b.P
-	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
 	for i := range 20000 {
-		p.Functions = append(p.Functions, model.Function{Name: b.String(fmt.Sprintf("fn%d", i))})
-		p.Locations = append(p.Locations, model.Location{Address: uint64(0x1000 + 16*i), Mapping: model.NoMapping,
-			Lines: []model.Line{{Function: int32(i), Line: 1}}})
 		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i)}), Values: []int64{1}, Link: model.NoLink})
 	}
 	data, err := bundleOf(p)

@@ -2,26 +2,20 @@ package pprof
 
 import (
 	"bytes"
-	"fmt"
 	"testing"
 
 	"github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
 // Stacks that samples share are encoded once and copied, the others in
 // place; google/pprof reads every sample's stack as the model holds it,
 // empty, shared, single and longer than a one-byte length (128 frames).
 func TestSharedAndSingleStacks(t *testing.T) {
-	b := model.NewBuilder()
+	b := synth.Locations(300)
 	p := b.P
-	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
-	for i := range 300 {
-		fn := int32(len(p.Functions))
-		p.Functions = append(p.Functions, model.Function{Name: b.String(fmt.Sprintf("f%d", i))})
-		p.Locations = append(p.Locations, model.Location{Address: uint64(0x1000 + i), Mapping: model.NoMapping, Lines: []model.Line{{Function: fn, Line: 1}}})
-	}
 	long := make([]int32, 200)
 	for i := range long {
 		long[i] = int32(i % 300)
@@ -46,7 +40,7 @@ func TestSharedAndSingleStacks(t *testing.T) {
 			t.Fatalf("sample %d: value %d, %d frames; want %d, %d", i, s.Value[0], len(s.Location), i+1, len(stacks[i]))
 		}
 		for j, l := range s.Location {
-			if want := uint64(0x1000 + int(stacks[i][j])); l.Address != want {
+			if want := uint64(0x1000 + 16*int(stacks[i][j])); l.Address != want {
 				t.Fatalf("sample %d frame %d: address %#x, want %#x", i, j, l.Address, want)
 			}
 		}

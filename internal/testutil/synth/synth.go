@@ -1,6 +1,6 @@
-// Package synth builds deterministic generated pprof profiles for the
-// benchmarks and size tests of the OTLP codecs: shapes the real fixtures
-// do not have (many distinct stacks, deep stacks).
+// Package synth builds deterministic generated profiles for benchmarks
+// and tests: shapes the real fixtures do not have (many distinct stacks,
+// deep stacks, many locations).
 package synth
 
 import (

@@ -1,0 +1,25 @@
+package synth
+
+import (
+	"fmt"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Locations builds a profile of one sample type (samples/count) and n
+// functions "fn0".."fn<n-1>", function i at location i (address
+// 0x1000+16i, line 1), with no samples: callers add the stacks they test
+// through the returned builder.
+func Locations(n int) *model.Builder {
+	b := model.NewBuilder()
+	p := b.P
+	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
+	p.Functions = make([]model.Function, 0, n)
+	p.Locations = make([]model.Location, 0, n)
+	for i := range n {
+		p.Functions = append(p.Functions, model.Function{Name: b.String(fmt.Sprintf("fn%d", i))})
+		p.Locations = append(p.Locations, model.Location{Address: uint64(0x1000 + 16*i), Mapping: model.NoMapping,
+			Lines: []model.Line{{Function: int32(i), Line: 1}}})
+	}
+	return b
+}
