@@ -17,13 +17,8 @@
 # the whole run takes about 10 minutes at full scale.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scale=${1:-}
-limit_kb=${LIMIT_KB:-3145728}
-dir=${HOSTILE_DIR:-/tmp/pprofx-hostile${scale}}
-mkdir -p "$dir" "$dir/out"
-CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx
-go run ./internal/tools/genhostile -o "$dir" -only "${ONLY:-*}" $scale > "$dir/manifest.tsv"
-mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+# shellcheck source=scripts/bench/hostile-setup.sh
+source scripts/bench/hostile-setup.sh "${1:-}"
 echo "address-space limit: ulimit -v $limit_kb ($(mib $((limit_kb * 1024))) MiB)"
 printf '| %-32s | %-15s | %4s | %6s | %10s | %s |\n' "input" "output" "exit" "stderr" "peak RSS" "verdict"
 printf '|%s|-----------------|------|--------|------------|---------|\n' "$(printf -- '-%.0s' {1..34})"

@@ -13,14 +13,8 @@
 # Peak RSS does not depend on the machine's load; wall times do.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scale=${1:-}
-dir=${HOSTILE_DIR:-/tmp/pprofx-hostile${scale}}
-mkdir -p "$dir" "$dir/out"
-CGO_ENABLED=0 go build -tags grpcnotrace -o "$dir/pprofx" ./cmd/pprofx # as make build builds it
-# The files are made once (a few minutes at full scale; genhostile keeps
-# those already there); the list of cases every time.
-go run ./internal/tools/genhostile -o "$dir" -only "${ONLY:-*}" $scale > "$dir/manifest.tsv"
-mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+# shellcheck source=scripts/bench/hostile-setup.sh
+source scripts/bench/hostile-setup.sh "${1:-}"
 printf '| %-40s | %10s | %12s | %10s | %10s | %7s | %4s | %s |\n' "case" "file" "decompressed" "bound" "peak RSS" "wall" "exit" "answer"
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..42})" "------------" "--------------" "------------" "------------" "---------" "------" "--------"
 fail=0
