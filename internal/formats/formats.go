@@ -96,7 +96,7 @@ func SetMemory(l memlimit.Limit) {
 		avail = max(l.Avail-memlimit.Headroom, 1)
 	}
 	model.SetMemoryAvailable(avail)
-	model.SetMemoryInUse(memlimit.InUse)
+	model.SetMemoryInUse(memlimit.InUse, l.Base)
 }
 
 // Memory is the limit SetMemory set (none before).

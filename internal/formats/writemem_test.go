@@ -15,7 +15,7 @@ func TestWriteHeldToTheLimit(t *testing.T) {
 	in := readHeap(t)
 	size := in.Items[0].Profile.MemSize()
 	defer model.SetMemoryAvailable(0)
-	model.SetMemoryInUse(func() int64 { return 0 })
+	model.SetMemoryInUse(func() int64 { return 0 }, 0)
 	for _, f := range []OutFormat{OutPprof, OutOTLP, OutOTLPJSON, OutFolded} {
 		model.SetMemoryAvailable(2*size - 1)
 		var buf bytes.Buffer

@@ -70,6 +70,19 @@ type Limit struct {
 	Total int64
 	// Source names it.
 	Source Source
+	// Base is what the Go runtime held when Avail was found (0: not
+	// known); what it took since is no longer left (Left).
+	Base int64
+}
+
+// Left is what is left for decoding now: Avail, less what the Go runtime
+// took since the limit was found (the profiles read before, by a command
+// that reads several).
+func (l Limit) Left() int64 {
+	if l.Base <= 0 {
+		return l.Avail
+	}
+	return max(l.Avail-max(goUsed()-l.Base, 0), 0)
 }
 
 // Known reports whether a limit is in force.
@@ -81,27 +94,31 @@ func (l Limit) MaxInput() int64 {
 	if !l.Known() {
 		return math.MaxInt64
 	}
-	return max(0, (l.Avail-Headroom)/PerByte)
+	return max(0, (l.Left()-Headroom)/PerByte)
 }
 
 // Check refuses an input of raw decompressed bytes whose Need is more
 // than the limit; what, when not "", names it ("bundle: profile 3").
 func (l Limit) Check(what string, raw int64) error {
-	if !l.Known() || raw <= l.MaxInput() {
+	if !l.Known() {
+		return nil
+	}
+	left := l.Left()
+	if raw <= max(0, (left-Headroom)/PerByte) {
 		return nil
 	}
 	if what != "" {
 		what += ": "
 	}
 	return fmt.Errorf("%s%s decompressed may take up to %s more to decode (16 MiB + %d x its size), more than the %s left under the %s of %s: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
-		what, human(raw), human(Need(raw)), PerByte, human(l.Avail), l.Source, human(l.Total))
+		what, human(raw), human(Need(raw)), PerByte, human(left), l.Source, human(l.Total))
 }
 
 // TooLarge is Check's error for an input whose size is not known before
 // it is read, once more than MaxInput bytes of it were.
 func (l Limit) TooLarge() error {
 	return fmt.Errorf("input is larger than %s decompressed, the most that can be decoded (16 MiB + %d x its size) in the %s left under the %s of %s: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
-		human(l.MaxInput()), PerByte, human(l.Avail), l.Source, human(l.Total))
+		human(l.MaxInput()), PerByte, human(l.Left()), l.Source, human(l.Total))
 }
 
 // Detect finds the limit in force: flag is --max-memory (0: not given).
@@ -114,7 +131,7 @@ func Detect(flag int64) Limit {
 		}
 		avail = max(avail, 0)
 		if !best.Known() || avail < best.Avail {
-			best = Limit{Avail: avail, Total: total, Source: src}
+			best = Limit{Avail: avail, Total: total, Source: src, Base: used}
 		}
 	}
 	if total, reserved := addressSpace(); total > 0 {

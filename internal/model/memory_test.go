@@ -13,7 +13,7 @@ func TestCheckAvailableNow(t *testing.T) {
 	defer memoryInUse.Store(nil)
 	used := int64(1000)
 	SetMemoryAvailable(100)
-	SetMemoryInUse(func() int64 { return used })
+	SetMemoryInUse(func() int64 { return used }, 0)
 	if err := CheckAvailableNow("x", 90, "a step"); err != nil {
 		t.Fatalf("90 of 100 left: %v", err)
 	}

@@ -254,11 +254,14 @@ var (
 	memoryBase  atomic.Int64
 )
 
-// SetMemoryInUse gives CheckAvailableNow what the process holds at any
-// moment (internal/memlimit); what it holds now is the base that
-// SetMemoryAvailable's figure was left from.
-func SetMemoryInUse(inUse func() int64) {
-	memoryBase.Store(inUse())
+// SetMemoryInUse gives CheckAvailable and CheckAvailableNow what the
+// process holds at any moment (internal/memlimit), and base, what it held
+// when SetMemoryAvailable's figure was found (0: what it holds now).
+func SetMemoryInUse(inUse func() int64, base int64) {
+	if base <= 0 {
+		base = inUse()
+	}
+	memoryBase.Store(base)
 	memoryInUse.Store(&inUse)
 }
 
@@ -301,7 +304,18 @@ func CheckMemory(format string, need, inputBytes int64, what string) error {
 // input, to what the memory limit leaves, for a decoder whose tables may
 // take many times their bytes in a valid input.
 func CheckAvailable(format string, need, inputBytes int64, what string) error {
-	if avail := memoryAvail.Load(); avail > 0 && need+inputBytes > avail {
+	avail := memoryAvail.Load()
+	if avail <= 0 {
+		return nil
+	}
+	total := need + inputBytes
+	if f := memoryInUse.Load(); f != nil {
+		// What the process took since the limit was set holds the input
+		// (and the profiles a command read before this one).
+		avail = max(avail-max((*f)()-memoryBase.Load(), 0), 0)
+		total = need
+	}
+	if total > avail {
 		return fmt.Errorf("%s: %s in %d bytes would take %s in memory with the input, more than the %s the memory limit leaves: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
 			format, what, inputBytes, HumanBytes(need+inputBytes), HumanBytes(avail))
 	}

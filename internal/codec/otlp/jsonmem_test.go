@@ -19,7 +19,7 @@ func TestJSONHeldToTheLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.SetMemoryAvailable(0)
-	model.SetMemoryInUse(func() int64 { return 0 })
+	model.SetMemoryInUse(func() int64 { return 0 }, 0)
 	model.SetMemoryAvailable(14*int64(len(bin)) - 1)
 	var buf bytes.Buffer
 	if err := EncodeJSON(&buf, ps, EncodeOptions{}); err == nil || !strings.Contains(err.Error(), "as JSON would take") {
