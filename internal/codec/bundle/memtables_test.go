@@ -47,3 +47,23 @@ func TestTablesCountedAgainstTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// Under a memory limit, a profile whose stacks and tables the writer
+// could not hold in what the limit leaves is refused before it is added.
+func TestWriterHeldToTheLimit(t *testing.T) {
+	b := synth.Locations(1000)
+	p := b.P
+	for i := range 1000 {
+		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i), int32((i + 1) % 1000)}), Values: []int64{1}, Link: model.NoLink})
+	}
+	defer model.SetMemoryAvailable(0)
+	model.SetMemoryInUse(func() int64 { return 0 }, 0)
+	model.SetMemoryAvailable(64 << 10)
+	if _, err := bundleOf(p); err == nil || !strings.Contains(err.Error(), "adding profile 0 (p0)") {
+		t.Fatalf("under 64 KiB: %v, want a refusal", err)
+	}
+	model.SetMemoryAvailable(64 << 20)
+	if _, err := bundleOf(p); err != nil {
+		t.Fatalf("under 64 MiB: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
@@ -145,6 +146,13 @@ func (w *Writer) Add(e Entry, p *model.Profile) error {
 	if len(w.t.nodeParent)+p.Stacks.Len()+p.Stacks.NumFrames() >= math.MaxInt32 ||
 		len(w.t.strings)+len(p.Strings) >= math.MaxInt32 {
 		return errf("profile %d (%s): bundle tables would exceed 2^31 entries", len(w.entries), e.Name)
+	}
+	// Each frame of a distinct stack may add a node to the shared prefix
+	// tree (its parent, location and index entry: 56 bytes), and the
+	// profile's tables are copied into the shared ones.
+	need := nodeMem*int64(p.Stacks.NumFrames()) + p.MemSize()
+	if err := model.CheckAvailableNow("bundle", need, fmt.Sprintf("adding profile %d (%s)", len(w.entries), e.Name)); err != nil {
+		return err
 	}
 	w.header()
 	w.reset(p)
@@ -319,6 +327,12 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	w.locMap[i] = v + 1
 	return v
 }
+
+// nodeMem is what a node of the shared prefix tree may take: its parent
+// and location (4 bytes each) and its entry in the index of nodes (a map
+// of 8-byte keys and 4-byte values, at most half full, with its
+// overhead).
+const nodeMem = 56
 
 // stack returns the shared stack node of p's stack i, adding nodes to the
 // prefix tree, root first, as needed.

@@ -55,6 +55,10 @@ func Diff(base, newp *model.Profile, o Options, warn func(string)) (*model.Profi
 			}
 		}
 	}
+	if err := model.CheckAvailableNow("diff", 2*(libraryMem(base)+libraryMem(newp)),
+		"comparing the two profiles in google/pprof's library"); err != nil {
+		return nil, err
+	}
 	pb, err := toPprof(base)
 	if err != nil {
 		return nil, fmt.Errorf("base: %v", err)
@@ -132,6 +136,23 @@ func commonTypes(ps []*profile.Profile) []string {
 		}
 	}
 	return out
+}
+
+// libraryMem is about what p takes as google/pprof's Profile, on its way
+// there and in it: per frame of a sample, its location id as encoded, as
+// read and as a pointer (20 bytes); per sample, location, function and
+// mapping, their structs and slices. Both profiles and their merge are
+// held at once, so Diff counts twice both.
+func libraryMem(p *model.Profile) int64 {
+	n := 160*int64(len(p.Samples)) + 256*int64(len(p.Locations)) + 128*int64(len(p.Functions)+len(p.Mappings))
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		n += 20*int64(p.Stacks.StackLen(int(s.Stack))) + 8*int64(len(s.Values))
+	}
+	for _, s := range p.Strings {
+		n += 16 + int64(len(s))
+	}
+	return n
 }
 
 // toPprof converts a model profile to pprof's Profile through pprofx's

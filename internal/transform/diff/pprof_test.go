@@ -121,3 +121,20 @@ func TestNoCommonSampleType(t *testing.T) {
 		t.Errorf("error does not name the types: %v", err)
 	}
 }
+
+// Under a memory limit, a comparison that google/pprof's library could not
+// hold in what the limit leaves is refused before it starts.
+func TestHeldToTheLimit(t *testing.T) {
+	base, _ := input(t, "go/heap.pb.gz", "")
+	newp, _ := input(t, "go/heap.pb.gz", "")
+	defer model.SetMemoryAvailable(0)
+	model.SetMemoryInUse(func() int64 { return 0 }, 0)
+	model.SetMemoryAvailable(64 << 10)
+	if _, err := diff.Diff(base, newp, diff.Options{}, nil); err == nil || !strings.Contains(err.Error(), "the memory limit leaves now") {
+		t.Fatalf("under 64 KiB: %v, want a refusal", err)
+	}
+	model.SetMemoryAvailable(256 << 20)
+	if _, err := diff.Diff(base, newp, diff.Options{}, nil); err != nil {
+		t.Fatalf("under 256 MiB: %v", err)
+	}
+}
