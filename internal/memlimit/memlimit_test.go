@@ -51,3 +51,23 @@ func TestParseSize(t *testing.T) {
 		t.Error("ParseSize(lots) accepted")
 	}
 }
+
+// Left takes off what the runtime took since the limit was found; a
+// limit found without a base leaves Avail.
+func TestLeft(t *testing.T) {
+	now := goUsed()
+	if got := (Limit{Avail: 1 << 30, Total: 2 << 30}).Left(); got != 1<<30 {
+		t.Errorf("no base: Left = %d, want %d", got, 1<<30)
+	}
+	if got := (Limit{Avail: 1 << 30, Total: 2 << 30, Base: now + 1<<40}).Left(); got != 1<<30 {
+		t.Errorf("base above what is held: Left = %d, want %d", got, 1<<30)
+	}
+	// Base 1: all the runtime holds now was taken since.
+	l := Limit{Avail: 1 << 30, Total: 2 << 30, Base: 1}
+	if got, want := l.Left(), int64(1<<30)-now; got > want+16<<20 || got < want-16<<20 {
+		t.Errorf("%d bytes taken since: Left = %d, want about %d", now, got, want)
+	}
+	if err := l.Check("x", (l.Avail-Headroom)/PerByte); err == nil {
+		t.Errorf("Check of an input that fits Avail but not Left: no refusal")
+	}
+}
