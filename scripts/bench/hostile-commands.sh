@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs the commands that read an input and write another on every crafted
+# input of internal/testutil/hostile, as a whole process under an
+# address-space limit: convert to pprof, OTLP, OTLP JSON, folded, HTML and
+# speedscope, and diff and merge of the file with itself. Prints, per file
+# and command, the exit status, the lines written on stderr (warnings
+# included) and the peak RSS.
+#
+# A row passes when pprofx exits 0 or 1 with at most 3 lines on stderr and
+# no Go runtime failure: an input that fits the limit as it is decoded but
+# not as it is written, compared or bundled is refused, not left to run
+# out of memory.
+#
+#   scripts/bench/hostile-commands.sh            # the issue's sizes, under 3 GiB (LIMIT_KB=3145728)
+#   LIMIT_KB=1750000 ONLY='bundle-entries*' scripts/bench/hostile-commands.sh
+#   scripts/bench/hostile-commands.sh -small     # the tests' sizes
+#
+# The files are made once into $HOSTILE_DIR (a few minutes at full scale);
+# the whole run takes about 10 minutes at full scale.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/bench/hostile-setup.sh
+source scripts/bench/hostile-setup.sh "${1:-}"
+echo "address-space limit: ulimit -v $limit_kb ($(mib $((limit_kb * 1024))) MiB)"
+printf '| %-32s | %-26s | %4s | %6s | %10s | %s |\n' "input" "command" "exit" "stderr" "peak RSS" "verdict"
+printf '|%s|----------------------------|------|--------|------------|---------|\n' "$(printf -- '-%.0s' {1..34})"
+fail=0
+for name in $(cut -f1 "$dir/manifest.tsv" | sort -u); do
+	in=$dir/$name
+	for cmd in pb.gz otlp otlp.json folded html speedscope.json diff merge; do
+		rm -rf "$dir/out"; mkdir -p "$dir/out"
+		case $cmd in
+		diff) args=(diff "$in" "$in" -o "$dir/out/o.pb.gz") ;;
+		merge) args=(merge "$in" "$in" -o "$dir/out/o.ppxb") ;;
+		*) args=(convert "$in" -o "$dir/out/o.$cmd") ;;
+		esac
+		set +e
+		(
+			ulimit -v "$limit_kb"
+			exec /usr/bin/time -v -o "$dir/time.txt" "$dir/pprofx" "${args[@]}"
+		) < /dev/null > /dev/null 2> "$dir/stderr.txt"
+		code=$?
+		set -e
+		rss_kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/time.txt" 2> /dev/null || echo 0)
+		lines=$(grep -c . "$dir/stderr.txt" || true)
+		verdict=ok
+		if [ "$code" != 0 ] && [ "$code" != 1 ]; then verdict="NO (exit $code)"; fi
+		if [ "$lines" -gt 3 ]; then verdict="NO ($lines lines)"; fi
+		if grep -qE 'fatal error|^panic:|^goroutine ' "$dir/stderr.txt"; then verdict="NO (runtime failure)"; fi
+		[ "$verdict" = ok ] || fail=1
+		label=$cmd
+		case $cmd in diff | merge) ;; *) label="convert to $cmd" ;; esac
+		printf '| %-32s | %-26s | %4s | %6s | %10s | %s |\n' "$name" "$label" "$code" "$lines" "$(mib $((${rss_kb:-0} * 1024))) MiB" "$verdict"
+	done
+done
+exit $fail
