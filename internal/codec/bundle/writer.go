@@ -40,13 +40,18 @@ type Writer struct {
 
 	secLevel, tablesLevel zstd.EncoderLevel
 
-	t         *tables
-	strIdx    map[string]uint32
-	pstrIdx   map[string]uint32
-	mapIdx    map[mapping]uint32
-	funcIdx   map[function]uint32
-	locIdx    map[string]uint32
-	attrIdx   map[string]uint32 // encoded attribute set -> index in attrSets
+	t       *tables
+	strIdx  map[string]uint32
+	pstrIdx map[string]uint32
+	mapIdx  map[mapping]uint32
+	funcIdx map[function]uint32
+	locIdx  map[string]uint32
+	attrIdx map[string]uint32 // encoded attribute set -> index in attrSets
+	// firstKid[n] is node n's first child + 1 (0: none yet); nodeIdx
+	// indexes the others by parent and location. Most nodes have one
+	// child (a stack 10M frames deep is a chain of 10M), which then takes
+	// no entry in the map.
+	firstKid  []uint32
 	nodeIdx   map[uint64]uint32
 	labelIdx  map[string]uint32
 	linkIdx   map[string]uint32
@@ -95,6 +100,7 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		funcIdx:     map[function]uint32{},
 		locIdx:      map[string]uint32{},
 		attrIdx:     map[string]uint32{},
+		firstKid:    []uint32{0},
 		nodeIdx:     map[uint64]uint32{},
 		labelIdx:    map[string]uint32{},
 		linkIdx:     map[string]uint32{},
@@ -328,11 +334,11 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	return v
 }
 
-// nodeMem is what a node of the shared prefix tree may take: its parent
-// and location (4 bytes each) and its entry in the index of nodes (a map
-// of 8-byte keys and 4-byte values, at most half full, with its
-// overhead).
-const nodeMem = 56
+// nodeMem is what a node of the shared prefix tree may take: its parent,
+// location and first child (4 bytes each) and, when it is not the first
+// child of its parent, its entry in the index of nodes (a map of 8-byte
+// keys and 4-byte values, at most half full, with its overhead).
+const nodeMem = 60
 
 // stack returns the shared stack node of p's stack i, adding nodes to the
 // prefix tree, root first, as needed.
@@ -343,13 +349,23 @@ func (w *Writer) stack(p *model.Profile, i int32) uint32 {
 	node := uint32(0)
 	for j := p.Stacks.StackLen(int(i)) - 1; j >= 0; j-- {
 		loc := w.location(p, p.Stacks.Frame(int(i), j))
+		first := w.firstKid[node]
+		if first != 0 && w.t.nodeLoc[first-1] == loc {
+			node = first - 1
+			continue
+		}
 		k := uint64(node)<<32 | uint64(loc)
 		next, ok := w.nodeIdx[k]
 		if !ok {
 			next = uint32(len(w.t.nodeParent))
 			w.t.nodeParent = append(w.t.nodeParent, node)
 			w.t.nodeLoc = append(w.t.nodeLoc, loc)
-			w.nodeIdx[k] = next
+			w.firstKid = append(w.firstKid, 0)
+			if first == 0 {
+				w.firstKid[node] = next + 1
+			} else {
+				w.nodeIdx[k] = next
+			}
 		}
 		node = next
 	}
