@@ -621,6 +621,9 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 	hi := d.ref("header", len(t.headers))
 	p.TimeNanos, p.DurationNanos = e.TimeNanos, e.DurationNanos
 	p.ProfileID = d.bytes("profile_id")
+	if n := len(p.ProfileID); d.err == nil && n != 0 && n != 16 {
+		d.fail("profile_id", "%d bytes, want 16", n)
+	}
 	p.StartTimeUnixNano = d.uvarint("start_time_unix_nano")
 	p.EndTimeUnixNano = d.uvarint("end_time_unix_nano")
 	p.OriginalPayload = d.bytes("original_payload")
