@@ -80,7 +80,15 @@ bench:
 # the engine spends up to a minute shrinking each new interesting input and
 # reports no executions meanwhile (FuzzELF seemed stuck at 0 execs/s; with
 # 2 s it runs ~600 execs/s here and finds new coverage).
+#
+# The engine shares each input with its worker through a file in TMPDIR;
+# on a disk-backed /tmp the writes to it can stall a worker for more than
+# the 10 s the engine allows one execution, which it then reports as
+# "fuzzing process hung or terminated unexpectedly" (golang/go#56238).
+# FUZZTMP, a tmpfs where there is one, keeps that file in memory.
 FUZZTIME ?= 30s
+FUZZTMP ?= $(shell test -d /dev/shm && echo /dev/shm || echo $${TMPDIR:-/tmp})
+fuzz: export TMPDIR := $(FUZZTMP)
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/codec/pprof
 	$(GO) test -run '^$$' -fuzz '^FuzzSniff$$' -fuzztime $(FUZZTIME) ./internal/detect
