@@ -270,18 +270,26 @@ func SetMemoryInUse(inUse func() int64, base int64) {
 // the process took since (a profile decoded, its input). Encoders check
 // with it before a step whose memory grows with the profile.
 func CheckAvailableNow(format string, need int64, what string) error {
-	avail := memoryAvail.Load()
-	if avail <= 0 {
-		return nil
-	}
-	if f := memoryInUse.Load(); f != nil {
-		avail -= max((*f)()-memoryBase.Load(), 0)
-	}
-	if need > avail {
+	avail, limited, _ := availableNow()
+	if limited && need > avail {
 		return fmt.Errorf("%s: %s would take %s more in memory, more than the %s the memory limit leaves now: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
-			format, what, HumanBytes(need), HumanBytes(max(avail, 0)))
+			format, what, HumanBytes(need), HumanBytes(avail))
 	}
 	return nil
+}
+
+// availableNow is what the memory limit leaves: what it left when it was
+// set, less what the process took since when SetMemoryInUse says (now
+// reports that it did). limited is false without a limit.
+func availableNow() (avail int64, limited, now bool) {
+	avail = memoryAvail.Load()
+	if avail <= 0 {
+		return 0, false, false
+	}
+	if f := memoryInUse.Load(); f != nil {
+		return max(avail-max((*f)()-memoryBase.Load(), 0), 0), true, true
+	}
+	return avail, true, false
 }
 
 // CheckMemory refuses a decode whose tables, counted before they are
@@ -304,18 +312,16 @@ func CheckMemory(format string, need, inputBytes int64, what string) error {
 // input, to what the memory limit leaves, for a decoder whose tables may
 // take many times their bytes in a valid input.
 func CheckAvailable(format string, need, inputBytes int64, what string) error {
-	avail := memoryAvail.Load()
-	if avail <= 0 {
+	avail, limited, now := availableNow()
+	if !limited {
 		return nil
 	}
-	total := need + inputBytes
-	if f := memoryInUse.Load(); f != nil {
+	if now {
 		// What the process took since the limit was set holds the input
 		// (and the profiles a command read before this one).
-		avail = max(avail-max((*f)()-memoryBase.Load(), 0), 0)
-		total = need
+		return CheckAvailableNow(format, need, fmt.Sprintf("%s in %d bytes", what, inputBytes))
 	}
-	if total > avail {
+	if need+inputBytes > avail {
 		return fmt.Errorf("%s: %s in %d bytes would take %s in memory with the input, more than the %s the memory limit leaves: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
 			format, what, inputBytes, HumanBytes(need+inputBytes), HumanBytes(avail))
 	}

@@ -44,7 +44,8 @@ type dec struct {
 }
 
 // reserve counts n entries of a table at each bytes apiece, what they
-// take while a profile is read (see tableMem), and fails when the tables
+// take while a profile is read (see memString and the others in
+// tables.go), and fails when the tables
 // counted so far, with the block, would take more than the memory limit
 // leaves: the tables are refused before they are allocated, not left to
 // run out of memory.

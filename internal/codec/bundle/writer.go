@@ -154,8 +154,8 @@ func (w *Writer) Add(e Entry, p *model.Profile) error {
 		return errf("profile %d (%s): bundle tables would exceed 2^31 entries", len(w.entries), e.Name)
 	}
 	// Each frame of a distinct stack may add a node to the shared prefix
-	// tree (its parent, location and index entry: 56 bytes), and the
-	// profile's tables are copied into the shared ones.
+	// tree (nodeMem), and the profile's tables are copied into the shared
+	// ones.
 	need := nodeMem*int64(p.Stacks.NumFrames()) + p.MemSize()
 	if err := model.CheckAvailableNow("bundle", need, fmt.Sprintf("adding profile %d (%s)", len(w.entries), e.Name)); err != nil {
 		return err
