@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -72,11 +73,37 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 // EncodeJSON writes ps as one OTLP JSON ProfilesData (v1development), on
 // one line ending with a newline (so the file is also one JSON line).
 func EncodeJSON(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
-	data, err := AppendJSON(nil, ps, opts)
+	data, release, err := encode(ps, opts)
 	if err != nil {
 		return err
 	}
-	return write(w, append(data, '\n'), opts.Gzip)
+	defer release()
+	return writeJSON(w, data, opts.Gzip)
+}
+
+// streamJSONAt is the binary size from which its JSON is written as it is
+// made, not held whole. The text is at least a quarter of the binary (a
+// packed double: 8 bytes, "0,"), so from here it is larger than
+// smallOutput and gzipped at the level its size calls for.
+const streamJSONAt = 4*smallOutput + 1
+
+// writeJSON writes the JSON of the binary ProfilesData data, and a newline.
+func writeJSON(w io.Writer, data []byte, gz bool) error {
+	if len(data) < streamJSONAt {
+		b, err := protoToJSON(nil, data)
+		if err != nil {
+			return err
+		}
+		return write(w, append(b, '\n'), gz)
+	}
+	if !gz {
+		return otlpcommon.WriteJSON(w, data, jsonDescriptor, "otlp json")
+	}
+	zw := newGzip(w, math.MaxInt64)
+	if err := otlpcommon.WriteJSON(zw, data, jsonDescriptor, "otlp json"); err != nil {
+		return err
+	}
+	return zw.Close()
 }
 
 // AppendProto appends the binary ProfilesData of ps to b (never gzipped).

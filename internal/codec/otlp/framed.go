@@ -19,11 +19,12 @@ import (
 
 // EncodeJSONLines writes ps as one JSON line (OTLP JSON and a newline).
 func EncodeJSONLines(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
-	b, err := AppendJSON(nil, ps, opts)
+	data, release, err := encode(ps, opts)
 	if err != nil {
 		return err
 	}
-	return write(w, append(b, '\n'), opts.Gzip)
+	defer release()
+	return writeJSON(w, data, opts.Gzip)
 }
 
 // EncodeFramed writes ps as one binary ProfilesData after its 4-byte

@@ -30,9 +30,11 @@ func AppendJSON(b []byte, ps []*model.Profile, opts EncodeOptions) ([]byte, erro
 }
 
 func protoToJSON(b, data []byte) ([]byte, error) {
-	pd := &pb.ProfilesData{}
-	return otlpcommon.BinaryToJSON(b, data, pd.ProtoReflect(), "otlp json")
+	return otlpcommon.BinaryToJSON(b, data, jsonDescriptor, "otlp json")
 }
+
+// jsonDescriptor describes the message OTLP JSON is written from.
+var jsonDescriptor = (&pb.ProfilesData{}).ProtoReflect().Descriptor()
 
 // jsonMessages reads one OTLP JSON object, or several one after the other
 // (JSON lines, as the collector's fileexporter writes them).

@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/pprofx/pprofx/internal/model"
@@ -611,24 +610,40 @@ func wireTypeName(t protowire.Type) string {
 // enums as integers, 64-bit integers as decimal strings).
 func AppendJSON(b []byte, m protoreflect.Message) []byte { return appendJSONMessage(b, m) }
 
-// jsonMemPerByte is what BinaryToJSON takes per byte of the binary
-// encoding: the generated structs it is read into (7 to 9 times the
-// bytes for the Go runtime's profiles, 4 times for one stack of 100M
-// one-byte location indices) and the JSON text (3.3 to 4 times).
-const jsonMemPerByte = 14
+// jsonTextPerByte is the room BinaryToJSON gives the text per byte of
+// the binary encoding: the Go runtime's profiles take 3.3 to 4 times their
+// bytes as OTLP JSON, a field whose name is long and value small more.
+const jsonTextPerByte = 6
 
-// BinaryToJSON reads the binary encoding data into m and appends m's OTLP
-// JSON to b. What that takes is checked first against what the memory
-// limit leaves (a refusal names format), and the text is given its room
-// once rather than grown by doubling.
-func BinaryToJSON(b, data []byte, m protoreflect.Message, format string) ([]byte, error) {
-	if err := model.CheckAvailableNow(format, jsonMemPerByte*int64(len(data)), fmt.Sprintf("writing %d bytes of binary encoding as JSON", len(data))); err != nil {
+// BinaryToJSON appends to b the OTLP JSON of data, the binary encoding of
+// a message md describes. What the text takes is
+// checked first against what the memory limit leaves (a refusal names
+// format), and the text is given its room once rather than grown by
+// doubling.
+func BinaryToJSON(b, data []byte, md protoreflect.MessageDescriptor, format string) ([]byte, error) {
+	if err := model.CheckAvailableNow(format, jsonTextPerByte*int64(len(data)), fmt.Sprintf("writing %d bytes of binary encoding as JSON", len(data))); err != nil {
 		return b, err
 	}
-	if err := proto.Unmarshal(data, m.Interface()); err != nil {
+	j := wireJSON{b: slices.Grow(b, 4*len(data)+64)}
+	if err := j.message(data, md, 0); err != nil {
 		return b, fmt.Errorf("%s: %v", format, err)
 	}
-	return appendJSONMessage(slices.Grow(b, 4*len(data)+64), m), nil
+	return j.b, nil
+}
+
+// WriteJSON writes to w the OTLP JSON of data, the binary encoding of a
+// message md describes, then a newline. It holds a megabyte of the text
+// at most.
+func WriteJSON(w io.Writer, data []byte, md protoreflect.MessageDescriptor, format string) error {
+	j := wireJSON{b: make([]byte, 0, flushAt+64<<10), w: w}
+	if err := j.message(data, md, 0); err != nil {
+		if j.err != nil {
+			return j.err
+		}
+		return fmt.Errorf("%s: %v", format, err)
+	}
+	_, err := w.Write(append(j.b, '\n'))
+	return err
 }
 
 // UnmarshalJSON reads one OTLP JSON object into m. It takes snake_case keys

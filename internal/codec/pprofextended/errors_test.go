@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 )
 
@@ -136,7 +137,7 @@ func TestReaderErrors(t *testing.T) {
 				data := mustMarshal(t, pd)
 				if asJSON {
 					var err error
-					if data, err = binaryToJSON(data); err != nil {
+					if data, err = otlpcommon.BinaryToJSON(nil, data, jsonDescriptor, "otlp json"); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -131,15 +131,16 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 	data := e.profilesData(ps)
 	e.out = data
 	if opts.JSON {
-		var err error
-		if data, err = binaryToJSON(data); err != nil {
-			return fmt.Errorf("otlp: %v", err)
+		// JSON is text: it ends with a newline (which also makes a file
+		// of several JSON lines). It is written as it is made.
+		if !opts.Gzip {
+			return writeJSON(w, data)
 		}
-		// JSON is text: it ends with a newline (which also makes a
-		// file of several JSON lines).
-		if len(data) == 0 || data[len(data)-1] != '\n' {
-			data = append(data, '\n')
+		zw := gzip.NewWriter(w)
+		if err := writeJSON(zw, data); err != nil {
+			return err
 		}
+		return zw.Close()
 	}
 	if !opts.Gzip {
 		_, err := w.Write(data)
@@ -152,8 +153,13 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 	return zw.Close()
 }
 
-// binaryToJSON turns a binary ProfilesData into OTLP JSON.
-func binaryToJSON(data []byte) ([]byte, error) {
-	pd := &profilespb.ProfilesData{}
-	return otlpcommon.BinaryToJSON(nil, data, pd.ProtoReflect(), "otlp json")
+// writeJSON writes the OTLP JSON of a binary ProfilesData, and a newline.
+func writeJSON(w io.Writer, data []byte) error {
+	if err := otlpcommon.WriteJSON(w, data, jsonDescriptor, "otlp json"); err != nil {
+		return fmt.Errorf("otlp: %v", err)
+	}
+	return nil
 }
+
+// jsonDescriptor describes the message OTLP JSON is written from.
+var jsonDescriptor = (&profilespb.ProfilesData{}).ProtoReflect().Descriptor()
