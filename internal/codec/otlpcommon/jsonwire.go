@@ -84,6 +84,13 @@ func (j *wireJSON) message(data []byte, md protoreflect.MessageDescriptor, depth
 			if !wireTypeFits(fd, typ) {
 				return fmt.Errorf("%s.%s: %w: wire type %d", md.FullName(), fd.Name(), errWire, typ)
 			}
+			// Every value of a string field is UTF-8, the ones a later
+			// value overrides too.
+			if fd.Kind() == protoreflect.StringKind && typ == protowire.BytesType {
+				if v, _ := protowire.ConsumeBytes(data[off+n:]); !utf8.Valid(v) {
+					return fmt.Errorf("%s: string field contains invalid UTF-8", fd.FullName())
+				}
+			}
 			s := &spans[fd.Index()]
 			if s.seen && !fd.IsList() && fd.Kind() == protoreflect.MessageKind {
 				return fmt.Errorf("%s.%s: %w: a singular message given twice", md.FullName(), fd.Name(), errWire)
@@ -312,10 +319,7 @@ func scalar(b []byte, typ protowire.Type, fd protoreflect.FieldDescriptor) (prot
 	case protowire.BytesType:
 		v, _ := protowire.ConsumeBytes(b)
 		switch fd.Kind() {
-		case protoreflect.StringKind:
-			if !utf8.Valid(v) {
-				return protoreflect.Value{}, fmt.Errorf("%s: string field contains invalid UTF-8", fd.FullName())
-			}
+		case protoreflect.StringKind: // UTF-8: message checked it
 			return protoreflect.ValueOfString(string(v)), nil
 		case protoreflect.BytesKind:
 			return protoreflect.ValueOfBytes(v), nil
