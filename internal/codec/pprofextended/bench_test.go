@@ -103,7 +103,7 @@ func BenchmarkSize(b *testing.B) {
 			for _, s := range m.Samples {
 				frames += len(m.Stacks.Append(nil, int(s.Stack)))
 			}
-			b.ReportMetric(float64(len(e.li))/float64(max(frames, 1)), "locidx/frames")
+			b.ReportMetric(float64(e.nli)/float64(max(frames, 1)), "locidx/frames")
 		})
 	}
 }

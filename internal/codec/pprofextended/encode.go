@@ -69,12 +69,10 @@ type encoder struct {
 	lmap       []int32  // model location index -> written index
 	forder     []int32  // model function indices in the order written
 	fmap       []int32  // model function index -> written index
-	li         []int64  // location_indices
-	stStart    []int32  // per model stack: start in li, -1 if unused
-	sused      []int32  // scratch of layoutStacks
-	skeys      []int32
-	soffs      []int32
-	sortStacks []seq
+	written    []int32  // model stacks whose frames location_indices holds, in order
+	nli        int      // the number of location_indices
+	stStart    []int32  // per model stack: start in location_indices, -1 if unused
+	sortStacks []seq    // scratch of layoutStacks
 	lkeys      []locKey
 	lkeys2     []locKey
 	kvIndex    map[kvKey]int32 // scratch of layoutAttributes
@@ -482,11 +480,13 @@ func (e *encoder) appendHeader(b []byte, p *model.Profile) []byte {
 		b = end(b, cb)
 	}
 	b = appendVarintField(b, fProfileDefaultSampleType, e.sx(p.DefaultSampleType))
-	if len(e.li) > 0 {
+	if e.nli > 0 {
 		var lb int
 		b, lb = begin(b, fProfileLocationIndices)
-		for _, x := range e.li {
-			b = appendVarint(b, uint64(e.lmap[x]))
+		for _, s := range e.written {
+			for j := range p.Stacks.StackLen(int(s)) {
+				b = appendVarint(b, uint64(e.lmap[p.Stacks.Frame(int(s), j)]))
+			}
 		}
 		b = end(b, lb)
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-// layoutStacks fills e.li and e.stStart: every stack used by a sample gets
-// a slice of location_indices. Identical stacks share one slice, and a
+// layoutStacks fills e.written, e.nli and e.stStart: every stack used by a
+// sample gets a slice of location_indices, whose e.nli entries are the
+// frames of the stacks of e.written, one after the other. Identical stacks share one slice, and a
 // stack that is the caller part (the root end) of a longer one reuses that
 // one's tail.
 //
@@ -36,63 +37,46 @@ func (e *encoder) layoutStacks() {
 	for i := range e.stStart {
 		e.stStart[i] = -1
 	}
-	e.li = e.li[:0]
-
 	// Distinct used stacks (by table index).
-	used := e.sused[:0]
+	ss := e.sortStacks[:0]
 	for i := range p.Samples {
 		s := p.Samples[i].Stack
 		if e.stStart[s] == -1 {
 			e.stStart[s] = -2
-			used = append(used, s)
+			ss = append(ss, seq{s, int32(p.Stacks.StackLen(int(s)))})
 		}
 	}
-	// Each used stack's written location indices, root first, back to
-	// back: comparisons are then plain slice compares.
-	frames := 0
-	for _, s := range used {
-		frames += p.Stacks.StackLen(int(s))
-	}
-	keys, offs := slices.Grow(e.skeys[:0], frames), slices.Grow(e.soffs[:0], len(used)+1)
-	for _, s := range used {
-		offs = append(offs, int32(len(keys)))
-		for i := p.Stacks.StackLen(int(s)) - 1; i >= 0; i-- {
-			keys = append(keys, e.lmap[p.Stacks.Frame(int(s), i)])
-		}
-	}
-	offs = append(offs, int32(len(keys)))
-	ss := e.sortStacks[:0]
-	for k, s := range used {
-		ss = append(ss, seq{keys[offs[k]:offs[k+1]], s})
-	}
-	sortSeqs(ss)
-	for k := range ss {
-		used[k] = ss[k].i
-	}
-	e.sused, e.sortStacks, e.skeys, e.soffs = used, ss, keys, offs
-	if cap(e.li) < frames {
-		e.li = make([]int64, 0, frames)
-	}
-	var st, next []int32
-	for k := len(used) - 1; k >= 0; k-- {
-		s := used[k]
-		st = p.Stacks.Append(st[:0], int(s))
-		if len(st) == 0 {
+	seqs{&p.Stacks, e.lmap}.sort(ss)
+	e.sortStacks = ss
+	e.written, e.nli = e.written[:0], 0
+	for k := len(ss) - 1; k >= 0; k-- {
+		s, n := ss[k].i, int(ss[k].n)
+		if n == 0 {
 			e.stStart[s] = 0
 			continue
 		}
-		if k+1 < len(used) {
-			next = p.Stacks.Append(next[:0], int(used[k+1]))
-			if d := len(next) - len(st); d >= 0 && slices.Equal(next[d:], st) {
-				e.stStart[s] = e.stStart[used[k+1]] + int32(d)
+		if k+1 < len(ss) {
+			next := ss[k+1]
+			if d := int(next.n) - n; d >= 0 && callerPart(&p.Stacks, int(s), int(next.i), d) {
+				e.stStart[s] = e.stStart[next.i] + int32(d)
 				continue
 			}
 		}
-		e.stStart[s] = int32(len(e.li))
-		for _, f := range st {
-			e.li = append(e.li, int64(f))
+		e.stStart[s] = int32(e.nli)
+		e.nli += n
+		e.written = append(e.written, s)
+	}
+}
+
+// callerPart reports whether stack s is stack t from frame d on (leaf
+// first): its caller part.
+func callerPart(st *model.Stacks, s, t, d int) bool {
+	for j := range st.StackLen(s) {
+		if st.Frame(s, j) != st.Frame(t, d+j) {
+			return false
 		}
 	}
+	return true
 }
 
 // layoutAttributes fills the attribute table and units and, per label set

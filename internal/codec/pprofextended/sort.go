@@ -1,18 +1,45 @@
 package pprofextended
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
+
+	"github.com/pprofx/pprofx/internal/model"
 )
 
-// seq is a sequence to sort (a stack's written location indices, root
-// first) with the index it stands for.
+// seq is a stack to sort, i in the model's table, of n frames.
 type seq struct {
-	s []int32
-	i int32
+	i, n int32
 }
 
-// sortSeqs sorts a lexicographically by s, a sequence before its
+// seqs are stacks to sort by their written location indices (lmap of
+// their frames), root first, read in place: a stack may hold millions of
+// frames, too many to copy.
+type seqs struct {
+	st   *model.Stacks
+	lmap []int32
+}
+
+// at returns element d of x's sequence, root first, or -1 past its end.
+func (q seqs) at(x *seq, d int) int32 {
+	if d < int(x.n) {
+		return q.lmap[q.st.Frame(int(x.i), int(x.n)-1-d)]
+	}
+	return -1
+}
+
+// compare compares x and y from element d on.
+func (q seqs) compare(x, y seq, d int) int {
+	for ; d < int(min(x.n, y.n)); d++ {
+		if c := cmp.Compare(q.at(&x, d), q.at(&y, d)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(x.n, y.n)
+}
+
+// sort sorts a lexicographically by sequence, a sequence before its
 // extensions; the order of equal sequences is not specified (but is the
 // same run after run: nothing is random).
 //
@@ -24,28 +51,21 @@ type seq struct {
 // not move on to the next element have a budget of about 2·log2(n) levels
 // per group; past it the group is sorted by comparisons, so no input makes
 // this quadratic. Elements must not be negative.
-func sortSeqs(a []seq) {
-	sortSeqsFrom(a, 0, 2*bits.Len(uint(len(a))))
+func (q seqs) sort(a []seq) {
+	q.sortFrom(a, 0, 2*bits.Len(uint(len(a))))
 }
 
-func at(x *seq, d int) int32 {
-	if d < len(x.s) {
-		return x.s[d]
-	}
-	return -1
-}
-
-func sortSeqsFrom(a []seq, d, budget int) {
+func (q seqs) sortFrom(a []seq, d, budget int) {
 	for len(a) > 1 {
 		if len(a) <= 8 || budget == 0 {
-			slices.SortFunc(a, func(x, y seq) int { return slices.Compare(x.s[d:], y.s[d:]) })
+			slices.SortFunc(a, func(x, y seq) int { return q.compare(x, y, d) })
 			return
 		}
 		budget--
-		p := median3(at(&a[0], d), at(&a[len(a)/2], d), at(&a[len(a)-1], d))
+		p := median3(q.at(&a[0], d), q.at(&a[len(a)/2], d), q.at(&a[len(a)-1], d))
 		lt, i, gt := 0, 0, len(a)
 		for i < gt {
-			switch c := at(&a[i], d); {
+			switch c := q.at(&a[i], d); {
 			case c < p:
 				a[lt], a[i] = a[i], a[lt]
 				lt++
@@ -57,8 +77,8 @@ func sortSeqsFrom(a []seq, d, budget int) {
 				i++
 			}
 		}
-		sortSeqsFrom(a[:lt], d, budget)
-		sortSeqsFrom(a[gt:], d, budget)
+		q.sortFrom(a[:lt], d, budget)
+		q.sortFrom(a[gt:], d, budget)
 		if p < 0 {
 			return // the middle group's sequences all ended here: equal
 		}

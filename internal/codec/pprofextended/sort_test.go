@@ -4,7 +4,39 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/pprofx/pprofx/internal/model"
 )
+
+// seqTable holds root-first sequences as a model's stacks (leaf first),
+// written as they are (lmap the identity).
+type seqTable struct {
+	q    seqs
+	seqs [][]int32
+}
+
+func newSeqTable(ss [][]int32, alpha int32) *seqTable {
+	t := &seqTable{seqs: ss}
+	st := &model.Stacks{}
+	for _, s := range ss {
+		leafFirst := slices.Clone(s)
+		slices.Reverse(leafFirst)
+		st.Add(leafFirst)
+	}
+	t.q = seqs{st, make([]int32, alpha)}
+	for i := range t.q.lmap {
+		t.q.lmap[i] = int32(i)
+	}
+	return t
+}
+
+func (t *seqTable) all() []seq {
+	a := make([]seq, len(t.seqs))
+	for i, s := range t.seqs {
+		a[i] = seq{int32(i), int32(len(s))}
+	}
+	return a
+}
 
 // TestSortSeqs checks the multikey quicksort against a comparison sort on
 // random sequences of a few shapes: short alphabets (many equal elements),
@@ -18,23 +50,25 @@ func TestSortSeqs(t *testing.T) {
 			for i := 0; i < r.Intn(40); i++ {
 				prefix = append(prefix, r.Int31n(alpha))
 			}
-			a := make([]seq, n)
-			for i := range a {
+			ss := make([][]int32, n)
+			for i := range ss {
 				s := slices.Clone(prefix[:r.Intn(len(prefix)+1)])
 				for k := r.Intn(12); k > 0; k-- {
 					s = append(s, r.Int31n(alpha))
 				}
 				if i > 0 && r.Intn(5) == 0 {
-					s = slices.Clone(a[r.Intn(i)].s) // a duplicate
+					s = slices.Clone(ss[r.Intn(i)]) // a duplicate
 				}
-				a[i] = seq{s, int32(i)}
+				ss[i] = s
 			}
-			want := slices.Clone(a)
-			slices.SortStableFunc(want, func(x, y seq) int { return slices.Compare(x.s, y.s) })
-			sortSeqs(a)
+			tb := newSeqTable(ss, alpha)
+			a := tb.all()
+			want := slices.Clone(ss)
+			slices.SortStableFunc(want, slices.Compare)
+			tb.q.sort(a)
 			for i := range a {
-				if !slices.Equal(a[i].s, want[i].s) {
-					t.Fatalf("n=%d alpha=%d: position %d is %v, want %v", n, alpha, i, a[i].s, want[i].s)
+				if !slices.Equal(ss[a[i].i], want[i]) {
+					t.Fatalf("n=%d alpha=%d: position %d is %v, want %v", n, alpha, i, ss[a[i].i], want[i])
 				}
 			}
 			seen := make([]bool, n)
@@ -60,12 +94,14 @@ func TestSortSeqsBudget(t *testing.T) {
 		func(i int) []int32 { return []int32{int32(i % 2), int32(i)} },
 		func(i int) []int32 { return make([]int32, 64) },
 	} {
-		a := make([]seq, n)
-		for i := range a {
-			a[i] = seq{mk(i), int32(i)}
+		ss := make([][]int32, n)
+		for i := range ss {
+			ss[i] = mk(i)
 		}
-		sortSeqs(a)
-		if !slices.IsSortedFunc(a, func(x, y seq) int { return slices.Compare(x.s, y.s) }) {
+		tb := newSeqTable(ss, n+1)
+		a := tb.all()
+		tb.q.sort(a)
+		if !slices.IsSortedFunc(a, func(x, y seq) int { return slices.Compare(ss[x.i], ss[y.i]) }) {
 			t.Fatal("not sorted")
 		}
 	}
