@@ -38,9 +38,23 @@ func EncodeFramed(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 	if uint64(len(data)) > 1<<32-1 {
 		return fmt.Errorf("otlp: message of %d bytes does not fit a 4-byte length", len(data))
 	}
-	out := make([]byte, 4, 4+len(data))
-	binary.BigEndian.PutUint32(out, uint32(len(data)))
-	return write(w, append(out, data...), opts.Gzip)
+	var head [4]byte
+	binary.BigEndian.PutUint32(head[:], uint32(len(data)))
+	if !opts.Gzip {
+		if _, err := w.Write(head[:]); err != nil {
+			return err
+		}
+		_, err := w.Write(data)
+		return err
+	}
+	zw := newGzip(w, int64(len(head)+len(data)))
+	if _, err := zw.Write(head[:]); err != nil {
+		return err
+	}
+	if _, err := zw.Write(data); err != nil {
+		return err
+	}
+	return zw.Close()
 }
 
 // splitFramed splits data into 4-byte-length-framed messages when it is
