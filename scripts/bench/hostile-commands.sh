@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the commands that read an input and write another on every crafted
 # input of internal/testutil/hostile, as a whole process under an
-# address-space limit: convert to pprof, OTLP, OTLP JSON, folded, HTML and
-# speedscope, and diff and merge of the file with itself. Prints, per file
+# address-space limit: convert to pprof, OTLP (binary, JSON, JSON lines,
+# the collector's framed file), the older pprofextended dialect (binary,
+# JSON), folded, HTML and speedscope, and diff and merge of the file with
+# itself. Prints, per file
 # and command, the exit status, the lines written on stderr (warnings
 # included) and the peak RSS.
 #
@@ -16,7 +18,7 @@
 #   scripts/bench/hostile-commands.sh -small     # the tests' sizes
 #
 # The files are made once into $HOSTILE_DIR (a few minutes at full scale);
-# the whole run takes about 10 minutes at full scale.
+# the whole run takes about 15 minutes at full scale.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=scripts/bench/hostile-setup.sh
@@ -27,10 +29,11 @@ printf '|%s|----------------------------|------|--------|------------|---------|
 fail=0
 for name in $(cut -f1 "$dir/manifest.tsv" | sort -u); do
 	in=$dir/$name
-	for cmd in pb.gz otlp otlp.json folded html speedscope.json diff merge; do
+	for cmd in pb.gz otlp otlp.json jsonl otlp-framed pprofextended pprofextended-json folded html speedscope.json diff merge; do
 		rm -rf "$dir/out"; mkdir -p "$dir/out"
 		case $cmd in
 		diff) args=(diff "$in" "$in" -o "$dir/out/o.pb.gz") ;;
+		otlp-framed | pprofextended*) args=(convert "$in" --to "$cmd" -o "$dir/out/o") ;;
 		merge) args=(merge "$in" "$in" -o "$dir/out/o.ppxb") ;;
 		*) args=(convert "$in" -o "$dir/out/o.$cmd") ;;
 		esac
