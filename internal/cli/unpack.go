@@ -191,7 +191,6 @@ func unpackRun(o *UnpackOptions) error {
 		if err != nil {
 			return &FileError{o.Output, unwrapPathErr(err)}
 		}
-		written = append(written, done{tmp.Name(), final})
 		bw := bufio.NewWriterSize(tmp, 1<<16)
 		err = unpackTo(o, r, i, bw, to, final, i == len(finals)-1)
 		if err == nil {
@@ -204,12 +203,22 @@ func unpackRun(o *UnpackOptions) error {
 			}
 		}
 		if err == nil {
-			if serr := output.SyncFile(tmp); serr != nil {
+			if serr := output.SyncFile(tmp.File); serr != nil {
 				err = &FileError{final, serr}
+			}
+		}
+		// Complete: it gets its name beside final (until then, on Linux,
+		// it has none, and a kill leaves nothing of it).
+		if err == nil {
+			if lerr := tmp.Link(); lerr != nil {
+				err = &FileError{final, lerr}
 			}
 		}
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = &FileError{final, unwrapPathErr(cerr)}
+		}
+		if tmp.Name() != "" {
+			written = append(written, done{tmp.Name(), final})
 		}
 		if err != nil {
 			return err

@@ -2,7 +2,9 @@
 // destination's folder, renamed over the destination only once everything
 // was written. A failed run leaves an existing file untouched and no
 // temporary file behind, and so does SIGINT, SIGTERM or SIGHUP once
-// HandleSignals was called. "-" and /dev/stdout are standard output.
+// HandleSignals was called; on Linux, so does SIGKILL (the OOM killer's)
+// while the output is written, since the file has no name until then
+// (Temp). "-" and /dev/stdout are standard output.
 //
 // Only a regular file (or a name not taken) is replaced. A character
 // device, FIFO or socket (/dev/null, /dev/full, a named pipe) is opened
@@ -18,8 +20,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // IsStdout reports whether path names standard output: "-" or /dev/stdout.
@@ -49,14 +54,13 @@ func Write(path string, stdout io.Writer, fn func(w io.Writer) error) error {
 	ok := false
 	defer func() {
 		if !ok {
-			tmp.Close()
-			RemoveTemp(tmp.Name())
+			tmp.Discard()
 		}
 	}()
 	if err := writeTo(tmp, fn); err != nil {
 		return err
 	}
-	if err := Commit(tmp, target); err != nil {
+	if err := tmp.Commit(); err != nil {
 		return err
 	}
 	ok = true
@@ -113,42 +117,103 @@ func Resolve(path string) (string, error) {
 	}
 }
 
-// CreateTemp creates the temporary file that will replace target, beside
-// it, and registers it for removal on a signal. The registry's lock is held
-// from before the file exists until it is registered: a signal that comes
-// in between would otherwise find the file and not know it (the signal
-// handler keeps the lock to the end, so no file is created after it ran).
-func CreateTemp(target string) (*os.File, error) {
+// Temp is the temporary file that will replace a target. On Linux it has
+// no name while it is written (O_TMPFILE), so that a process killed
+// meanwhile (kill -9, the OOM killer) leaves nothing behind; it gets one
+// beside its target (Link) once it is complete, and is then renamed over
+// the target. Where files cannot have no name (other systems, a file
+// system without O_TMPFILE, no /proc), it is created with its name,
+// ".NAME.*.tmp", which a signal handled by HandleSignals removes.
+type Temp struct {
+	*os.File
+	target string
+	name   string // its name, "" while it has none
+}
+
+// CreateTemp creates the temporary file that will replace target, in
+// target's folder.
+func CreateTemp(target string) (*Temp, error) {
 	dir := filepath.Dir(target)
+	if f, err := openAnon(dir); err == nil {
+		return &Temp{File: f, target: target}, nil
+	}
+	// The registry's lock is held from before the file exists until it
+	// is registered: a signal that comes in between would otherwise find
+	// the file and not know it (the signal handler keeps the lock to the
+	// end, so no file is created after it ran).
 	waitSignals()
 	tempMu.Lock()
 	defer tempMu.Unlock()
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")
+	f, err := os.CreateTemp(dir, tempPattern(target))
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a temporary file beside it: %v", unwrapPath(err))
 	}
-	temps[tmp.Name()] = true
-	return tmp, nil
+	temps[f.Name()] = true
+	return &Temp{File: f, target: target, name: f.Name()}, nil
 }
 
-// Commit writes tmp to disk, closes it and renames it over target,
-// keeping target's permissions when it exists, then makes the rename
-// durable (see SyncFile and SyncDirOf).
-func Commit(tmp *os.File, target string) error {
+// openAnon is createAnon, or a failure in the tests of the named file.
+var openAnon = createAnon
+
+func tempPattern(target string) string { return "." + filepath.Base(target) + ".*.tmp" }
+
+// Name returns the temporary file's name, "" while it has none.
+func (t *Temp) Name() string { return t.name }
+
+// Link gives the temporary file its name beside its target, if it has
+// none yet, and registers it for removal on a signal.
+func (t *Temp) Link() error {
+	if t.name != "" {
+		return nil
+	}
+	waitSignals()
+	tempMu.Lock()
+	defer tempMu.Unlock()
+	prefix, suffix, _ := strings.Cut(tempPattern(t.target), "*")
+	dir := filepath.Dir(t.target)
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		err := linkAnon(t.File, name)
+		if err == nil {
+			t.name = name
+			temps[name] = true
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 10000 {
+			return fmt.Errorf("cannot name the temporary file beside it: %v", unwrapPath(err))
+		}
+	}
+}
+
+// Discard closes the temporary file and removes it.
+func (t *Temp) Discard() {
+	t.File.Close()
+	if t.name != "" {
+		RemoveTemp(t.name)
+	}
+}
+
+// Commit writes the temporary file to disk, names it, closes it and
+// renames it over its target, keeping the target's permissions when it
+// exists, then makes the rename durable (see SyncFile and SyncDirOf).
+func (t *Temp) Commit() error {
 	// The mode a new file gets (0666 less the umask), or the one target has.
-	if err := tmp.Chmod(NewFileMode(target)); err != nil {
+	if err := t.Chmod(NewFileMode(t.target)); err != nil {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
-	if err := SyncFile(tmp); err != nil {
+	if err := SyncFile(t.File); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	if err := t.Link(); err != nil {
+		return err
+	}
+	if err := t.File.Close(); err != nil {
 		return fmt.Errorf("writing: %v", unwrapPath(err))
 	}
-	if err := Rename(tmp.Name(), target); err != nil {
+	if err := Rename(t.name, t.target); err != nil {
 		return err
 	}
-	return SyncDirOf(target)
+	return SyncDirOf(t.target)
 }
 
 // Rename moves a temporary file over target and forgets it. The caller

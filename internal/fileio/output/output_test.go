@@ -58,3 +58,13 @@ func TestWriteMissingDir(t *testing.T) {
 		t.Fatal("no error for a missing folder")
 	}
 }
+
+func noAnon(string) (*os.File, error) { return nil, errors.ErrUnsupported }
+
+// The named temporary file, where a file cannot have no name, is written
+// and renamed as atomically.
+func TestWriteIsAtomicNamed(t *testing.T) {
+	defer func(f func(string) (*os.File, error)) { openAnon = f }(openAnon)
+	openAnon = noAnon
+	TestWriteIsAtomic(t)
+}
