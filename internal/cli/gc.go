@@ -14,8 +14,8 @@ import (
 // marking: its sweep touches fresh pages of the runtime's span lists, some
 // 150 page faults, which on a virtual machine cost 15-20 µs each. From the
 // first collection on, GOGC is 100 again, so a large input is held to the
-// memory bound as before (the hostile-input bound, 64 MiB + 16 x the
-// decompressed input, leaves room for 24 MiB more at the start).
+// memory bound as before (64 MiB + 4 x the decompressed input leaves room
+// for 24 MiB more at the start).
 const firstGCPercent = 600
 
 // startGC sets the first cycle's GOGC, unless the user set GOGC.
