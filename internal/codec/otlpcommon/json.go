@@ -635,7 +635,9 @@ func BinaryToJSON(b, data []byte, md protoreflect.MessageDescriptor, format stri
 // message md describes, then a newline. It holds a megabyte of the text
 // at most.
 func WriteJSON(w io.Writer, data []byte, md protoreflect.MessageDescriptor, format string) error {
-	j := wireJSON{b: make([]byte, 0, flushAt+64<<10), w: w}
+	// The text is about 4 times the binary: a small one is written at
+	// once, a large one a megabyte at a time.
+	j := wireJSON{b: make([]byte, 0, min(4*len(data)+64, flushAt+64<<10)), w: w}
 	if err := j.message(data, md, 0); err != nil {
 		if j.err != nil {
 			return j.err
