@@ -373,7 +373,10 @@ func sizeHint(ps []*model.Profile) int {
 		for _, s := range p.Strings {
 			n += len(s) + 2
 		}
-		n += len(p.Samples)*len(p.SampleTypes)*12 + 2*p.Stacks.NumFrames() + 3*p.Stacks.Len() + 14*len(p.Locations) + 10*len(p.Functions)
+		// A frame is a location index: a varint of 1 to 5 bytes,
+		// depending on how many locations there are.
+		frame := protowire.SizeVarint(uint64(len(p.Locations)))
+		n += len(p.Samples)*len(p.SampleTypes)*12 + frame*p.Stacks.NumFrames() + 3*p.Stacks.Len() + 14*len(p.Locations) + 10*len(p.Functions)
 	}
 	return n
 }
