@@ -233,7 +233,10 @@ func sizeHint(ps []*model.Profile) int {
 		for _, s := range p.Strings {
 			n += len(s) + 2
 		}
-		n += 6*len(p.Samples)*(len(p.SampleTypes)+2) + 2*p.Stacks.NumFrames() + 12*len(p.Locations) + 10*len(p.Functions)
+		// A frame is a location index: a varint of 1 to 5 bytes,
+		// depending on how many locations there are.
+		frame := protowire.SizeVarint(uint64(len(p.Locations)))
+		n += 6*len(p.Samples)*(len(p.SampleTypes)+2) + frame*p.Stacks.NumFrames() + 12*len(p.Locations) + 10*len(p.Functions)
 		for i := range p.LabelSets {
 			n += 12 * len(p.LabelSets[i].Labels)
 		}
