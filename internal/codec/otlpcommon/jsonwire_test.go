@@ -242,3 +242,54 @@ func FuzzWireJSON(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkJSON writes the OTLP JSON of pprofx's encodings of the Go
+// runtime's CPU profile and of one sample of 1M location ids, from the
+// wire bytes ("wire") and through the generated structs it replaced
+// ("structs": proto.Unmarshal, then the same text writer over them):
+//
+//	go test -run '^$' -bench JSON -benchmem -count 6 ./internal/codec/otlpcommon | benchstat -col /impl -
+func BenchmarkJSON(b *testing.B) {
+	cpu, err := os.ReadFile("../../../testdata/go/cpu.pb.gz")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := pprof.Decode(cpu)
+	if err != nil {
+		b.Fatal(err)
+	}
+	deep := model.NewBuilder()
+	deep.P.SampleTypes = []model.ValueType{{Type: deep.String("samples"), Unit: deep.String("count")}}
+	deep.P.Locations = []model.Location{{Address: 0x1000, Mapping: model.NoMapping}}
+	deep.P.Samples = []model.Sample{{Stack: deep.Stack(make([]int32, 1<<20)), Values: []int64{1}, Link: model.NoLink}}
+	for _, c := range []struct {
+		name string
+		p    *model.Profile
+	}{{"cpu", p}, {"deep", deep.P}} {
+		data, err := otlp.AppendProto(nil, []*model.Profile{c.p}, otlp.EncodeOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		md := (&devpb.ProfilesData{}).ProtoReflect().Descriptor()
+		b.Run("profile="+c.name+"/impl=wire", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			var out []byte
+			for b.Loop() {
+				if out, err = otlpcommon.BinaryToJSON(out[:0], data, md, "otlp json"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("profile="+c.name+"/impl=structs", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			var out []byte
+			for b.Loop() {
+				pd := &devpb.ProfilesData{}
+				if err := proto.Unmarshal(data, pd); err != nil {
+					b.Fatal(err)
+				}
+				out = otlpcommon.AppendJSON(out[:0], pd.ProtoReflect())
+			}
+		})
+	}
+}
