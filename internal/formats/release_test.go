@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
 // A large input, garbage once decoded, is handed back before Read
@@ -18,16 +18,10 @@ import (
 // much again.
 func TestLargeInputReleased(t *testing.T) {
 	const frames = releaseAt + 1<<20 // one byte each: location index 1
-	b := model.NewBuilder()
-	p := b.P
-	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
-	p.Locations = []model.Location{{Address: 0x1000, Mapping: model.NoMapping}}
-	p.Samples = []model.Sample{{Stack: b.Stack(make([]int32, frames)), Values: []int64{1}, Link: model.NoLink}}
 	var buf bytes.Buffer
-	if err := pprof.Encode(&buf, p, pprof.EncodeOptions{Raw: true}); err != nil {
+	if err := pprof.Encode(&buf, synth.DeepStack(frames), pprof.EncodeOptions{Raw: true}); err != nil {
 		t.Fatal(err)
 	}
-	p, b = nil, nil
 	data := buf.Bytes()
 	buf = bytes.Buffer{}
 	if len(data) < releaseAt {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
 // Writing JSON of a small binary encoding gives the text its room at once:
@@ -38,13 +39,7 @@ func TestJSONHeldToTheLimit(t *testing.T) {
 // generated structs alone would take 68 MB and the text 34 MB more.
 func TestLargeJSONStreamed(t *testing.T) {
 	const frames = streamJSONAt
-	b := model.NewBuilder()
-	p := b.P
-	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
-	p.Locations = []model.Location{{Address: 0x1000, Mapping: model.NoMapping}}
-	stack := make([]int32, frames)
-	p.Samples = []model.Sample{{Stack: b.Stack(stack), Values: []int64{1}, Link: model.NoLink}}
-	ps := []*model.Profile{p}
+	ps := []*model.Profile{synth.DeepStack(frames)}
 	data, release, err := encode(ps, EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	oldpb "github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
 // reference is the JSON of data read as protobuf-go reads it, into the
@@ -258,14 +259,10 @@ func BenchmarkJSON(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	deep := model.NewBuilder()
-	deep.P.SampleTypes = []model.ValueType{{Type: deep.String("samples"), Unit: deep.String("count")}}
-	deep.P.Locations = []model.Location{{Address: 0x1000, Mapping: model.NoMapping}}
-	deep.P.Samples = []model.Sample{{Stack: deep.Stack(make([]int32, 1<<20)), Values: []int64{1}, Link: model.NoLink}}
 	for _, c := range []struct {
 		name string
 		p    *model.Profile
-	}{{"cpu", p}, {"deep", deep.P}} {
+	}{{"cpu", p}, {"deep", synth.DeepStack(1 << 20)}} {
 		data, err := otlp.AppendProto(nil, []*model.Profile{c.p}, otlp.EncodeOptions{})
 		if err != nil {
 			b.Fatal(err)

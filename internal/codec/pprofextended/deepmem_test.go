@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
 // A stack is laid out and written from the model's frames in place: one
@@ -14,12 +15,7 @@ import (
 // stack (8 bytes) were allocated before.
 func TestDeepStackWrittenInPlace(t *testing.T) {
 	const frames = 4 << 20
-	b := model.NewBuilder()
-	p := b.P
-	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
-	p.Locations = []model.Location{{Address: 0x1000, Mapping: model.NoMapping}}
-	p.Samples = []model.Sample{{Stack: b.Stack(make([]int32, frames)), Values: []int64{1}, Link: model.NoLink}}
-	ps := []*model.Profile{p}
+	ps := []*model.Profile{synth.DeepStack(frames)}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if err := Encode(io.Discard, ps, EncodeOptions{}); err != nil {

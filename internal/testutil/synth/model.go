@@ -23,3 +23,12 @@ func Locations(n int) *model.Builder {
 	}
 	return b
 }
+
+// DeepStack returns a profile of one sample (value 1) whose stack is the
+// location of Locations(1) frames times over: the shape of a crafted
+// input of one sample of millions of location ids.
+func DeepStack(frames int) *model.Profile {
+	b := Locations(1)
+	b.P.Samples = []model.Sample{{Stack: b.Stack(make([]int32, frames)), Values: []int64{1}, Link: model.NoLink}}
+	return b.P
+}
