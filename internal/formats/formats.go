@@ -335,7 +335,12 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		return nil, readErr(err)
 	}
 	in.Size = lr.max - lr.left
-	releaseInput(in.Size)
+	if !opts.Summary && !opts.Validate {
+		// A caller that only summarizes or checks the profile (inspect,
+		// validate) builds nothing after it: handing the input back
+		// would cost time for nothing.
+		releaseInput(in.Size)
+	}
 	if opts.KeepOriginal && in.Format != detect.Pprof {
 		// The whole source, as it was given, goes into the profiles.
 		if _, err := io.Copy(io.Discard, inner); err != nil {
