@@ -39,43 +39,9 @@ func isHexID(fd protoreflect.FieldDescriptor) bool {
 	return false
 }
 
-func appendJSONMessage(b []byte, m protoreflect.Message) []byte {
-	b = append(b, '{')
-	fds := m.Descriptor().Fields()
-	first := true
-	for i := 0; i < fds.Len(); i++ {
-		fd := fds.Get(i)
-		if !m.Has(fd) {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendJSONString(b, fd.JSONName())
-		b = append(b, ':')
-		v := m.Get(fd)
-		if fd.IsList() {
-			l := v.List()
-			b = append(b, '[')
-			for j := 0; j < l.Len(); j++ {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = appendJSONValue(b, fd, l.Get(j))
-			}
-			b = append(b, ']')
-		} else {
-			b = appendJSONValue(b, fd, v)
-		}
-	}
-	return append(b, '}')
-}
-
+// appendJSONValue appends v, a value of fd that is no message, in OTLP JSON.
 func appendJSONValue(b []byte, fd protoreflect.FieldDescriptor, v protoreflect.Value) []byte {
 	switch fd.Kind() {
-	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return appendJSONMessage(b, v.Message())
 	case protoreflect.EnumKind:
 		return strconv.AppendInt(b, int64(v.Enum()), 10)
 	case protoreflect.BoolKind:
@@ -605,10 +571,6 @@ func wireTypeName(t protowire.Type) string {
 	}
 	return fmt.Sprintf("wire type %d", t)
 }
-
-// AppendJSON appends message m in OTLP JSON (lowerCamelCase keys, hex ids,
-// enums as integers, 64-bit integers as decimal strings).
-func AppendJSON(b []byte, m protoreflect.Message) []byte { return appendJSONMessage(b, m) }
 
 // jsonTextPerByte is the room BinaryToJSON gives the text per byte of
 // the binary encoding: the Go runtime's profiles take 3.3 to 4 times their

@@ -14,8 +14,8 @@ import (
 // The JSON of a binary encoding is written straight from its bytes, walking
 // md's descriptors, rather than from the generated structs the bytes would
 // be read into: those take 4 to 9 times the bytes (a location index is 4
-// bytes there, 1 on the wire). The text is the one appendJSONMessage writes
-// of the message read: fields in the order the schema declares them, a
+// bytes there, 1 on the wire). The text is the one the structs would give
+// (the tests' AppendJSON writes it from them): fields in the order the schema declares them, a
 // field without presence only when it is not zero, the last value of a
 // singular field, unknown fields left out.
 //
