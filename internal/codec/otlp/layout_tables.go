@@ -296,7 +296,13 @@ func (e *encoder) mappingKey(pi int, m *model.Mapping) []byte {
 // order among equals): neighbouring addresses share their high bytes, which
 // gzip likes. Equal locations of different inputs are one entry.
 func (e *encoder) layoutLocations() {
-	keys := e.lkeys[:0]
+	total := 0
+	for _, p := range e.ps {
+		total += len(p.Locations)
+	}
+	// Sized once: grown by append, a table of millions would be copied
+	// again and again, each copy 1.25 times the last.
+	keys := slices.Grow(e.lkeys[:0], total)
 	defer func() { e.lkeys = keys[:0] }()
 	for pi, p := range e.ps {
 		for i := range p.Locations {
@@ -324,7 +330,7 @@ func (e *encoder) layoutLocations() {
 	if !slices.IsSortedFunc(keys, less) {
 		slices.SortFunc(keys, less)
 	}
-	e.locs = e.locs[:0]
+	e.locs = slices.Grow(e.locs[:0], total)
 	var index map[string]int32
 	if len(e.ps) > 1 {
 		index = map[string]int32{}
