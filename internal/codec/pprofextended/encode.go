@@ -226,19 +226,40 @@ func (e *encoder) warnUnwritten(ps []*model.Profile) {
 // make its mark.
 const derivedIDTag = "pprofx derived profile id\x00"
 
-// sizeHint guesses the encoded size of ps, to allocate the output once.
+// sizeHint guesses the encoded size of ps, to allocate the output once:
+// a guess short of it makes append copy the output into a buffer 1.25
+// times larger, both held at once. It errs on the large side
+// (TestSizeHintCoversOutput): reserved bytes never written count towards
+// the garbage collector's goal, but take no memory.
 func sizeHint(ps []*model.Profile) int {
 	n := 1 << 10
 	for _, p := range ps {
 		for _, s := range p.Strings {
-			n += len(s) + 2
+			n += len(s) + 1 + protowire.SizeVarint(uint64(len(s)))
 		}
-		// A frame is a location index: a varint of 1 to 5 bytes,
-		// depending on how many locations there are.
-		frame := protowire.SizeVarint(uint64(len(p.Locations)))
-		n += 6*len(p.Samples)*(len(p.SampleTypes)+2) + frame*p.Stacks.NumFrames() + 12*len(p.Locations) + 10*len(p.Functions)
+		// Indices are varints as long as their table's size.
+		loc := protowire.SizeVarint(uint64(len(p.Locations)))
+		fn := protowire.SizeVarint(uint64(len(p.Functions)))
+		str := protowire.SizeVarint(uint64(len(p.Strings)))
+		frames := protowire.SizeVarint(uint64(p.Stacks.NumFrames()))
+		// location_indices: a frame is a location index.
+		n += loc * p.Stacks.NumFrames()
+		// A location: its address, mapping, tags and length; a line: its
+		// function, line number, tags and length.
+		n += 14 * len(p.Locations)
+		for i := range p.Locations {
+			n += len(p.Locations[i].Lines) * (7 + fn)
+		}
+		// A function: three string indices, a start line, tags and length.
+		n += (8 + 3*str) * len(p.Functions)
+		// A sample: its stack's start and length, its values (6 bytes
+		// each: up to 10), its attribute indices, tags and lengths.
+		n += len(p.Samples) * (8 + 2*frames + 6*len(p.SampleTypes))
+		for i := range p.Samples {
+			n += 9 * len(p.Samples[i].Timestamps)
+		}
 		for i := range p.LabelSets {
-			n += 12 * len(p.LabelSets[i].Labels)
+			n += 24 * (len(p.LabelSets[i].Labels) + len(p.LabelSets[i].Attributes))
 		}
 	}
 	return n

@@ -69,3 +69,20 @@ func Pprof(n, nfuncs, minDepth, maxDepth, paths int) *gp.Profile {
 	}
 	return p
 }
+
+// Shape is a named generated profile.
+type Shape struct {
+	Name string
+	P    *gp.Profile
+}
+
+// Shapes are generated profiles of the shapes writers size their output
+// for: many distinct stacks of moderate depth, deep stacks, and many
+// distinct stacks over many functions and locations.
+func Shapes() []Shape {
+	return []Shape{
+		{"synthetic-20k", Pprof(20000, 3000, 8, 40, 4000)},
+		{"deep-stacks", Pprof(5000, 800, 100, 180, 1000)},
+		{"wide", Pprof(20000, 20000, 60, 120, 20000)},
+	}
+}
