@@ -7,6 +7,7 @@ package callstacks
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"path/filepath"
 	"slices"
@@ -37,11 +38,9 @@ type Options struct {
 type Set struct {
 	// Names are the distinct frame names, sorted.
 	Names []string
-	// Stack i is Frames[Offsets[i]:Offsets[i+1]], root first, as indices
-	// into Names. Stacks are distinct and sorted frame by frame (so by
-	// name), which puts every subtree of the call tree in one run.
-	Frames  []int32
-	Offsets []int32
+	// The stacks, in the order they were found: stack j is
+	// frames[offsets[j]:offsets[j+1]]; order lists them sorted.
+	frames, offsets, order []int32
 	// Values[t][i] is stack i's total for the t-th requested sample type.
 	Values [][]int64
 	// Types are the sample type indices (of the profile) Values holds.
@@ -49,10 +48,15 @@ type Set struct {
 }
 
 // Len returns the number of stacks.
-func (s *Set) Len() int { return len(s.Offsets) - 1 }
+func (s *Set) Len() int { return len(s.order) }
 
-// Stack returns stack i, root first.
-func (s *Set) Stack(i int) []int32 { return s.Frames[s.Offsets[i]:s.Offsets[i+1]] }
+// Stack returns stack i, root first, as indices into Names. Stacks are
+// distinct and sorted frame by frame (so by name), which puts every
+// subtree of the call tree in one run.
+func (s *Set) Stack(i int) []int32 {
+	j := s.order[i]
+	return s.frames[s.offsets[j]:s.offsets[j+1]]
+}
 
 // Total returns the sum of the t-th type's values.
 func (s *Set) Total(t int) int64 {
@@ -124,12 +128,26 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		used[s.Stack] = true
 	}
 
+	// Room for every frame once (inline frames may add more), made at once:
+	// grown by append, the frames of millions of stacks are copied again
+	// and again, each copy 1.25 times the last.
+	nused, nframes := 0, 0
+	for si := 0; si < nstacks; si++ {
+		if used[si] {
+			nused++
+			nframes += p.Stacks.StackLen(si)
+		}
+	}
 	nm := newNamer(p, opts)
 	var (
-		byKey   = make(map[string]int32)
-		frames  []int32
-		offsets = []int32{0}
-		values  []int64
+		// Stacks of names are found by a hash of their names; stacks of
+		// one hash are chained (chain[id]: the one before, or -1).
+		seed    = maphash.MakeSeed()
+		byHash  = make(map[uint64]int32, nused)
+		chain   = make([]int32, 0, nused)
+		frames  = make([]int32, 0, nframes)
+		offsets = make([]int32, 1, nused+1)
+		values  = make([]int64, 0, nused*nt)
 		seq     []int32
 		st      []int32
 		key     []byte
@@ -160,10 +178,24 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		for _, f := range seq {
 			key = binary.LittleEndian.AppendUint32(key, uint32(f))
 		}
-		id, ok := byKey[string(key)]
-		if !ok {
+		h := maphash.Bytes(seed, key)
+		id := int32(-1)
+		head, seen := byHash[h]
+		if seen {
+			for c := head; c >= 0; c = chain[c] {
+				if slices.Equal(frames[offsets[c]:offsets[c+1]], seq) {
+					id = c
+					break
+				}
+			}
+		}
+		if id < 0 {
 			id = int32(len(offsets) - 1)
-			byKey[string(key)] = id
+			if !seen {
+				head = -1
+			}
+			chain = append(chain, head)
+			byHash[h] = id
 			frames = append(frames, seq...)
 			offsets = append(offsets, int32(len(frames)))
 			values = append(values, row...)
@@ -173,6 +205,7 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 			}
 		}
 	}
+	byHash, chain = nil, nil
 
 	// Names sorted; stacks renumbered and sorted by them.
 	order := make([]int32, len(nm.names))
@@ -197,14 +230,14 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 	get := func(i int32) []int32 { return frames[offsets[i]:offsets[i+1]] }
 	slices.SortFunc(idx, func(a, b int32) int { return slices.Compare(get(a), get(b)) })
 
-	out := &Set{Names: names, Types: append([]int(nil), types...), Offsets: make([]int32, 1, n+1),
-		Frames: make([]int32, 0, len(frames)), Values: make([][]int64, nt)}
+	// The frames stay where they are (a copy in sorted order would hold
+	// them twice): the set lists the stacks in sorted order.
+	out := &Set{Names: names, Types: append([]int(nil), types...), frames: frames, offsets: offsets,
+		order: idx, Values: make([][]int64, nt)}
 	for t := range out.Values {
 		out.Values[t] = make([]int64, n)
 	}
 	for k, i := range idx {
-		out.Frames = append(out.Frames, get(i)...)
-		out.Offsets = append(out.Offsets, int32(len(out.Frames)))
 		for t := 0; t < nt; t++ {
 			out.Values[t][k] = values[int(i)*nt+t]
 		}
