@@ -187,7 +187,7 @@ func convertRun(o *ConvertOptions) error {
 	// they are read back from a temporary file, rather than its whole model.
 	stream := formats.TakesStream(to) && !o.KeepOriginal && !o.Filters.active()
 	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, KeepOriginal: o.KeepOriginal,
-		OTLPProto: o.OTLPProto, SampleType: o.SampleType, Stream: stream})
+		OTLPProto: o.OTLPProto, SampleType: o.SampleType, Stream: stream, Release: true})
 	if err != nil {
 		return &FileError{o.Input, err}
 	}

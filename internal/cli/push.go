@@ -431,7 +431,7 @@ func readPushInput(ios *IOStreams, o *PushOptions, name string) pushInput {
 			res.warnings = append(res.warnings, msg)
 		}
 	}
-	res.src, res.err = formats.Read(f, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn})
+	res.src, res.err = formats.Read(f, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warn, Release: true})
 	if res.err == nil {
 		if err := o.Filters.cutAll(res.src.Items, name, warn); err != nil {
 			var fe *FileError

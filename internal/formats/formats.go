@@ -77,6 +77,13 @@ type ReadOptions struct {
 	// whose Tables' locations are in another order, if that is cheaper
 	// (gperftools.Tally).
 	Summary bool
+	// Release hands a large input's buffer back to the system once it
+	// is decoded (see releaseInput), for a caller that then builds an
+	// output as large (convert, push). A caller that builds nothing
+	// after it (inspect, validate), or reads inputs one after the other
+	// (merge: the next input reuses the buffer's memory), would only pay
+	// for it.
+	Release bool
 	// input is the input as it is, from its first byte, when it can be
 	// read at any offset (a regular file, not compressed), for Summary.
 	input io.ReaderAt
@@ -335,10 +342,7 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		return nil, readErr(err)
 	}
 	in.Size = lr.max - lr.left
-	if !opts.Summary && !opts.Validate {
-		// A caller that only summarizes or checks the profile (inspect,
-		// validate) builds nothing after it: handing the input back
-		// would cost time for nothing.
+	if opts.Release {
 		releaseInput(in.Size)
 	}
 	if opts.KeepOriginal && in.Format != detect.Pprof {

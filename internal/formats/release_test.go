@@ -29,7 +29,7 @@ func TestLargeInputReleased(t *testing.T) {
 	}
 	debug.FreeOSMemory()
 	before := held()
-	in, err := Read(bytes.NewReader(data), ReadOptions{})
+	in, err := Read(bytes.NewReader(data), ReadOptions{Release: true})
 	if err != nil {
 		t.Fatal(err)
 	}
