@@ -2,8 +2,6 @@ package pprofextended
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
@@ -16,24 +14,8 @@ import (
 // held at once. The guess covers what is written, on every fixture and on
 // generated profiles of many samples, stacks, locations and labels.
 func TestSizeHintCoversOutput(t *testing.T) {
-	var names []string
-	var data [][]byte
-	for _, f := range pprofFixtures(t) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names, data = append(names, filepath.Base(f)), append(data, b)
-	}
-	for _, s := range synth.Shapes() {
-		var buf bytes.Buffer
-		if err := s.P.Write(&buf); err != nil {
-			t.Fatal(err)
-		}
-		names, data = append(names, s.Name), append(data, buf.Bytes())
-	}
-	for i, b := range data {
-		p, err := pprof.Decode(b)
+	for _, in := range synth.Inputs(t, pprofFixtures(t)) {
+		p, err := pprof.Decode(in.Data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +25,7 @@ func TestSizeHintCoversOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		if hint := sizeHint(ps); hint < out.Len() {
-			t.Errorf("%s: %d bytes written, sizeHint %d", names[i], out.Len(), hint)
+			t.Errorf("%s: %d bytes written, sizeHint %d", in.Name, out.Len(), hint)
 		}
 	}
 }

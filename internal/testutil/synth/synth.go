@@ -4,8 +4,12 @@
 package synth
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
 
 	gp "github.com/google/pprof/profile"
 )
@@ -85,4 +89,31 @@ func Shapes() []Shape {
 		{"deep-stacks", Pprof(5000, 800, 100, 180, 1000)},
 		{"wide", Pprof(20000, 20000, 60, 120, 20000)},
 	}
+}
+
+// Input is a named pprof file's bytes.
+type Input struct {
+	Name string
+	Data []byte
+}
+
+// Inputs returns the pprof files named, then the Shapes, encoded.
+func Inputs(tb testing.TB, files []string) []Input {
+	tb.Helper()
+	var in []Input
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		in = append(in, Input{filepath.Base(f), data})
+	}
+	for _, s := range Shapes() {
+		var buf bytes.Buffer
+		if err := s.P.Write(&buf); err != nil {
+			tb.Fatal(err)
+		}
+		in = append(in, Input{s.Name, buf.Bytes()})
+	}
+	return in
 }
