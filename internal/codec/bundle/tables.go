@@ -1,8 +1,10 @@
 package bundle
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -32,8 +34,13 @@ type tables struct {
 	// Attribute sets of mappings and locations (version 2) and of label
 	// sets (version 3): attrSets[0] is the empty set.
 	attrSets [][]model.Attribute
-	version  uint32   // the format version read (headers are read later)
-	nodeNew  []uint32 // set by canonical: old node index -> new
+	version  uint32 // the format version read (headers are read later)
+
+	// Set by canonical, for writing: the children of node n are
+	// kids[kidOff[n+1]:kidOff[n+2]], in location order; location i is
+	// written as locNew[i]; writeNodes sets nodeNew[n], node n's index in
+	// the bundle.
+	kidOff, kids, locNew, nodeNew []uint32
 
 	// Sample rows: row i has stack node rowNode[i], label set rowLabels[i],
 	// link rowLink[i] (index+1, 0 for none) and values
@@ -93,10 +100,11 @@ func newTables() *tables {
 // canonical returns the tables renumbered for encoding: strings in order of
 // first use by mappings, functions and labels (so a function's strings
 // mostly follow the previous function's); locations by mapping and address;
-// stack nodes in preorder, each node's children in location order, with
-// nodeNew mapping the old node indices to the new. Mappings, functions,
-// label sets, links and sample rows keep their indices, since sections
-// reference them (and rows are already encoded, except their nodes).
+// stack nodes in preorder, each node's children in location order (the
+// order is made as writeNodes writes them, which sets nodeNew). Mappings,
+// functions, label sets, links and sample rows keep their indices, since
+// sections reference them (and rows are already encoded, except their
+// nodes). It takes t's tables over: t is not to be used after.
 func (t *tables) canonical() *tables {
 	x := *t
 	strNew := make([]uint32, len(t.strings))
@@ -130,6 +138,7 @@ func (t *tables) canonical() *tables {
 	for i := range strNew {
 		str(uint32(i))
 	}
+	t.strings, t.mappings, t.functions, t.labels = nil, nil, nil, nil
 
 	// Locations by mapping and address; lines' functions unchanged.
 	nl := len(t.locations)
@@ -154,46 +163,38 @@ func (t *tables) canonical() *tables {
 		x.lines = append(x.lines, t.lines[t.lineOff[o]:t.lineOff[o+1]]...)
 		x.lineOff = append(x.lineOff, uint32(len(x.lines)))
 	}
+	t.locations, t.lines, t.lineOff = nil, nil, nil
 
-	// Stack nodes in preorder, children in location order.
+	// Stack nodes: each node's children, in location order, as
+	// kids[kidOff[n+1]:kidOff[n+2]]. The preorder they give is found as
+	// the nodes are written (writeNodes); the parents are not needed
+	// after this, and their array becomes nodeNew.
 	nn := len(t.nodeParent)
-	first := make([]uint32, nn+1) // children of node i: kids[first[i]:first[i+1]]
+	x.kidOff = make([]uint32, nn+2)
 	for i := 1; i < nn; i++ {
-		first[t.nodeParent[i]+1]++
+		x.kidOff[t.nodeParent[i]+1]++
 	}
 	for i := 1; i <= nn; i++ {
-		first[i] += first[i-1]
+		x.kidOff[i] += x.kidOff[i-1]
 	}
-	kids := make([]uint32, nn)
-	fill := append([]uint32(nil), first[:nn]...)
-	for i := 1; i < nn; i++ {
+	// kidOff[p+1] is now where p's children end; filling from the last
+	// node down leaves it where they start, each list in node order.
+	x.kids = make([]uint32, nn)
+	for i := nn - 1; i >= 1; i-- {
 		p := t.nodeParent[i]
-		kids[fill[p]] = uint32(i)
-		fill[p]++
+		x.kidOff[p+1]--
+		x.kids[x.kidOff[p+1]] = uint32(i)
 	}
+	x.kidOff[nn+1] = uint32(nn - 1)
 	for i := 0; i < nn; i++ {
-		ks := kids[first[i]:first[i+1]]
-		sort.Slice(ks, func(a, b int) bool { return locNew[t.nodeLoc[ks[a]]] < locNew[t.nodeLoc[ks[b]]] })
-	}
-	x.nodeNew = make([]uint32, nn)
-	x.nodeParent = make([]uint32, nn)
-	x.nodeLoc = make([]uint32, nn)
-	next := uint32(1)
-	stack := []uint32{0}
-	for len(stack) > 0 {
-		o := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if o != 0 {
-			x.nodeNew[o] = next
-			x.nodeParent[next] = x.nodeNew[t.nodeParent[o]]
-			x.nodeLoc[next] = locNew[t.nodeLoc[o]]
-			next++
-		}
-		ks := kids[first[o]:first[o+1]]
-		for j := len(ks) - 1; j >= 0; j-- {
-			stack = append(stack, ks[j])
+		ks := x.kids[x.kidOff[i+1]:x.kidOff[i+2]]
+		if len(ks) > 1 {
+			slices.SortFunc(ks, func(a, b uint32) int { return cmp.Compare(locNew[t.nodeLoc[a]], locNew[t.nodeLoc[b]]) })
 		}
 	}
+	x.locNew = locNew
+	x.nodeNew, x.nodeParent = t.nodeParent, nil
+	t.nodeParent = nil
 	return &x
 }
 
@@ -328,32 +329,7 @@ func (t *tables) encode(e *enc) {
 		pr.sawAddr(lines, l.mapping, l.address)
 	}
 
-	// Stack nodes, in preorder with each node's children in location
-	// order (canonical guarantees it): the number of children of every
-	// node, root included; then each node's location, as is for a first
-	// child, else as the distance from its previous sibling's minus one.
-	nn := len(t.nodeParent)
-	kids := make([]uint32, nn)
-	for i := 1; i < nn; i++ {
-		kids[t.nodeParent[i]]++
-	}
-	e.uvarint(uint64(nn - 1))
-	for _, k := range kids {
-		e.u32(k)
-	}
-	lastKid := make([]int64, nn)
-	for i := range lastKid {
-		lastKid[i] = -1
-	}
-	for i := 1; i < nn; i++ {
-		p, l := t.nodeParent[i], int64(t.nodeLoc[i])
-		if lastKid[p] < 0 {
-			e.uvarint(uint64(l))
-		} else {
-			e.uvarint(uint64(l - lastKid[p] - 1))
-		}
-		lastKid[p] = l
-	}
+	t.writeNodes(e)
 
 	// Label sets (set 0, the empty set, is implicit): sizes, then labels
 	// column by column.
@@ -379,6 +355,51 @@ func (t *tables) encode(e *enc) {
 	for _, l := range t.links {
 		e.bytes(l.TraceID)
 		e.bytes(l.SpanID)
+	}
+}
+
+// writeNodes writes the stack nodes in preorder, each node's children in
+// location order: the number of children of every node, root included;
+// then each node's location, as is for a first child, else as the
+// distance from its previous sibling's minus one. It numbers the nodes as
+// written, in nodeNew, which held their parents (canonical).
+func (t *tables) writeNodes(e *enc) {
+	nn := len(t.kids)
+	e.uvarint(uint64(nn - 1))
+	// Preorder, with the last child pushed first; each entry is a node
+	// and its previous sibling's location + 1 (0 for a first child).
+	type visit struct{ node, prev uint32 }
+	push := func(stack []visit, n uint32) []visit {
+		ks := t.kids[t.kidOff[n+1]:t.kidOff[n+2]]
+		for j := len(ks) - 1; j >= 0; j-- {
+			prev := uint32(0)
+			if j > 0 {
+				prev = t.locNew[t.nodeLoc[ks[j-1]]] + 1
+			}
+			stack = append(stack, visit{ks[j], prev})
+		}
+		return stack
+	}
+	stack := []visit{{}}
+	next := uint32(0)
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = push(stack[:len(stack)-1], v.node)
+		t.nodeNew[v.node] = next
+		next++
+		e.u32(t.kidOff[v.node+2] - t.kidOff[v.node+1])
+	}
+	// The locations, in the same order.
+	stack = push(stack, 0)
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = push(stack[:len(stack)-1], v.node)
+		l := t.locNew[t.nodeLoc[v.node]]
+		if v.prev == 0 {
+			e.uvarint(uint64(l))
+		} else {
+			e.uvarint(uint64(l - v.prev))
+		}
 	}
 }
 

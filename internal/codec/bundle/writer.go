@@ -686,8 +686,10 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	w.header()
+	w.dropIndexes()
 	var raw enc
 	ct := w.t.canonical()
+	w.t = nil
 	ct.encode(&raw)
 	w.rows.encode(&raw, ct.nodeNew)
 	ct.encodeAttrSets(&raw)
@@ -748,6 +750,18 @@ func (w *Writer) Close() error {
 	}
 	w.zw.Close()
 	return w.err
+}
+
+// dropIndexes lets go of what only Add needs, before Close orders the
+// tables for writing: the indexes that find an entry already added, the
+// first child of each stack node, the rows' latest values and the
+// per-profile scratch.
+func (w *Writer) dropIndexes() {
+	w.strIdx, w.pstrIdx, w.hdrIdx, w.locIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil, nil, nil
+	w.mapIdx, w.funcIdx, w.nodeIdx, w.firstKid = nil, nil, nil, nil
+	w.rows.latest = nil
+	w.strMap, w.funcMap, w.locMap, w.stackMap, w.lsMap, w.linkMap, w.key = nil, nil, nil, nil, nil, nil, nil
+	w.raw, w.hdr = enc{}, enc{}
 }
 
 // encode writes the rows: their count, then column by column: base delta;
