@@ -362,7 +362,6 @@ type unpacker struct {
 	mapFirst                map[uint32]int32 // shared mapping -> first local mapping
 	nfunc, nloc, nls, nlink int32
 	nlines, nlabels         int
-	frames                  []int32
 	// release: u.t is this profile's alone (ProfileLast), and each of its
 	// tables is dropped once the profile has taken what it needs from it.
 	release bool
@@ -461,24 +460,27 @@ func (u *unpacker) stack(d *dec, node uint32) (int32, error) {
 	if v := u.nodeNew[node]; v != 0 {
 		return v - 1, nil
 	}
-	u.frames = u.frames[:0]
+	// The frames go straight into the profile's stacks, leaf first, as
+	// the path to the root is walked (a second time: the first counts).
+	depth := 0
 	for n := node; n != 0; n = u.t.nodeParent[n] {
-		u.frames = append(u.frames, int32(u.t.nodeLoc[n]))
-		if len(u.frames) > len(u.t.nodeParent) {
+		depth++
+		if depth > len(u.t.nodeParent) {
 			return 0, errf("stack node %d: cycle", node)
 		}
 	}
-	if !d.spend("stack frames", 4*uint64(len(u.frames))) {
+	if !d.spend("stack frames", 4*uint64(depth)) {
 		return 0, d.err
 	}
-	for j, sl := range u.frames {
-		l, err := u.location(uint32(sl))
+	for n := node; n != 0; n = u.t.nodeParent[n] {
+		l, err := u.location(u.t.nodeLoc[n])
 		if err != nil {
+			u.p.Stacks.DropStack()
 			return 0, err
 		}
-		u.frames[j] = l
+		u.p.Stacks.AddFrame(l)
 	}
-	v := u.p.Stacks.Add(u.frames)
+	v := u.p.Stacks.EndStack()
 	u.nodeNew[node] = v + 1
 	return v, nil
 }

@@ -642,25 +642,27 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 		}
 		p := stack[len(stack)-1]
 		kids[p]--
+		if kids[p] == 0 {
+			// Dropped now, so that a chain of nodes keeps one entry.
+			stack = stack[:len(stack)-1]
+		}
 		t.nodeParent[i] = p
 		stack = append(stack, uint32(i))
 	}
-	lastKid := make([]int64, n+1)
-	for i := range lastKid {
-		lastKid[i] = -1
-	}
+	// kids, all zero now, holds each node's last child's location + 1.
+	lastKid := kids
 	for i := 1; i <= n && d.err == nil; i++ {
 		p := t.nodeParent[i]
 		v := d.uvarint("stack_node.location")
-		l := int64(v)
-		if lastKid[p] >= 0 {
-			l = lastKid[p] + 1 + int64(v)
+		l := v
+		if lastKid[p] > 0 {
+			l = uint64(lastKid[p]) + v
 		}
-		if d.err == nil && (v >= uint64(nl) || l >= int64(nl)) {
+		if d.err == nil && (v >= uint64(nl) || l >= uint64(nl)) {
 			d.fail("stack_node.location", "node %d: location %d out of range (%d locations)", i, l, nl)
 		}
 		t.nodeLoc[i] = uint32(l)
-		lastKid[p] = l
+		lastKid[p] = uint32(l) + 1
 	}
 
 	n = d.countMem("label_sets.count", 1, memLabelSet, "label sets")
