@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"hash/maphash"
 	"io"
 	"math"
 	"slices"
@@ -45,8 +46,12 @@ type Writer struct {
 	pstrIdx map[string]uint32
 	mapIdx  map[mapping]uint32
 	funcIdx map[function]uint32
-	locIdx  map[string]uint32
-	attrIdx map[string]uint32 // encoded attribute set -> index in attrSets
+	// Locations are found by a hash of their encoding; locations of one
+	// hash are chained (locChain[i]: the one before, or noLoc).
+	seed     maphash.Seed
+	locIdx   map[uint64]uint32
+	locChain []uint32
+	attrIdx  map[string]uint32 // encoded attribute set -> index in attrSets
 	// firstKid[n] is node n's first child + 1 (0: none yet); nodeIdx
 	// indexes the others by parent and location. Most nodes have one
 	// child (a stack 10M frames deep is a chain of 10M), which then takes
@@ -65,6 +70,7 @@ type Writer struct {
 	// Per-profile scratch, reused: local index -> shared index + 1 (0 = not yet).
 	strMap, funcMap, locMap, stackMap, lsMap, linkMap []uint32
 	key                                               []byte
+	lineBuf                                           []line
 	raw, hdr                                          enc
 	hdrIdx                                            map[string]uint32
 	comp                                              []byte
@@ -98,7 +104,8 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		hdrIdx:      map[string]uint32{},
 		mapIdx:      map[mapping]uint32{},
 		funcIdx:     map[function]uint32{},
-		locIdx:      map[string]uint32{},
+		seed:        maphash.MakeSeed(),
+		locIdx:      map[uint64]uint32{},
 		attrIdx:     map[string]uint32{},
 		firstKid:    []uint32{0},
 		nodeIdx:     map[uint64]uint32{},
@@ -296,6 +303,9 @@ func (w *Writer) function(p *model.Profile, i int32) uint32 {
 	return v
 }
 
+// noLoc ends a chain of locations of one hash.
+const noLoc = math.MaxUint32
+
 func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	if v := w.locMap[i]; v != 0 {
 		return v - 1
@@ -305,6 +315,11 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	if l.Mapping != model.NoMapping {
 		sl.mapping = w.mapping(p, &p.Mappings[l.Mapping]) + 1
 	}
+	lines := w.lineBuf[:0]
+	for _, ln := range l.Lines {
+		lines = append(lines, line{function: w.function(p, ln.Function), line: ln.Line, column: ln.Column})
+	}
+	w.lineBuf = lines
 	k := w.key[:0]
 	k = binary.AppendUvarint(k, sl.address)
 	k = binary.AppendUvarint(k, uint64(sl.mapping))
@@ -314,22 +329,30 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	} else {
 		k = append(k, 0)
 	}
-	for _, ln := range l.Lines {
-		k = binary.AppendUvarint(k, uint64(w.function(p, ln.Function)))
-		k = binary.AppendVarint(k, ln.Line)
-		k = binary.AppendVarint(k, ln.Column)
+	for _, ln := range lines {
+		k = binary.AppendUvarint(k, uint64(ln.function))
+		k = binary.AppendVarint(k, ln.line)
+		k = binary.AppendVarint(k, ln.column)
 	}
 	w.key = k
-	v, ok := w.locIdx[string(k)]
-	if !ok {
-		v = uint32(len(w.t.locations))
-		w.t.locations = append(w.t.locations, sl)
-		for _, ln := range l.Lines {
-			w.t.lines = append(w.t.lines, line{function: w.function(p, ln.Function), line: ln.Line, column: ln.Column})
+	h := maphash.Bytes(w.seed, k)
+	head, seen := w.locIdx[h]
+	if seen {
+		for c := head; c != noLoc; c = w.locChain[c] {
+			if w.t.locations[c] == sl && slices.Equal(w.t.lines[w.t.lineOff[c]:w.t.lineOff[c+1]], lines) {
+				w.locMap[i] = c + 1
+				return c
+			}
 		}
-		w.t.lineOff = append(w.t.lineOff, uint32(len(w.t.lines)))
-		w.locIdx[string(k)] = v
+	} else {
+		head = noLoc
 	}
+	v := uint32(len(w.t.locations))
+	w.t.locations = append(w.t.locations, sl)
+	w.t.lines = append(w.t.lines, lines...)
+	w.t.lineOff = append(w.t.lineOff, uint32(len(w.t.lines)))
+	w.locChain = append(w.locChain, head)
+	w.locIdx[h] = v
 	w.locMap[i] = v + 1
 	return v
 }
@@ -758,6 +781,7 @@ func (w *Writer) Close() error {
 // per-profile scratch.
 func (w *Writer) dropIndexes() {
 	w.strIdx, w.pstrIdx, w.hdrIdx, w.locIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil, nil, nil
+	w.locChain, w.lineBuf = nil, nil
 	w.mapIdx, w.funcIdx, w.nodeIdx, w.firstKid = nil, nil, nil, nil
 	w.rows.latest = nil
 	w.strMap, w.funcMap, w.locMap, w.stackMap, w.lsMap, w.linkMap, w.key = nil, nil, nil, nil, nil, nil, nil
