@@ -121,8 +121,9 @@ func mergeRun(o *MergeOptions) error {
 		bw := bundle.NewWriter(w, bundle.WriterOptions{Level: o.Level, Warn: warner(ios, o.Output)})
 		// Inputs are read and decoded one ahead of the writer, on another
 		// goroutine, so decoding and compressing overlap; the order, and so
-		// the bytes, stay the same.
-		profiles := make(chan mergeItem, 1)
+		// the bytes, stay the same. The channel holds none: two profiles
+		// at most are in memory, the one added and the one decoded next.
+		profiles := make(chan mergeItem)
 		stop := make(chan struct{})
 		defer close(stop)
 		go func() {
