@@ -118,12 +118,21 @@ func inspectFile(o *InspectOptions, name string) (*InspectResult, error) {
 		return nil, err
 	}
 	defer in.Close()
-	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name), OTLPProto: o.OTLPProto, Stream: true, Summary: inspectSummary})
+	// A bundle's profiles are summarized one by one as they are read,
+	// not all held at once.
+	var bundled []summary.Summary
+	each := func(it formats.Item) error {
+		s := summary.Of(it.Profile)
+		s.Name = it.Name
+		bundled = append(bundled, s)
+		return nil
+	}
+	src, err := formats.Read(in, formats.ReadOptions{MaxInputSize: o.MaxInputSize, Salvage: o.Salvage, Warn: warner(o.IO, name), OTLPProto: o.OTLPProto, Stream: true, Summary: inspectSummary, Each: each})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	res := &InspectResult{File: name, Format: string(src.Format), Compression: string(src.Compression), Layout: src.Layout}
+	res := &InspectResult{File: name, Format: string(src.Format), Compression: string(src.Compression), Layout: src.Layout, Profiles: bundled}
 	if len(src.Facts) > 0 {
 		res.Facts = map[string]string{}
 		for _, f := range src.Facts {

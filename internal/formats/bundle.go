@@ -26,7 +26,8 @@ func init() {
 		if err != nil {
 			return err
 		}
-		// Every profile is kept: together they are bounded by the limit.
+		// Every profile is kept (unless given to Each): together they are
+		// bounded by the limit.
 		br.LimitTotal(limit)
 		br.LimitMemory(opts.memory())
 		in.Facts = append(in.Facts, [2]string{"bundle version", fmt.Sprint(bundle.Version)}, [2]string{"profiles", fmt.Sprint(br.Len())})
@@ -39,7 +40,14 @@ func init() {
 			if err != nil {
 				return err
 			}
-			in.Items = append(in.Items, Item{Name: br.Entry(i).Name, Profile: p})
+			it := Item{Name: br.Entry(i).Name, Profile: p}
+			if opts.Each != nil && !opts.KeepOriginal {
+				if err := opts.Each(it); err != nil {
+					return err
+				}
+				continue
+			}
+			in.Items = append(in.Items, it)
 		}
 		return nil
 	})

@@ -84,6 +84,11 @@ type ReadOptions struct {
 	// (merge: the next input reuses the buffer's memory), would only pay
 	// for it.
 	Release bool
+	// Each, when set, is given the profiles of a bundle one at a time,
+	// as each is read, and they are not kept in Input.Items: a caller
+	// that looks at each once (inspect) holds one profile at a time, not
+	// all of them. Other formats' profiles are in Items as always.
+	Each func(Item) error
 	// input is the input as it is, from its first byte, when it can be
 	// read at any offset (a regular file, not compressed), for Summary.
 	input io.ReaderAt

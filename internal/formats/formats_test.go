@@ -158,3 +158,45 @@ func TestOTLPReadWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestReadEach: with Each, a bundle's profiles are handed over one at a
+// time, in order, and none is kept in Items; a file of one profile is
+// read as always.
+func TestReadEach(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/bundle/v2.ppxb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Read(bytes.NewReader(data), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Items) < 2 {
+		t.Fatalf("want a bundle of several profiles, got %d", len(all.Items))
+	}
+	var got []Item
+	each, err := Read(bytes.NewReader(data), ReadOptions{Each: func(it Item) error {
+		got = append(got, it)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(each.Items) != 0 || len(got) != len(all.Items) {
+		t.Fatalf("Each saw %d profiles and Items kept %d; want %d and 0", len(got), len(each.Items), len(all.Items))
+	}
+	for i := range got {
+		if got[i].Name != all.Items[i].Name || len(got[i].Profile.Samples) != len(all.Items[i].Profile.Samples) {
+			t.Errorf("profile %d: %q with %d samples, want %q with %d", i, got[i].Name, len(got[i].Profile.Samples), all.Items[i].Name, len(all.Items[i].Profile.Samples))
+		}
+	}
+	in := readHeap(t)
+	heap, err := os.ReadFile("../../testdata/go/heap.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Read(bytes.NewReader(heap), ReadOptions{Each: func(Item) error { t.Error("Each called for a pprof input"); return nil }})
+	if err != nil || len(one.Items) != 1 || len(one.Items[0].Profile.Samples) != len(in.Items[0].Profile.Samples) {
+		t.Fatalf("pprof with Each: %v, %+v", err, one)
+	}
+}
