@@ -362,6 +362,7 @@ type unpacker struct {
 	mapFirst                map[uint32]int32 // shared mapping -> first local mapping
 	nfunc, nloc, nls, nlink int32
 	nlines, nlabels         int
+	nstacks, nframes        int // distinct stacks counted, and their frames
 	// release: u.t is this profile's alone (ProfileLast), and each of its
 	// tables is dropped once the profile has taken what it needs from it.
 	release bool
@@ -451,26 +452,36 @@ func (u *unpacker) location(i uint32) (int32, error) {
 	return v, nil
 }
 
-// stack returns the local index of the stack that ends at shared node
-// node. Its frames are counted against the section's room (d.spend): a
-// node takes a few bytes, but the stack it ends repeats every frame of
-// the path to it, so a chain of 5,000 nodes that rows end at every step
-// would be 12.5M frames from 10 KB.
-func (u *unpacker) stack(d *dec, node uint32) (int32, error) {
-	if v := u.nodeNew[node]; v != 0 {
-		return v - 1, nil
+// count counts the stack that ends at shared node node, unless it was:
+// its frames against the section's room (d.spend), for the profile's
+// stack table to be made once at its size. A node takes a few bytes, but
+// the stack it ends repeats every frame of the path to it, so a chain of
+// 5,000 nodes that rows end at every step would be 12.5M frames from
+// 10 KB.
+func (u *unpacker) count(d *dec, node uint32) bool {
+	if u.nodeNew[node] != 0 {
+		return true
 	}
-	// The frames go straight into the profile's stacks, leaf first, as
-	// the path to the root is walked (a second time: the first counts).
+	u.nodeNew[node] = -1 // counted, not yet made
 	depth := 0
 	for n := node; n != 0; n = u.t.nodeParent[n] {
 		depth++
 		if depth > len(u.t.nodeParent) {
-			return 0, errf("stack node %d: cycle", node)
+			d.fail("stack node", "node %d: cycle", node)
+			return false
 		}
 	}
-	if !d.spend("stack frames", 4*uint64(depth)) {
-		return 0, d.err
+	u.nstacks++
+	u.nframes += depth
+	return d.spend("stack frames", 4*uint64(depth))
+}
+
+// stack returns the local index of the stack that ends at shared node
+// node (counted first). Its frames go straight into the profile's
+// stacks, leaf first, as the path to the root is walked.
+func (u *unpacker) stack(node uint32) (int32, error) {
+	if v := u.nodeNew[node]; v > 0 {
+		return v - 1, nil
 	}
 	for n := node; n != 0; n = u.t.nodeParent[n] {
 		l, err := u.location(u.t.nodeLoc[n])
@@ -659,6 +670,9 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 	p.Samples = make([]model.Sample, n)
 	nrows := len(t.rowNode)
 	fresh := int64(d.u32("first_new_row"))
+	// First each sample's row, held in its Stack meanwhile, and the
+	// frames of the distinct stacks the rows end at, so that the
+	// profile's stack table is made once, at its size.
 	var r int64
 	for i := range p.Samples {
 		if c := d.uvarint("sample.row"); c == 0 {
@@ -673,18 +687,25 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
-		vals := t.rowVals[t.rowOff[r]:t.rowOff[r+1]]
-		if len(vals) != nv {
-			d.fail("sample.row", "sample %d: row %d has %d values for %d sample types", i, r, len(vals), nv)
+		if nvals := t.rowOff[r+1] - t.rowOff[r]; int(nvals) != nv {
+			d.fail("sample.row", "sample %d: row %d has %d values for %d sample types", i, r, nvals, nv)
 			return nil, d.err
 		}
-		s, err := u.stack(d, t.rowNode[r])
+		if !u.count(d, t.rowNode[r]) {
+			return nil, d.err
+		}
+		p.Samples[i].Stack = int32(r)
+	}
+	p.Stacks.Grow(u.nstacks, u.nframes)
+	for i := range p.Samples {
+		r := p.Samples[i].Stack
+		s, err := u.stack(t.rowNode[r])
 		if err != nil {
 			return nil, err
 		}
 		// Samples of one row share its values (a slice of the shared
 		// tables, capped so that an append cannot reach the next row's).
-		v := vals[:nv:nv]
+		v := t.rowVals[t.rowOff[r]:t.rowOff[r+1]:t.rowOff[r+1]]
 		p.Samples[i] = model.Sample{Stack: s, Values: v, LabelSet: u.labelSet(t.rowLabels[r]), Link: u.link(t.rowLink[r])}
 	}
 	if u.release { // what the samples alone use
