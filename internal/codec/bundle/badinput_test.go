@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/detect"
@@ -239,5 +241,50 @@ func TestLineWithoutFunction(t *testing.T) {
 	}
 	if f := got[0].Functions[ln.Function]; f != (model.Function{}) {
 		t.Errorf("function %+v, want every field empty", f)
+	}
+}
+
+// TestStreamErrorThenBlock: a block whose frame holds more than its
+// stated raw size is streamed and fails part way (index-over.ppxb: its
+// index block states 123 bytes). The decoder it used, back in the pool,
+// must still decompress the next block read (index-after.ppxb's index, in
+// one go): it waited forever for its one block decoder, and pprofx
+// inspect of the two files hung. FuzzReader found both, in this order.
+func TestStreamErrorThenBlock(t *testing.T) {
+	var files [][]byte
+	for _, name := range []string{"testdata/index-over.ppxb", "testdata/index-after.ppxb"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, b)
+	}
+	want := []string{
+		"index block at byte 925: decompresses to more than its 123 bytes",
+		"tables block at byte 154: fse decompress returned: unexpected EOF",
+	}
+	done := make(chan error, 1)
+	go func() {
+		for range 3 {
+			for i, b := range files {
+				r, err := OpenLimit(bytes.NewReader(b), int64(len(b)), fuzzLimit(len(b)))
+				if err == nil {
+					_, err = r.Profile(0)
+				}
+				if err == nil || !strings.Contains(err.Error(), want[i]) {
+					done <- fmt.Errorf("file %d: %v, want %q", i, err, want[i])
+					return
+				}
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("reading a bundle after a block that failed part way has not ended in 30 s")
 	}
 }

@@ -203,7 +203,16 @@ func (r *Reader) block(what string, off, n, rawLen uint64, room int64) ([]byte, 
 		return nil, errf("reading %s block at byte %d: %v", what, off, err)
 	}
 	zd := decoders.Get().(*zstd.Decoder)
-	defer decoders.Put(zd)
+	streamed := false
+	defer func() {
+		if streamed {
+			// A stream left unfinished (an error) holds the decoder's one
+			// block decoder, and DecodeAll on it would wait for it
+			// forever: the next block read, of this bundle or another.
+			zd.Reset(nil)
+		}
+		decoders.Put(zd)
+	}()
 	// Fast path: a frame that states its size, and a size no larger than
 	// 16 times the compressed bytes actually read, is decompressed in one
 	// go into a buffer of exactly that size.
@@ -220,6 +229,7 @@ func (r *Reader) block(what string, off, n, rawLen uint64, room int64) ([]byte, 
 	}
 	// Otherwise stream, growing the buffer with the data actually
 	// decompressed, never by rawLen itself.
+	streamed = true
 	if err := zd.Reset(bytes.NewReader(comp)); err != nil {
 		return nil, errf("%s block at byte %d: %v", what, off, err)
 	}
