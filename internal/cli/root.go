@@ -154,6 +154,7 @@ Exit status: 0 success, 1 failure (one line per failure on stderr, as
 		formats.SetMemory(l)
 		if ios.process {
 			memlimit.Apply(l)
+			memlimit.Track()
 		}
 		return nil
 	}

@@ -343,10 +343,18 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 	if opts.Summary && in.Compression == detect.None && !opts.KeepOriginal {
 		opts.input = readerAt(r, cr.n)
 	}
+	// The run's memory target grows by the input's bound, before it is
+	// decoded when its size is known, else once it was read.
+	if known > 0 {
+		memlimit.Reserve(known)
+	}
 	if err := read(inner, in, opts); err != nil {
 		return nil, readErr(err)
 	}
 	in.Size = lr.max - lr.left
+	if known <= 0 {
+		memlimit.Reserve(in.Size)
+	}
 	if opts.Release {
 		releaseInput(in.Size)
 	}

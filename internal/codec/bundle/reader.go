@@ -198,6 +198,7 @@ func (r *Reader) block(what string, off, n, rawLen uint64, room int64) ([]byte, 
 	if rawLen > uint64(room) {
 		return nil, errf("%s block at byte %d: decompresses to %d bytes, more than the %d bytes left of the limit (--max-input-size)", what, off, rawLen, room)
 	}
+	memlimit.Reserve(int64(rawLen))
 	comp := make([]byte, n)
 	if _, err := r.r.ReadAt(comp, int64(off)); err != nil {
 		return nil, errf("reading %s block at byte %d: %v", what, off, err)

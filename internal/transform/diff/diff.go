@@ -22,6 +22,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/memlimit"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/transform/units"
 )
@@ -55,10 +56,13 @@ func Diff(base, newp *model.Profile, o Options, warn func(string)) (*model.Profi
 			}
 		}
 	}
-	if err := model.CheckAvailableNow("diff", 2*(libraryMem(base)+libraryMem(newp)),
-		"comparing the two profiles in google/pprof's library"); err != nil {
+	need := 2 * (libraryMem(base) + libraryMem(newp))
+	if err := model.CheckAvailableNow("diff", need, "comparing the two profiles in google/pprof's library"); err != nil {
 		return nil, err
 	}
+	// More than the bound of the inputs, by design: the garbage
+	// collector is not to be held to it.
+	memlimit.Expect(need)
 	pb, err := toPprof(base)
 	if err != nil {
 		return nil, fmt.Errorf("base: %v", err)

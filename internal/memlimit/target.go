@@ -1,0 +1,151 @@
+package memlimit
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// The target is the bound of the inputs a run has read so far (Bound of
+// their sizes added): what the run is meant to hold at most. Kept to it as
+// the Go runtime's soft memory limit, the garbage collector works harder
+// as the heap nears the bound, instead of letting it reach twice what is
+// live (its default pacing): that alone took a run whose live data fits
+// the bound to twice it.
+//
+// A run whose live data outgrows the target (a merge of deep stacks, whose
+// prefix tree takes more than 4 bytes a byte of input) would then have
+// the collector run without pause, up to the half of the CPU the runtime
+// lets it take. So after each collection the limit is kept a quarter
+// above what was live (the floor): past the target, the heap grows by a
+// quarter of what is live between collections, not by all of it.
+var target struct {
+	sync.Mutex
+	on      bool  // Track was called
+	bytes   int64 // the target; 0 until an input is reserved
+	floor   int64 // what was live at the last collection, and a quarter
+	set     int64 // the soft limit this file last set (0: none)
+	ceiling int64 // the soft limit in force before it first did
+}
+
+// Track makes Reserve and Expect keep the Go runtime's soft memory limit
+// to the target, for the rest of the process: the command line calls it
+// once. Without it (tests, a library user), they do nothing. GOMEMLIMIT,
+// the user's own soft limit, turns it off.
+func Track() {
+	target.Lock()
+	defer target.Unlock()
+	if target.on || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	target.on = true
+	watchGC()
+}
+
+// gcSentinel is an object the collector finds unreachable at each cycle:
+// its finalizer runs once a cycle ends (a pointer and 24 bytes, so that it
+// is not one of the tiny objects the allocator packs together).
+type gcSentinel struct {
+	_ *int
+	_ [24]byte
+}
+
+// watchGC calls afterGC after the next collection, and so on.
+func watchGC() {
+	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
+		afterGC()
+		watchGC()
+	})
+}
+
+// afterGC raises the floor to what the last collection left live, and a
+// quarter.
+func afterGC() {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	live := int64(s[0].Value.Uint64())
+	target.Lock()
+	defer target.Unlock()
+	if target.set == 0 {
+		return
+	}
+	if f := live + live/4 + floorSlack; f > target.floor {
+		target.floor = f
+		applyLocked()
+	}
+}
+
+// floorSlack is what the runtime holds besides the heap's objects
+// (stacks, its own structures), counted by the soft limit.
+const floorSlack = 16 << 20
+
+// Reserve counts an input of n decompressed bytes, about to be decoded,
+// into the target: Fixed for the first, PerByte × n for each.
+func Reserve(n int64) {
+	target.Lock()
+	defer target.Unlock()
+	if !target.on || n < 0 {
+		return
+	}
+	t := target.bytes
+	if t == 0 {
+		t = Fixed
+	}
+	if n > (math.MaxInt64-t)/PerByte {
+		t = math.MaxInt64
+	} else {
+		t += PerByte * n
+	}
+	raiseLocked(t)
+}
+
+// Expect raises the target to what the Go runtime holds now plus need,
+// for a step that counts on taking more than the bound of its inputs
+// (diff through google/pprof's library): held to the bound, the collector
+// would run without end.
+func Expect(need int64) {
+	target.Lock()
+	defer target.Unlock()
+	if !target.on || need <= 0 {
+		return
+	}
+	u := goUsed()
+	if need > math.MaxInt64-u {
+		raiseLocked(math.MaxInt64)
+		return
+	}
+	raiseLocked(u + need)
+}
+
+// raiseLocked raises the target to t and sets the soft limit.
+func raiseLocked(t int64) {
+	if t <= target.bytes {
+		return
+	}
+	target.bytes = t
+	applyLocked()
+}
+
+// applyLocked sets the soft limit to the target, or the floor when it is
+// higher, never above the limit in force before (Apply's, under a memory
+// limit) nor over one lowered since by another (a gperftools stream's).
+func applyLocked() {
+	cur := debug.SetMemoryLimit(-1)
+	switch {
+	case target.set == 0:
+		target.ceiling = cur
+	case cur != target.set:
+		target.ceiling = min(target.ceiling, cur)
+	}
+	want := min(max(target.bytes, target.floor), target.ceiling)
+	if want != cur {
+		debug.SetMemoryLimit(want)
+	}
+	target.set = want
+}

@@ -1,0 +1,111 @@
+package memlimit
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// withTarget runs f with a fresh target and the soft memory limit given,
+// and puts both back after.
+func withTarget(t *testing.T, limit int64, f func()) {
+	t.Helper()
+	t.Setenv("GOMEMLIMIT", "")
+	old := debug.SetMemoryLimit(limit)
+	defer debug.SetMemoryLimit(old)
+	target.Lock()
+	on, bytes, floor, set, ceiling := target.on, target.bytes, target.floor, target.set, target.ceiling
+	target.on, target.bytes, target.floor, target.set, target.ceiling = false, 0, 0, 0, 0
+	target.Unlock()
+	defer func() {
+		target.Lock()
+		target.on, target.bytes, target.floor, target.set, target.ceiling = on, bytes, floor, set, ceiling
+		target.Unlock()
+	}()
+	f()
+}
+
+func TestTarget(t *testing.T) {
+	const mib = 1 << 20
+	soft := func() int64 { return debug.SetMemoryLimit(-1) }
+
+	withTarget(t, math.MaxInt64, func() {
+		Reserve(100 * mib)
+		if got := soft(); got != math.MaxInt64 {
+			t.Errorf("without Track: soft limit %d, want none", got)
+		}
+		Track()
+		Reserve(100 * mib)
+		if got, want := soft(), int64(Fixed+PerByte*100*mib); got != want {
+			t.Errorf("one input of 100 MiB: soft limit %d, want %d", got, want)
+		}
+		Reserve(10 * mib)
+		if got, want := soft(), int64(Fixed+PerByte*110*mib); got != want {
+			t.Errorf("and one of 10 MiB: soft limit %d, want %d", got, want)
+		}
+		Expect(1 << 40)
+		if got := soft(); got < 1<<40 {
+			t.Errorf("after Expect(1 TiB): soft limit %d", got)
+		}
+		Reserve(math.MaxInt64 / 2)
+		if got := soft(); got != math.MaxInt64 {
+			t.Errorf("an input too large to count: soft limit %d, want none", got)
+		}
+	})
+
+	// A lower limit in force before (Apply's) stays the ceiling.
+	withTarget(t, 200*mib, func() {
+		Track()
+		Reserve(10 * mib)
+		if got, want := soft(), int64(Fixed+PerByte*10*mib); got != want {
+			t.Errorf("under a 200 MiB limit, 10 MiB: soft limit %d, want %d", got, want)
+		}
+		Reserve(100 * mib)
+		if got := soft(); got != 200*mib {
+			t.Errorf("under a 200 MiB limit, 110 MiB: soft limit %d, want the 200 MiB", got)
+		}
+	})
+
+	// One lowered since by another (a gperftools stream) is kept too.
+	withTarget(t, math.MaxInt64, func() {
+		Track()
+		Reserve(100 * mib)
+		debug.SetMemoryLimit(96 * mib)
+		Reserve(100 * mib)
+		if got := soft(); got != 96*mib {
+			t.Errorf("after another set 96 MiB: soft limit %d, want it kept", got)
+		}
+	})
+
+	// Live data past the target moves the limit to a quarter above it.
+	withTarget(t, math.MaxInt64, func() {
+		Track()
+		Reserve(1 * mib)
+		live := make([]byte, 256*mib)
+		for i := range live {
+			live[i] = 1
+		}
+		want := int64(len(live)) + int64(len(live))/4
+		deadline := time.Now().Add(10 * time.Second)
+		for soft() < want && time.Now().Before(deadline) {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := soft(); got < want || got > want+64*mib {
+			t.Errorf("with 256 MiB live: soft limit %d, want %d to 64 MiB more", got, want)
+		}
+		runtime.KeepAlive(live)
+	})
+
+	// GOMEMLIMIT, the user's, turns it off.
+	withTarget(t, math.MaxInt64, func() {
+		t.Setenv("GOMEMLIMIT", "1GiB")
+		Track()
+		Reserve(100 * mib)
+		if got := soft(); got != math.MaxInt64 {
+			t.Errorf("with GOMEMLIMIT: soft limit %d, want it untouched", got)
+		}
+	})
+}
