@@ -87,13 +87,11 @@ type label struct {
 
 func newTables() *tables {
 	return &tables{
-		pstrings:   []string{""},
-		strings:    []string{""},
-		lineOff:    []uint32{0},
-		nodeParent: []uint32{0},
-		nodeLoc:    []uint32{0},
-		labelSets:  []labelSet{{}},
-		attrSets:   [][]model.Attribute{nil},
+		pstrings:  []string{""},
+		strings:   []string{""},
+		lineOff:   []uint32{0},
+		labelSets: []labelSet{{}},
+		attrSets:  [][]model.Attribute{nil},
 	}
 }
 

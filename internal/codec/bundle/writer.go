@@ -56,16 +56,19 @@ type Writer struct {
 	// indexes the others by parent and location. Most nodes have one
 	// child (a stack 10M frames deep is a chain of 10M), which then takes
 	// no entry in the map.
-	firstKid  []uint32
-	nodeIdx   map[uint64]uint32
-	labelIdx  map[string]uint32
-	linkIdx   map[string]uint32
-	rows      rows
-	entries   []Entry
-	closed    bool
-	wroteHead bool
-	warn      func(string)
-	warned    map[string]bool
+	firstKid column
+	// The prefix tree's parents and locations while profiles are added;
+	// Close moves them into t.nodeParent and t.nodeLoc.
+	nodeParent, nodeLoc column
+	nodeIdx             map[uint64]uint32
+	labelIdx            map[string]uint32
+	linkIdx             map[string]uint32
+	rows                rows
+	entries             []Entry
+	closed              bool
+	wroteHead           bool
+	warn                func(string)
+	warned              map[string]bool
 
 	// Per-profile scratch, reused: local index -> shared index + 1 (0 = not yet).
 	strMap, funcMap, locMap, stackMap, lsMap, linkMap []uint32
@@ -107,7 +110,6 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		seed:        maphash.MakeSeed(),
 		locIdx:      map[uint64]uint32{},
 		attrIdx:     map[string]uint32{},
-		firstKid:    []uint32{0},
 		nodeIdx:     map[uint64]uint32{},
 		labelIdx:    map[string]uint32{},
 		linkIdx:     map[string]uint32{},
@@ -115,7 +117,57 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		warn:        opts.Warn,
 		warned:      map[string]bool{},
 	}
+	// Node 0, the root: the empty stack.
+	wr.nodeParent.append(0)
+	wr.nodeLoc.append(0)
+	wr.firstKid.append(0)
 	return wr
+}
+
+// column is a growing array of uint32 held in chunks of chunkLen values,
+// so that growing it never copies what it holds: a slice grown by append
+// holds its old array and one a quarter larger at once, and the three
+// arrays of a prefix tree of millions of nodes took 27 bytes a node as
+// they grew, for 12 held. The first chunk grows as a slice does, so a
+// small tree takes little.
+type column struct {
+	chunks [][]uint32
+	n      int
+}
+
+const chunkBits = 20
+
+const chunkLen = 1 << chunkBits
+
+func (c *column) len() int { return c.n }
+
+func (c *column) append(v uint32) {
+	if len(c.chunks) == 0 || len(c.chunks[len(c.chunks)-1]) == chunkLen {
+		size := chunkLen
+		if len(c.chunks) == 0 {
+			size = 64
+		}
+		c.chunks = append(c.chunks, make([]uint32, 0, size))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, v)
+	c.n++
+}
+
+func (c *column) at(i uint32) uint32 { return c.chunks[i>>chunkBits][i&(chunkLen-1)] }
+
+func (c *column) set(i, v uint32) { c.chunks[i>>chunkBits][i&(chunkLen-1)] = v }
+
+// flat returns the values in one slice, letting each chunk go once it is
+// copied, and empties c.
+func (c *column) flat() []uint32 {
+	out := make([]uint32, 0, c.n)
+	for i := range c.chunks {
+		out = append(out, c.chunks[i]...)
+		c.chunks[i] = nil
+	}
+	*c = column{}
+	return out
 }
 
 // maxWindow is the largest zstd window a bundle uses; readers refuse larger.
@@ -156,7 +208,7 @@ func (w *Writer) Add(e Entry, p *model.Profile) error {
 	if err := p.Validate(); err != nil {
 		return errf("profile %d (%s): %v", len(w.entries), e.Name, err)
 	}
-	if len(w.t.nodeParent)+p.Stacks.Len()+p.Stacks.NumFrames() >= math.MaxInt32 ||
+	if w.nodeParent.len()+p.Stacks.Len()+p.Stacks.NumFrames() >= math.MaxInt32 ||
 		len(w.t.strings)+len(p.Strings) >= math.MaxInt32 {
 		return errf("profile %d (%s): bundle tables would exceed 2^31 entries", len(w.entries), e.Name)
 	}
@@ -372,20 +424,20 @@ func (w *Writer) stack(p *model.Profile, i int32) uint32 {
 	node := uint32(0)
 	for j := p.Stacks.StackLen(int(i)) - 1; j >= 0; j-- {
 		loc := w.location(p, p.Stacks.Frame(int(i), j))
-		first := w.firstKid[node]
-		if first != 0 && w.t.nodeLoc[first-1] == loc {
+		first := w.firstKid.at(node)
+		if first != 0 && w.nodeLoc.at(first-1) == loc {
 			node = first - 1
 			continue
 		}
 		k := uint64(node)<<32 | uint64(loc)
 		next, ok := w.nodeIdx[k]
 		if !ok {
-			next = uint32(len(w.t.nodeParent))
-			w.t.nodeParent = append(w.t.nodeParent, node)
-			w.t.nodeLoc = append(w.t.nodeLoc, loc)
-			w.firstKid = append(w.firstKid, 0)
+			next = uint32(w.nodeParent.len())
+			w.nodeParent.append(node)
+			w.nodeLoc.append(loc)
+			w.firstKid.append(0)
 			if first == 0 {
-				w.firstKid[node] = next + 1
+				w.firstKid.set(node, next+1)
 			} else {
 				w.nodeIdx[k] = next
 			}
@@ -782,7 +834,10 @@ func (w *Writer) Close() error {
 func (w *Writer) dropIndexes() {
 	w.strIdx, w.pstrIdx, w.hdrIdx, w.locIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil, nil, nil
 	w.locChain, w.lineBuf = nil, nil
-	w.mapIdx, w.funcIdx, w.nodeIdx, w.firstKid = nil, nil, nil, nil
+	w.mapIdx, w.funcIdx, w.nodeIdx, w.firstKid = nil, nil, nil, column{}
+	// The tree, in the arrays Close orders: each column's chunks are let
+	// go as they are copied.
+	w.t.nodeParent, w.t.nodeLoc = w.nodeParent.flat(), w.nodeLoc.flat()
 	w.rows.latest = nil
 	w.strMap, w.funcMap, w.locMap, w.stackMap, w.lsMap, w.linkMap, w.key = nil, nil, nil, nil, nil, nil, nil
 	w.raw, w.hdr = enc{}, enc{}
