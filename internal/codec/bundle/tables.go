@@ -40,7 +40,10 @@ type tables struct {
 	// kids[kidOff[n+1]:kidOff[n+2]], in location order; location i is
 	// written as locNew[i]; writeNodes sets nodeNew[n], node n's index in
 	// the bundle.
-	kidOff, kids, locNew, nodeNew []uint32
+	kidOff, kids, locNew []uint32
+	// The writer's prefix tree, which canonical takes instead of
+	// nodeParent and nodeLoc; nodeNew reuses treeParent's chunks.
+	treeParent, treeLoc, nodeNew *column
 
 	// Sample rows: row i has stack node rowNode[i], label set rowLabels[i],
 	// link rowLink[i] (index+1, 0 for none) and values
@@ -167,10 +170,11 @@ func (t *tables) canonical() *tables {
 	// kids[kidOff[n+1]:kidOff[n+2]]. The preorder they give is found as
 	// the nodes are written (writeNodes); the parents are not needed
 	// after this, and their array becomes nodeNew.
-	nn := len(t.nodeParent)
+	parent, loc := t.treeParent, t.treeLoc
+	nn := parent.len()
 	x.kidOff = make([]uint32, nn+2)
 	for i := 1; i < nn; i++ {
-		x.kidOff[t.nodeParent[i]+1]++
+		x.kidOff[parent.at(uint32(i))+1]++
 	}
 	for i := 1; i <= nn; i++ {
 		x.kidOff[i] += x.kidOff[i-1]
@@ -179,7 +183,7 @@ func (t *tables) canonical() *tables {
 	// node down leaves it where they start, each list in node order.
 	x.kids = make([]uint32, nn)
 	for i := nn - 1; i >= 1; i-- {
-		p := t.nodeParent[i]
+		p := parent.at(uint32(i))
 		x.kidOff[p+1]--
 		x.kids[x.kidOff[p+1]] = uint32(i)
 	}
@@ -187,12 +191,12 @@ func (t *tables) canonical() *tables {
 	for i := 0; i < nn; i++ {
 		ks := x.kids[x.kidOff[i+1]:x.kidOff[i+2]]
 		if len(ks) > 1 {
-			slices.SortFunc(ks, func(a, b uint32) int { return cmp.Compare(locNew[t.nodeLoc[a]], locNew[t.nodeLoc[b]]) })
+			slices.SortFunc(ks, func(a, b uint32) int { return cmp.Compare(locNew[loc.at(a)], locNew[loc.at(b)]) })
 		}
 	}
 	x.locNew = locNew
-	x.nodeNew, x.nodeParent = t.nodeParent, nil
-	t.nodeParent = nil
+	x.nodeNew, x.treeParent = parent, nil
+	t.treeParent = nil
 	return &x
 }
 
@@ -372,7 +376,7 @@ func (t *tables) writeNodes(e *enc) {
 		for j := len(ks) - 1; j >= 0; j-- {
 			prev := uint32(0)
 			if j > 0 {
-				prev = t.locNew[t.nodeLoc[ks[j-1]]] + 1
+				prev = t.locNew[t.treeLoc.at(ks[j-1])] + 1
 			}
 			stack = append(stack, visit{ks[j], prev})
 		}
@@ -383,7 +387,7 @@ func (t *tables) writeNodes(e *enc) {
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = push(stack[:len(stack)-1], v.node)
-		t.nodeNew[v.node] = next
+		t.nodeNew.set(v.node, next)
 		next++
 		e.u32(t.kidOff[v.node+2] - t.kidOff[v.node+1])
 	}
@@ -392,7 +396,7 @@ func (t *tables) writeNodes(e *enc) {
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = push(stack[:len(stack)-1], v.node)
-		l := t.locNew[t.nodeLoc[v.node]]
+		l := t.locNew[t.treeLoc.at(v.node)]
 		if v.prev == 0 {
 			e.uvarint(uint64(l))
 		} else {

@@ -57,8 +57,8 @@ type Writer struct {
 	// child (a stack 10M frames deep is a chain of 10M), which then takes
 	// no entry in the map.
 	firstKid column
-	// The prefix tree's parents and locations while profiles are added;
-	// Close moves them into t.nodeParent and t.nodeLoc.
+	// The prefix tree's parents and locations (canonical orders them in
+	// place of t.nodeParent and t.nodeLoc, which the reader fills).
 	nodeParent, nodeLoc column
 	nodeIdx             map[uint64]uint32
 	labelIdx            map[string]uint32
@@ -129,7 +129,8 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 // holds its old array and one a quarter larger at once, and the three
 // arrays of a prefix tree of millions of nodes took 27 bytes a node as
 // they grew, for 12 held. The first chunk grows as a slice does, so a
-// small tree takes little.
+// small tree takes little. Close orders the tree from the columns as
+// they are.
 type column struct {
 	chunks [][]uint32
 	n      int
@@ -157,18 +158,6 @@ func (c *column) append(v uint32) {
 func (c *column) at(i uint32) uint32 { return c.chunks[i>>chunkBits][i&(chunkLen-1)] }
 
 func (c *column) set(i, v uint32) { c.chunks[i>>chunkBits][i&(chunkLen-1)] = v }
-
-// flat returns the values in one slice, letting each chunk go once it is
-// copied, and empties c.
-func (c *column) flat() []uint32 {
-	out := make([]uint32, 0, c.n)
-	for i := range c.chunks {
-		out = append(out, c.chunks[i]...)
-		c.chunks[i] = nil
-	}
-	*c = column{}
-	return out
-}
 
 // maxWindow is the largest zstd window a bundle uses; readers refuse larger.
 const maxWindow = 1 << 23
@@ -835,9 +824,7 @@ func (w *Writer) dropIndexes() {
 	w.strIdx, w.pstrIdx, w.hdrIdx, w.locIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil, nil, nil
 	w.locChain, w.lineBuf = nil, nil
 	w.mapIdx, w.funcIdx, w.nodeIdx, w.firstKid = nil, nil, nil, column{}
-	// The tree, in the arrays Close orders: each column's chunks are let
-	// go as they are copied.
-	w.t.nodeParent, w.t.nodeLoc = w.nodeParent.flat(), w.nodeLoc.flat()
+	w.t.treeParent, w.t.treeLoc = &w.nodeParent, &w.nodeLoc
 	w.rows.latest = nil
 	w.strMap, w.funcMap, w.locMap, w.stackMap, w.lsMap, w.linkMap, w.key = nil, nil, nil, nil, nil, nil, nil
 	w.raw, w.hdr = enc{}, enc{}
@@ -847,13 +834,13 @@ func (w *Writer) dropIndexes() {
 // for rows without a base, the stack node (renumbered by nodeNew) as a delta
 // from the previous such row's, label set, link and value count; then the
 // values, value slot by value slot.
-func (rs *rows) encode(e *enc, nodeNew []uint32) {
+func (rs *rows) encode(e *enc, nodeNew *column) {
 	e.uvarint(uint64(rs.n))
 	e.b = append(e.b, rs.base.b...)
 	var prev uint32
 	for _, n := range rs.node {
-		e.uvarint(zigzag(int64(nodeNew[n]) - int64(prev)))
-		prev = nodeNew[n]
+		e.uvarint(zigzag(int64(nodeNew.at(n)) - int64(prev)))
+		prev = nodeNew.at(n)
 	}
 	for _, c := range []*enc{&rs.labelSet, &rs.link, &rs.count} {
 		e.b = append(e.b, c.b...)
