@@ -24,7 +24,8 @@ type EncodeOptions struct {
 // Encode writes p as a pprof profile.proto, gzipped unless opts.Raw.
 // Ids are the model's indices plus one. Every table entry is written,
 // referenced or not. The output is a function of p alone: the same
-// profile gives the same bytes.
+// profile gives the same bytes. The encoding reaches w in pieces of about
+// 1 MiB (see pieces), never whole in memory.
 func Encode(w io.Writer, p *model.Profile, opts EncodeOptions) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("pprof: %v", err)
@@ -32,19 +33,83 @@ func Encode(w io.Writer, p *model.Profile, opts EncodeOptions) error {
 	if m := Unrepresentable(p); m != "" && opts.Warn != nil {
 		opts.Warn(m)
 	}
-	buf := AppendRaw(make([]byte, 0, estimateSize(p)), p)
-	if opts.Raw {
-		_, err := w.Write(buf)
-		return err
+	pc := newPieces(w, opts.Raw, estimateSize(p))
+	pc.buf = appendHead(pc.buf, p)
+	var err error
+	pc.buf, err = appendSamples(pc.buf, p, pc.next)
+	if err == nil {
+		pc.buf = appendTail(pc.buf, p)
 	}
-	zw, err := newGzip(w, len(buf))
-	if err != nil {
-		return err
+	return pc.close(err)
+}
+
+// pieces writes an encoding to w as it is made: raw, in pieces of about
+// chunk bytes; gzipped, by the compressor Encode chooses for the
+// encoding's size (newGzip), which is known once the encoding reached
+// ParallelGzipFrom or ended, and then in pieces of chunk bytes. The bytes
+// are those of the whole encoding written at once: pgzip cuts its input
+// into blocks by their size alone.
+type pieces struct {
+	w, out  io.Writer
+	zw      io.WriteCloser
+	buf     []byte
+	flushAt int
+}
+
+const chunk = 1 << 20
+
+// newPieces returns pieces to w for an encoding of about size bytes. The
+// buffer starts at that size, or at what is written before a flush: a
+// profile of a few kilobytes does not take megabytes it never writes
+// (whose allocation alone would start a garbage collection), and a large
+// one is not copied into larger buffers as it is written.
+func newPieces(w io.Writer, raw bool, size int) *pieces {
+	pc := &pieces{w: w, flushAt: chunk}
+	if raw {
+		pc.out = w
+	} else {
+		pc.flushAt = ParallelGzipFrom
 	}
-	if _, err := zw.Write(buf); err != nil {
-		return err
+	pc.buf = make([]byte, 0, min(pc.flushAt+pc.flushAt/4, size))
+	return pc
+}
+
+// next is called with the buffer after each piece of the encoding that
+// is appended to it: it writes the buffer out once it holds enough.
+func (pc *pieces) next(b []byte) ([]byte, error) {
+	pc.buf = b
+	if len(b) < pc.flushAt {
+		return b, nil
 	}
-	return zw.Close()
+	err := pc.flush()
+	return pc.buf, err
+}
+
+func (pc *pieces) flush() error {
+	if pc.out == nil {
+		zw, err := newGzip(pc.w, len(pc.buf))
+		if err != nil {
+			return err
+		}
+		pc.zw, pc.out, pc.flushAt = zw, zw, chunk
+	}
+	_, err := pc.out.Write(pc.buf)
+	pc.buf = pc.buf[:0]
+	return err
+}
+
+// close writes what is left, after an encoding that ended with err, and
+// ends the gzip stream.
+func (pc *pieces) close(err error) error {
+	if err == nil {
+		err = pc.flush()
+	}
+	if pc.zw != nil {
+		if cerr := pc.zw.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // Unrepresentable names, in one message, what p holds that profile.proto
@@ -255,6 +320,14 @@ func appendValueType(b []byte, num protowire.Number, vt model.ValueType) []byte 
 // Unrepresentable).
 func AppendRaw(b []byte, p *model.Profile) []byte {
 	b = appendHead(b, p)
+	b, _ = appendSamples(b, p, nil)
+	return appendTail(b, p)
+}
+
+// appendSamples appends p's samples to b. next, when not nil, is given b
+// after each sample and returns what to go on with (the buffer emptied
+// once written out).
+func appendSamples(b []byte, p *model.Profile, next func([]byte) ([]byte, error)) ([]byte, error) {
 	// The packed location ids of a stack that samples share are encoded
 	// once and copied; those of a stack of one sample are encoded in
 	// place (the only copy of a stack of millions of frames is then the
@@ -292,8 +365,14 @@ func AppendRaw(b []byte, p *model.Profile) []byte {
 		} else {
 			b = appendStackSample(b, &p.Stacks, int(s.Stack), s.Values, labels)
 		}
+		if next != nil {
+			var err error
+			if b, err = next(b); err != nil {
+				return b, err
+			}
+		}
 	}
-	return appendTail(b, p)
+	return b, nil
 }
 
 // appendHead appends what comes before the samples: the sample types.

@@ -28,37 +28,8 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 	if m := Unrepresentable(p); m != "" && opts.Warn != nil {
 		opts.Warn(m)
 	}
-	// Raw output goes out in pieces of chunk bytes. Gzipped output waits
-	// until it is known whether the encoding reaches ParallelGzipFrom,
-	// which chooses the compressor as Encode does.
-	const chunk = 1 << 20
-	var out io.Writer
-	var zw io.WriteCloser
-	if opts.Raw {
-		out = w
-	}
-	flushAt := chunk
-	if !opts.Raw {
-		flushAt = ParallelGzipFrom
-	}
-	// The buffer starts at the tables' size and 64 KiB of samples, and
-	// grows by append up to flushAt: a profile of a few kilobytes does not
-	// take megabytes it never writes (whose allocation alone would start a
-	// garbage collection), and one whose tables are large (symbolized, with
-	// inline frames) is not copied into larger buffers as they are written.
-	buf := appendHead(make([]byte, 0, min(flushAt+flushAt/4, tablesSize(p)+64<<10)), p)
-	flush := func() error {
-		if out == nil {
-			var err error
-			if zw, err = newGzip(w, len(buf)); err != nil {
-				return err
-			}
-			out, flushAt = zw, chunk
-		}
-		_, err := out.Write(buf)
-		buf = buf[:0]
-		return err
-	}
+	pc := newPieces(w, opts.Raw, tablesSize(p)+64<<10)
+	pc.buf = appendHead(pc.buf, p)
 	var ids []byte
 	nloc := len(p.Locations)
 	err := samples(func(stack []int32, packed []byte, values []int64) error {
@@ -71,20 +42,12 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 			ids = appendPackedIDs(ids[:0], stack)
 			packed = ids
 		}
-		buf = appendSample(buf, packed, values, nil)
-		if len(buf) >= flushAt {
-			return flush()
-		}
-		return nil
+		var err error
+		pc.buf, err = pc.next(appendSample(pc.buf, packed, values, nil))
+		return err
 	})
 	if err == nil {
-		buf = appendTail(buf, p)
-		err = flush()
+		pc.buf = appendTail(pc.buf, p)
 	}
-	if zw != nil {
-		if cerr := zw.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return err
+	return pc.close(err)
 }
