@@ -38,7 +38,7 @@ func Encode(w io.Writer, p *model.Profile, opts EncodeOptions) error {
 	var err error
 	pc.buf, err = appendSamples(pc.buf, p, pc.next)
 	if err == nil {
-		pc.buf = appendTail(pc.buf, p)
+		pc.buf, err = appendTail(pc.buf, p, pc.next)
 	}
 	return pc.close(err)
 }
@@ -321,7 +321,8 @@ func appendValueType(b []byte, num protowire.Number, vt model.ValueType) []byte 
 func AppendRaw(b []byte, p *model.Profile) []byte {
 	b = appendHead(b, p)
 	b, _ = appendSamples(b, p, nil)
-	return appendTail(b, p)
+	b, _ = appendTail(b, p, nil)
+	return b
 }
 
 // appendSamples appends p's samples to b. next, when not nil, is given b
@@ -445,7 +446,15 @@ func appendValuesLabels(b []byte, values []int64, labels []model.Label) []byte {
 
 // appendTail appends what comes after the samples: the tables and the
 // profile-level fields.
-func appendTail(b []byte, p *model.Profile) []byte {
+func appendTail(b []byte, p *model.Profile, next func([]byte) ([]byte, error)) ([]byte, error) {
+	// A table of millions of entries goes out as it is written.
+	var err error
+	step := func() bool {
+		if next != nil && err == nil {
+			b, err = next(b)
+		}
+		return err == nil
+	}
 	// Function id of lines with no function; 0: none has been seen.
 	noFunc := uint64(0)
 	if hasLineWithoutFunction(p) {
@@ -464,6 +473,9 @@ func appendTail(b []byte, p *model.Profile) []byte {
 			b = appendBoolField(b, 9, m.HasLineNumbers)
 			return appendBoolField(b, 10, m.HasInlineFrames)
 		})
+		if !step() {
+			return b, err
+		}
 	}
 	for i := range p.Locations {
 		l := &p.Locations[i]
@@ -486,6 +498,9 @@ func appendTail(b []byte, p *model.Profile) []byte {
 			}
 			return appendBoolField(b, 5, l.IsFolded)
 		})
+		if !step() {
+			return b, err
+		}
 	}
 	for i, f := range p.Functions {
 		b = appendMessage(b, fFunction, func(b []byte) []byte {
@@ -495,6 +510,9 @@ func appendTail(b []byte, p *model.Profile) []byte {
 			b = appendVarintField(b, 4, uint64(f.Filename))
 			return appendVarintField(b, 5, uint64(f.StartLine))
 		})
+		if !step() {
+			return b, err
+		}
 	}
 	if noFunc != 0 {
 		b = appendMessage(b, fFunction, func(b []byte) []byte { return appendVarintField(b, 1, noFunc) })
@@ -502,6 +520,9 @@ func appendTail(b []byte, p *model.Profile) []byte {
 	for _, s := range p.Strings {
 		b = protowire.AppendTag(b, fStringTable, protowire.BytesType)
 		b = protowire.AppendString(b, s)
+		if !step() {
+			return b, err
+		}
 	}
 	b = appendVarintField(b, fDropFrames, uint64(p.DropFrames))
 	b = appendVarintField(b, fKeepFrames, uint64(p.KeepFrames))
@@ -520,5 +541,5 @@ func appendTail(b []byte, p *model.Profile) []byte {
 		})
 	}
 	b = appendVarintField(b, fDefaultSampleType, uint64(p.DefaultSampleType))
-	return appendVarintField(b, fDocURL, uint64(p.DocURL))
+	return appendVarintField(b, fDocURL, uint64(p.DocURL)), nil
 }

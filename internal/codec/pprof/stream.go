@@ -47,7 +47,7 @@ func EncodeStream(w io.Writer, p *model.Profile, samples Samples, opts EncodeOpt
 		return err
 	})
 	if err == nil {
-		pc.buf = appendTail(pc.buf, p)
+		pc.buf, err = appendTail(pc.buf, p, pc.next)
 	}
 	return pc.close(err)
 }
