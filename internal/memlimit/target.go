@@ -32,7 +32,7 @@ var target struct {
 	noFloor bool  // the floor is off (BenchmarkPastTheBound compares)
 }
 
-// Track makes Reserve and Expect keep the Go runtime's soft memory limit
+// Track makes Reserve keep the Go runtime's soft memory limit
 // to the target, for the rest of the process: the command line calls it
 // once. Without it (tests, a library user), they do nothing. GOMEMLIMIT,
 // the user's own soft limit, turns it off.
@@ -104,24 +104,6 @@ func Reserve(n int64) {
 		t += PerByte * n
 	}
 	raiseLocked(t)
-}
-
-// Expect raises the target to what the Go runtime holds now plus need,
-// for a step that counts on taking more than the bound of its inputs
-// (diff through google/pprof's library): held to the bound, the collector
-// would run without end.
-func Expect(need int64) {
-	target.Lock()
-	defer target.Unlock()
-	if !target.on || need <= 0 {
-		return
-	}
-	u := goUsed()
-	if need > math.MaxInt64-u {
-		raiseLocked(math.MaxInt64)
-		return
-	}
-	raiseLocked(u + need)
 }
 
 // raiseLocked raises the target to t and sets the soft limit.

@@ -138,3 +138,15 @@ func TestHeldToTheLimit(t *testing.T) {
 		t.Fatalf("under 256 MiB: %v", err)
 	}
 }
+
+// A profile without sample types (a crafted file of one sample) has none
+// in common with anything, and the error says so.
+func TestNoSampleTypes(t *testing.T) {
+	p := model.New()
+	p.Locations = []model.Location{{Mapping: model.NoMapping}}
+	p.Samples = []model.Sample{{Stack: p.Stacks.Add([]int32{0}), Link: model.NoLink}}
+	_, err := diff.Diff(p, p, diff.Options{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "(base: none; new: none)") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,55 @@
+package diff_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
+	"github.com/pprofx/pprofx/internal/transform/diff"
+)
+
+// A comparison holds its two inputs and what it makes of them within
+// what the bound lets grow with its inputs, 16 MiB + 4 times their bytes:
+// the result is made once, at its size, not grown by copies, and nothing
+// is held a frame or a sample beyond it. (Through google/pprof's
+// library, a pointer and a location id a frame and a string key a
+// sample, the same comparison allocates more than ten times as much.)
+func TestMemory(t *testing.T) {
+	var buf bytes.Buffer
+	if err := synth.Pprof(20000, 2000, 60, 120, 20000).WriteUncompressed(&buf); err != nil {
+		t.Fatal(err)
+	}
+	raw := buf.Bytes()
+	var inputs uint64
+	read := func() *model.Profile {
+		var p *model.Profile
+		inputs += memcheck.Of(func() {
+			var err error
+			if p, err = pprof.DecodeRaw(raw); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return p
+	}
+	base, newp := read(), read()
+	for _, o := range []diff.Options{{}, {Subtract: true}} {
+		used := memcheck.Of(func() {
+			if _, err := diff.Diff(base, newp, o, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+		lib := memcheck.Of(func() {
+			if _, err := libraryDiff(base, newp, o); err != nil {
+				t.Fatal(err)
+			}
+		})
+		bound := 16<<20 + 4*2*uint64(len(raw))
+		t.Logf("%+v: inputs %d KiB decompressed, their models %d KiB, Diff %d KiB (the library: %d KiB)", o, 2*len(raw)>>10, inputs>>10, used>>10, lib>>10)
+		if inputs+used > bound {
+			t.Errorf("%+v: the inputs' models and Diff allocated %d bytes, more than 16 MiB + 4 x the inputs' %d", o, inputs+used, 2*len(raw))
+		}
+	}
+}
