@@ -35,6 +35,16 @@ type Profile struct {
 	LabelSets []LabelSet // distinct label sets; LabelSets[0] is empty
 	Links     []Link     // trace/span links referenced by samples
 
+	// LocationAttributes are the locations' OpenTelemetry attributes that
+	// no field of Location holds, in the order read: profile.frame.type
+	// of the semantic conventions, and a producer's own. Entry i is
+	// location i's; locations past its end have none, and it is nil in a
+	// profile without any (see LocationAttrs, SetLocationAttrs).
+	// Locations with equal attributes may share one slice: code that
+	// changes them gives the location a new slice, never writes into the
+	// one it has.
+	LocationAttributes [][]Attribute
+
 	// Samples in input order; duplicates are kept.
 	Samples []Sample
 
@@ -96,21 +106,16 @@ type Function struct {
 }
 
 // Location is one program counter and what it symbolizes to. (Its fields
-// are ordered so that it takes 64 bytes, not 72: a profile may hold
-// millions.)
+// are ordered so that it takes 40 bytes: a profile may hold millions.
+// Its OpenTelemetry attributes are in Profile.LocationAttributes, which
+// most profiles do not need.)
 type Location struct {
 	Address uint64
 	// Lines in inline order: Lines[0] is the innermost inlined function,
 	// the last line is the caller the others were inlined into.
-	Lines []Line
-	// Attributes are the location's OpenTelemetry attributes that no field
-	// below holds, in the order read: profile.frame.type of the semantic
-	// conventions, and a producer's own. Locations with equal attributes
-	// may share one slice: code that changes them gives the location a new
-	// slice, never writes into the one it has.
-	Attributes []Attribute
-	Mapping    int32 // index into Mappings, or NoMapping
-	IsFolded   bool
+	Lines    []Line
+	Mapping  int32 // index into Mappings, or NoMapping
+	IsFolded bool
 }
 
 // Line is a source position in a function.
@@ -227,6 +232,31 @@ func (p *Profile) String(i int32) string {
 	return p.Strings[i]
 }
 
+// LocationAttrs returns the attributes of location i (nil for none).
+func (p *Profile) LocationAttrs(i int) []Attribute {
+	if i < 0 || i >= len(p.LocationAttributes) {
+		return nil
+	}
+	return p.LocationAttributes[i]
+}
+
+// SetLocationAttrs sets the attributes of location i, making room for
+// them only when there are some.
+func (p *Profile) SetLocationAttrs(i int, as []Attribute) {
+	if i >= len(p.LocationAttributes) {
+		if len(as) == 0 {
+			return
+		}
+		if i >= cap(p.LocationAttributes) {
+			grown := make([][]Attribute, len(p.LocationAttributes), max(i+1, len(p.Locations), 2*cap(p.LocationAttributes)))
+			copy(grown, p.LocationAttributes)
+			p.LocationAttributes = grown
+		}
+		p.LocationAttributes = p.LocationAttributes[:i+1]
+	}
+	p.LocationAttributes[i] = as
+}
+
 // New returns an empty profile with its reserved entries in place.
 func New() *Profile {
 	return &Profile{
@@ -259,7 +289,11 @@ func (p *Profile) MemSize() int64 {
 		n += int64(len(p.Mappings[i].Attributes)) * attr
 	}
 	for i := range p.Locations {
-		n += int64(len(p.Locations[i].Lines))*line + int64(len(p.Locations[i].Attributes))*attr
+		n += int64(len(p.Locations[i].Lines)) * line
+	}
+	n += int64(len(p.LocationAttributes)) * int64(unsafe.Sizeof([]Attribute{}))
+	for _, as := range p.LocationAttributes {
+		n += int64(len(as)) * attr
 	}
 	n += int64(p.Stacks.NumFrames())*int64(FrameBytes(len(p.Locations))) + int64(p.Stacks.Len()+1)*4
 	n += int64(len(p.Samples)) * sample

@@ -16,7 +16,7 @@ func TestTableEntrySizes(t *testing.T) {
 		name      string
 		got, want uintptr
 	}{
-		{"Location", unsafe.Sizeof(Location{}), 64},
+		{"Location", unsafe.Sizeof(Location{}), 40},
 		{"Function", unsafe.Sizeof(Function{}), 24},
 		{"Line", unsafe.Sizeof(Line{}), 24},
 	} {
@@ -147,5 +147,30 @@ func TestLabelSetWithAttributes(t *testing.T) {
 	}
 	if b.LabelSetWith(nil, nil) != 0 {
 		t.Error("no labels and no attributes is not set 0")
+	}
+}
+
+// Location attributes take room only once a location has some, and are
+// found by the location's index whether or not the table reaches it.
+func TestLocationAttrs(t *testing.T) {
+	p := small()
+	if p.LocationAttributes != nil || p.LocationAttrs(1) != nil {
+		t.Fatal("a profile without location attributes has a table of them")
+	}
+	p.SetLocationAttrs(0, nil)
+	if p.LocationAttributes != nil {
+		t.Fatal("setting no attributes made a table")
+	}
+	as := []Attribute{{Key: "profile.frame.type", Value: Value{Kind: KindString, Str: "native"}}}
+	p.SetLocationAttrs(1, as)
+	if len(p.LocationAttributes) != 2 || p.LocationAttrs(0) != nil || len(p.LocationAttrs(1)) != 1 || p.LocationAttrs(2) != nil {
+		t.Fatalf("after setting location 1: %+v", p.LocationAttributes)
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p.LocationAttributes = append(p.LocationAttributes, as)
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "3 entries for 2 locations") {
+		t.Fatalf("a table longer than the locations: %v", err)
 	}
 }

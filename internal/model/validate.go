@@ -86,6 +86,9 @@ func (v *validator) mappingsAndFunctions() error {
 func (v *validator) locations() error {
 	p := v.p
 	nf := len(p.Functions)
+	if len(p.LocationAttributes) > len(p.Locations) {
+		return fmt.Errorf("location attributes: %d entries for %d locations", len(p.LocationAttributes), len(p.Locations))
+	}
 	for i, l := range p.Locations {
 		if l.Mapping != NoMapping && (l.Mapping < 0 || int(l.Mapping) >= len(p.Mappings)) {
 			return fmt.Errorf("location[%d].mapping: index %d out of range (%d mappings)", i, l.Mapping, len(p.Mappings))

@@ -56,14 +56,14 @@ func handBuilt(variant int) *model.Profile {
 	p.Locations = []model.Location{
 		{Address: 0x401000, Mapping: 0, Lines: []model.Line{{Function: 0, Line: 12, Column: 3}}},
 		{Address: 0x402000, Mapping: 0, Lines: []model.Line{{Function: 2, Line: 5, Column: 9}, {Function: 1, Line: 25}}},
-		{Address: 0x7f1234, Mapping: 1, Lines: []model.Line{{Function: 3}}, IsFolded: true,
-			Attributes: []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}},
-				{Key: "attr.weight", Value: model.Value{Kind: model.KindDouble, Double: 0.5}, Unit: "1"}}},
+		{Address: 0x7f1234, Mapping: 1, Lines: []model.Line{{Function: 3}}, IsFolded: true},
 		{Address: 0xdeadbeef, Mapping: model.NoMapping},                                          // unmapped, no lines
 		{Address: 0x401000, Mapping: 0, Lines: []model.Line{{Function: 0, Line: 12, Column: 3}}}, // duplicate of 0
-		{Address: 0x555, Mapping: 3},                                                             // uses the duplicate mapping
-		{Address: 0x999, Mapping: 0},                                                             // unreferenced
+		{Address: 0x555, Mapping: 3}, // uses the duplicate mapping
+		{Address: 0x999, Mapping: 0}, // unreferenced
 	}
+	p.SetLocationAttrs(2, []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}},
+		{Key: "attr.weight", Value: model.Value{Kind: model.KindDouble, Double: 0.5}, Unit: "1"}})
 	p.Links = []model.Link{
 		{TraceID: bytes.Repeat([]byte{1}, 16), SpanID: bytes.Repeat([]byte{2}, 8)},
 		{TraceID: bytes.Repeat([]byte{3}, 16), SpanID: bytes.Repeat([]byte{4}, 8)},

@@ -580,7 +580,8 @@ func (u *unpacker) build() {
 				continue
 			}
 			l := &t.locations[i]
-			loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded, Attributes: t.attrSets[l.attrs]}
+			loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded}
+			p.SetLocationAttrs(int(v-1), t.attrSets[l.attrs])
 			if l.mapping != 0 {
 				loc.Mapping = u.mapFirst[l.mapping-1]
 			}

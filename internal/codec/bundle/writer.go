@@ -352,7 +352,7 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 		return v - 1
 	}
 	l := &p.Locations[i]
-	sl := location{address: l.Address, folded: l.IsFolded, attrs: w.attrSet(l.Attributes)}
+	sl := location{address: l.Address, folded: l.IsFolded, attrs: w.attrSet(p.LocationAttrs(int(i)))}
 	if l.Mapping != model.NoMapping {
 		sl.mapping = w.mapping(p, &p.Mappings[l.Mapping]) + 1
 	}

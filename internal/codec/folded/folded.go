@@ -102,8 +102,9 @@ var jfrSuffixes = map[string]string{
 // location whose frame type JFR recorded: the lines inlined into the
 // physical frame "_[i]", the physical frame (the last line) that of its
 // type. A location without that attribute (every input but JFR) has none.
-func FrameSuffix(loc *model.Location, k int) string {
-	for _, a := range loc.Attributes {
+func FrameSuffix(p *model.Profile, li int32, k int) string {
+	loc := &p.Locations[li]
+	for _, a := range p.LocationAttrs(int(li)) {
 		if a.Key != AttrJFRFrameType || a.Value.Kind != model.KindString {
 			continue
 		}

@@ -216,32 +216,39 @@ func TestDetect(t *testing.T) {
 // async-profiler's suffixes (lines inlined into it "_[i]"); any other
 // location, even one with the semantic conventions' frame type, none.
 func TestFrameSuffix(t *testing.T) {
-	jfrLoc := func(typ string, lines int) *model.Location {
-		return &model.Location{Lines: make([]model.Line, lines), Attributes: []model.Attribute{
-			{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "jvm"}},
-			{Key: folded.AttrJFRFrameType, Value: model.Value{Kind: model.KindString, Str: typ}},
-		}}
+	frameType := model.Attribute{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "jvm"}}
+	jfrLoc := func(typ string, lines int) (model.Location, []model.Attribute) {
+		return model.Location{Lines: make([]model.Line, lines)}, []model.Attribute{
+			frameType, {Key: folded.AttrJFRFrameType, Value: model.Value{Kind: model.KindString, Str: typ}}}
 	}
+	type loc struct {
+		l     model.Location
+		attrs []model.Attribute
+	}
+	at := func(l model.Location, as []model.Attribute) loc { return loc{l, as} }
 	cases := []struct {
-		loc  *model.Location
+		loc  loc
 		k    int
 		want string
 	}{
-		{jfrLoc("JIT compiled", 3), 0, "_[i]"},
-		{jfrLoc("JIT compiled", 3), 1, "_[i]"},
-		{jfrLoc("JIT compiled", 3), 2, "_[j]"},
-		{jfrLoc("Interpreted", 1), 0, "_[0]"},
-		{jfrLoc("C1 compiled", 1), 0, "_[1]"},
-		{jfrLoc("Kernel", 1), 0, "_[k]"},
-		{jfrLoc("Native", 1), 0, ""},
-		{jfrLoc("C++", 1), 0, ""},
-		{jfrLoc("Inlined", 1), 0, "_[i]"},
-		{&model.Location{Lines: make([]model.Line, 1), Attributes: []model.Attribute{
-			{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "kernel"}}}}, 0, ""},
-		{&model.Location{Lines: make([]model.Line, 2)}, 0, ""},
+		{at(jfrLoc("JIT compiled", 3)), 0, "_[i]"},
+		{at(jfrLoc("JIT compiled", 3)), 1, "_[i]"},
+		{at(jfrLoc("JIT compiled", 3)), 2, "_[j]"},
+		{at(jfrLoc("Interpreted", 1)), 0, "_[0]"},
+		{at(jfrLoc("C1 compiled", 1)), 0, "_[1]"},
+		{at(jfrLoc("Kernel", 1)), 0, "_[k]"},
+		{at(jfrLoc("Native", 1)), 0, ""},
+		{at(jfrLoc("C++", 1)), 0, ""},
+		{at(jfrLoc("Inlined", 1)), 0, "_[i]"},
+		{at(model.Location{Lines: make([]model.Line, 1)}, []model.Attribute{
+			{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "kernel"}}}), 0, ""},
+		{at(model.Location{Lines: make([]model.Line, 2)}, nil), 0, ""},
 	}
 	for i, c := range cases {
-		if got := folded.FrameSuffix(c.loc, c.k); got != c.want {
+		p := model.New()
+		p.Locations = []model.Location{{}, c.loc.l}
+		p.SetLocationAttrs(1, c.loc.attrs)
+		if got := folded.FrameSuffix(p, 1, c.k); got != c.want {
 			t.Errorf("case %d: FrameSuffix(line %d) = %q, want %q", i, c.k, got, c.want)
 		}
 	}

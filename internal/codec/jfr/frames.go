@@ -225,7 +225,8 @@ func (d *decoder) location(cc *chunkCache, frames []frame) int32 {
 		}
 		pr := d.b.P
 		l = int32(len(pr.Locations))
-		pr.Locations = append(pr.Locations, model.Location{Mapping: model.NoMapping, Lines: lines, Attributes: d.locationAttrs(last, frames)})
+		pr.Locations = append(pr.Locations, model.Location{Mapping: model.NoMapping, Lines: lines})
+		pr.SetLocationAttrs(int(l), d.locationAttrs(last, frames))
 		d.locs[string(key)] = l
 	}
 	switch {

@@ -202,7 +202,7 @@ func modelKey(p *model.Profile, s model.Sample) string {
 		loc := p.Locations[l]
 		var typ string
 		var bcis []model.Value
-		for _, a := range loc.Attributes {
+		for _, a := range p.LocationAttrs(int(l)) {
 			switch a.Key {
 			case AttrJFRFrameType:
 				typ = a.Value.Str

@@ -149,8 +149,8 @@ func TestTypedSampleAttributes(t *testing.T) {
 	for _, a := range p.Mappings[0].Attributes {
 		units[a.Key] = a.Unit
 	}
-	for _, l := range p.Locations {
-		for _, a := range l.Attributes {
+	for _, as := range p.LocationAttributes {
+		for _, a := range as {
 			units[a.Key] = a.Unit
 		}
 	}

@@ -101,6 +101,7 @@ func compact(t *model.Profile, profs []*pb.Profile, mappings []int32) (*model.Pr
 		}
 		lm[i] = int32(len(p.Locations))
 		p.Locations = append(p.Locations, l)
+		p.SetLocationAttrs(int(lm[i]), t.LocationAttrs(i))
 	}
 	sm := make([]int32, nst)
 	var buf []int32

@@ -301,6 +301,7 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 		if len(lines) > first {
 			ml.Lines = lines[first:len(lines):len(lines)]
 		}
+		var as []model.Attribute
 		for _, a := range l.AttributeIndices {
 			if a == 0 {
 				continue
@@ -310,8 +311,9 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 				ml.IsFolded = at.value.Bool
 				continue
 			}
-			ml.Attributes = append(ml.Attributes, model.Attribute{Key: at.key, Value: at.value, Unit: at.unit})
+			as = append(as, model.Attribute{Key: at.key, Value: at.value, Unit: at.unit})
 		}
+		p.SetLocationAttrs(i-1, as)
 	}
 	st := dd.GetStackTable()
 	frames := 0

@@ -132,8 +132,8 @@ func (e *encoder) attributeKeys(cs []cand) []cand {
 		for i := range p.Mappings {
 			keys(p.Mappings[i].Attributes)
 		}
-		for i := range p.Locations {
-			keys(p.Locations[i].Attributes)
+		for _, as := range p.LocationAttributes {
+			keys(as)
 		}
 		for i := range p.LabelSets {
 			keys(p.LabelSets[i].Attributes)
@@ -360,7 +360,7 @@ func (e *encoder) locationKey(mapping int32, r ref) []byte {
 	} else {
 		k = append(k, 0)
 	}
-	k = appendAttrsKey(k, l.Attributes)
+	k = appendAttrsKey(k, p.LocationAttrs(int(r.i)))
 	for _, ln := range l.Lines {
 		k = binary.AppendVarint(k, ln.Line)
 		k = binary.AppendVarint(k, ln.Column)
@@ -603,7 +603,7 @@ func (e *encoder) layoutAttributes() {
 		if l.IsFolded {
 			as = append(as, e.attrTrue(AttrIsFolded))
 		}
-		for _, a := range l.Attributes {
+		for _, a := range e.ps[r.p].LocationAttrs(int(r.i)) {
 			if a.Key == AttrIsFolded {
 				e.warn("otlp: location attributes named pprof.location.is_folded (which the location's own field writes) were dropped")
 				continue

@@ -52,8 +52,8 @@ func TestEBPFV19(t *testing.T) {
 				keys[p.String(l.Key)] = true
 			}
 		}
-		for _, l := range p.Locations {
-			for _, a := range l.Attributes {
+		for _, as := range p.LocationAttributes {
+			for _, a := range as {
 				if a.Key == "profile.frame.type" {
 					frameTypes++
 				}

@@ -101,7 +101,7 @@ func TestThreadKeys(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			want := threadPprof(t, c.labels, c.nums)
 			if c.locAttr {
-				want.Locations[0].Attributes = []model.Attribute{{Key: "thread.name", Value: model.Value{Kind: model.KindString, Str: "not a label"}}}
+				want.SetLocationAttrs(0, []model.Attribute{{Key: "thread.name", Value: model.Value{Kind: model.KindString, Str: "not a label"}}})
 			}
 			var warned []string
 			warn := func(s string) { warned = append(warned, s) }

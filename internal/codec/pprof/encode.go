@@ -184,8 +184,8 @@ func Unrepresentable(p *model.Profile) string {
 func attrKeys(p *model.Profile, locations bool) string {
 	seen := map[string]bool{}
 	if locations {
-		for i := range p.Locations {
-			for _, a := range p.Locations[i].Attributes {
+		for _, as := range p.LocationAttributes {
+			for _, a := range as {
 				seen[a.Key] = true
 			}
 		}

@@ -179,8 +179,8 @@ func TestWarnsAboutWhatPprofCannotHold(t *testing.T) {
 	p.Samples[1].Timestamps = []uint64{1}
 	p.Resource.Attributes = []model.Attribute{{Key: "service.name", Value: model.Value{Kind: model.KindString, Str: "x"}}}
 	frame := model.Attribute{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}}
-	p.Locations[0].Attributes = []model.Attribute{frame}
-	p.Locations[1].Attributes = []model.Attribute{frame}
+	p.SetLocationAttrs(0, []model.Attribute{frame})
+	p.SetLocationAttrs(1, []model.Attribute{frame})
 	p.Mappings[0].Attributes = []model.Attribute{{Key: "process.executable.build_id.htlhash", Value: model.Value{Kind: model.KindString, Str: "ab"}}}
 	if err := Encode(&bytes.Buffer{}, p, EncodeOptions{Warn: warn}); err != nil {
 		t.Fatal(err)

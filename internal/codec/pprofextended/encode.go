@@ -200,8 +200,8 @@ func (e *encoder) warnUnwritten(ps []*model.Profile) {
 		for i := range p.Mappings {
 			mapping = mapping || len(p.Mappings[i].Attributes) > 0
 		}
-		for i := range p.Locations {
-			location = location || len(p.Locations[i].Attributes) > 0
+		for _, as := range p.LocationAttributes {
+			location = location || len(as) > 0
 		}
 		for _, a := range p.Attributes {
 			unit = unit || a.Unit != ""

@@ -15,10 +15,11 @@ func TestKeepsWhatPprofLacks(t *testing.T) {
 	p.SampleTypes = []model.ValueType{{Type: b.String("cpu"), Unit: b.String("nanoseconds"), AggregationTemporality: 1}}
 	p.Functions = []model.Function{{Name: b.String("main.hot")}, {Name: b.String("runtime.mcall")}, {Name: b.String("main.cold")}}
 	p.Locations = []model.Location{
-		{Mapping: model.NoMapping, Lines: []model.Line{{Function: 0}}, Attributes: []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "go"}}}},
+		{Mapping: model.NoMapping, Lines: []model.Line{{Function: 0}}},
 		{Mapping: model.NoMapping, Lines: []model.Line{{Function: 1}}},
 		{Mapping: model.NoMapping, Lines: []model.Line{{Function: 2}}},
 	}
+	p.SetLocationAttrs(0, []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "go"}}})
 	p.Links = []model.Link{{TraceID: make([]byte, 16), SpanID: make([]byte, 8)}}
 	p.Attributes = []model.Attribute{{Key: "k", Value: model.Value{Kind: model.KindInt, Int: 7}}}
 	p.Resource.Attributes = []model.Attribute{{Key: "service.name", Value: model.Value{Kind: model.KindString, Str: "api"}}}
@@ -48,7 +49,7 @@ func TestKeepsWhatPprofLacks(t *testing.T) {
 	if st := p.Stacks.Append(nil, int(s.Stack)); len(st) != 1 || st[0] != 0 {
 		t.Errorf("stack %v, want [0] (runtime.mcall hidden)", st)
 	}
-	if len(p.Locations[0].Attributes) != 1 || len(p.Attributes) != 1 || len(p.Resource.Attributes) != 1 || p.SampleTypes[0].AggregationTemporality != 1 {
+	if len(p.LocationAttrs(0)) != 1 || len(p.Attributes) != 1 || len(p.Resource.Attributes) != 1 || p.SampleTypes[0].AggregationTemporality != 1 {
 		t.Errorf("profile lost OpenTelemetry fields")
 	}
 }

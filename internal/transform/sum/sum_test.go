@@ -37,8 +37,8 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 	p.Samples[0].Link = int32(len(p.Links) - 1)
 	p.Samples[1].Timestamps = []uint64{uint64(p.TimeNanos) + 1000}
 	li := p.Stacks.Append(nil, int(p.Samples[2].Stack))[0]
-	p.Locations[li].Attributes = append(p.Locations[li].Attributes, model.Attribute{Key: "profile.frame.type",
-		Value: model.Value{Kind: model.KindString, Str: "go"}})
+	p.SetLocationAttrs(int(li), append(p.LocationAttrs(int(li)), model.Attribute{Key: "profile.frame.type",
+		Value: model.Value{Kind: model.KindString, Str: "go"}}))
 	var warned []string
 	got, err := sum.Sum([]sum.Input{{Name: "a", Profile: p}, {Name: "b", Profile: p}}, func(s string) { warned = append(warned, s) })
 	if err != nil {
@@ -69,7 +69,7 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 					st += ":" + q.String(q.Functions[ln.Function].Name)
 				}
 			}
-			for _, a := range loc.Attributes {
+			for _, a := range q.LocationAttrs(int(li)) {
 				st += "@" + a.Key + "=" + a.Value.Str
 			}
 		}
@@ -98,8 +98,8 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 		}
 		want[k] = v
 	}
-	for _, loc := range p.Locations {
-		attrs += len(loc.Attributes)
+	for _, as := range p.LocationAttributes {
+		attrs += len(as)
 	}
 	if stamped == 0 || linked == 0 || attrs == 0 {
 		t.Fatalf("the fixture has %d samples with timestamps, %d with links, %d location attributes: it tests nothing", stamped, linked, attrs)

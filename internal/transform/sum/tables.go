@@ -178,7 +178,8 @@ func (s *summer) location(p *model.Profile, li int32) int32 {
 	}
 	out := s.b.P
 	loc := model.Location{Address: uint64(int64(src.Address) + mi.offset), Mapping: mi.m, IsFolded: src.IsFolded,
-		Lines: make([]model.Line, len(src.Lines)), Attributes: cloneAttrs(src.Attributes)}
+		Lines: make([]model.Line, len(src.Lines))}
+	attrs := p.LocationAttrs(int(li))
 	for i, ln := range src.Lines {
 		f := int32(model.NoFunction)
 		if ln.Function != model.NoFunction {
@@ -202,8 +203,8 @@ func (s *summer) location(p *model.Profile, li int32) int32 {
 		k = binary.AppendVarint(k, ln.Line)
 		k = binary.AppendVarint(k, ln.Column)
 	}
-	if len(loc.Attributes) > 0 {
-		k = fmt.Appendf(k, "%v", loc.Attributes)
+	if len(attrs) > 0 {
+		k = fmt.Appendf(k, "%v", attrs)
 	}
 	if i, ok := s.locations[string(k)]; ok {
 		s.locIdx[li] = i
@@ -211,6 +212,7 @@ func (s *summer) location(p *model.Profile, li int32) int32 {
 	}
 	i := int32(len(out.Locations))
 	out.Locations = append(out.Locations, loc)
+	out.SetLocationAttrs(int(i), cloneAttrs(attrs))
 	s.locations[string(k)] = i
 	s.locIdx[li] = i
 	return i

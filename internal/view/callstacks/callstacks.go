@@ -31,7 +31,7 @@ type Options struct {
 	FuncName func(name, systemName string) string
 	// Suffix, when set, returns what is appended to the name of line k
 	// (innermost first) of a location (async-profiler's frame types).
-	Suffix func(loc *model.Location, k int) string
+	Suffix func(p *model.Profile, loc int32, k int) string
 }
 
 // Set is a profile's stacks of frame names, aggregated.
@@ -297,7 +297,7 @@ func FrameNames(p *model.Profile, li int32, lines bool) []string {
 	return frameNames(p, li, lines, nil, nil)
 }
 
-func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, string) string, suffix func(*model.Location, int) string) []string {
+func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, string) string, suffix func(*model.Profile, int32, int) string) []string {
 	loc := &p.Locations[li]
 	var out []string
 	for k, ln := range loc.Lines {
@@ -328,7 +328,7 @@ func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, st
 			}
 		}
 		if suffix != nil {
-			name += suffix(loc, k)
+			name += suffix(p, li, k)
 		}
 		out = append(out, name)
 	}

@@ -150,7 +150,7 @@ func modelSums(p *model.Profile) (sums, map[string]int) {
 		for _, li := range p.Stacks.Append(nil, int(s.Stack)) {
 			l := &p.Locations[li]
 			ft := ""
-			for _, a := range l.Attributes {
+			for _, a := range p.LocationAttrs(int(li)) {
 				if a.Key == "profile.frame.type" {
 					ft = a.Value.Str
 				}
