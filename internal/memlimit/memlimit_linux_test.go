@@ -57,3 +57,11 @@ func TestCgroupMaxOf(t *testing.T) {
 		t.Errorf("root without memory.max: got %d", got)
 	}
 }
+
+// The program's pages resident from its file are found (the test binary
+// has some: its code runs).
+func TestProgramPages(t *testing.T) {
+	if n := programPages(); n <= 0 || n > 1<<30 {
+		t.Errorf("program pages: %d bytes", n)
+	}
+}

@@ -82,6 +82,11 @@ func afterGC() {
 	}
 }
 
+// programPages is what the process holds resident that the Go runtime
+// does not count: the pages of the program mapped from its file (RssFile;
+// about 11 MiB once a command has run, 0 where it is not known).
+var programPages = func() int64 { return procStatus("RssFile:") }
+
 // floorSlack is what the runtime holds besides the heap's objects
 // (stacks, its own structures), counted by the soft limit.
 const floorSlack = 16 << 20
@@ -118,6 +123,9 @@ func raiseLocked(t int64) {
 // applyLocked sets the soft limit to the target, or the floor when it is
 // higher, never above the limit in force before (Apply's, under a memory
 // limit) nor over one lowered since by another (a gperftools stream's).
+// The target bounds the whole process; the soft limit counts the memory
+// of the Go runtime only, so the program's own pages, resident from its
+// file (programPages), are taken off it.
 func applyLocked() {
 	cur := debug.SetMemoryLimit(-1)
 	switch {
@@ -126,7 +134,7 @@ func applyLocked() {
 	case cur != target.set:
 		target.ceiling = min(target.ceiling, cur)
 	}
-	want := min(max(target.bytes, target.floor), target.ceiling)
+	want := min(max(target.bytes-programPages(), target.floor), target.ceiling)
 	if want != cur {
 		debug.SetMemoryLimit(want)
 	}

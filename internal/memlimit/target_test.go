@@ -18,10 +18,13 @@ func withTarget(t *testing.T, limit int64, f func()) {
 	target.Lock()
 	on, bytes, floor, set, ceiling := target.on, target.bytes, target.floor, target.set, target.ceiling
 	target.on, target.bytes, target.floor, target.set, target.ceiling = false, 0, 0, 0, 0
+	pages := programPages
+	programPages = func() int64 { return 0 }
 	target.Unlock()
 	defer func() {
 		target.Lock()
 		target.on, target.bytes, target.floor, target.set, target.ceiling = on, bytes, floor, set, ceiling
+		programPages = pages
 		target.Unlock()
 	}()
 	f()
@@ -102,6 +105,20 @@ func TestTarget(t *testing.T) {
 		Reserve(100 * mib)
 		if got := soft(); got != math.MaxInt64 {
 			t.Errorf("with GOMEMLIMIT: soft limit %d, want it untouched", got)
+		}
+	})
+}
+
+// The target bounds the process; the soft limit, which counts the Go
+// runtime's memory only, is the target less the program's resident pages.
+func TestTargetLessProgramPages(t *testing.T) {
+	const mib = 1 << 20
+	withTarget(t, math.MaxInt64, func() {
+		programPages = func() int64 { return 11 * mib }
+		Track()
+		Reserve(100 * mib)
+		if got, want := debug.SetMemoryLimit(-1), int64(Fixed+PerByte*100*mib-11*mib); got != want {
+			t.Errorf("soft limit %d, want %d (the target less 11 MiB of program pages)", got, want)
 		}
 	})
 }
