@@ -38,9 +38,6 @@ func libraryDiff(base, newp *model.Profile, o diff.Options) (*model.Profile, err
 	}
 	pb.Scale(-1)
 	ps := []*profile.Profile{pn, pb}
-	if !libraryShares(ps) {
-		return nil, &diff.NoCommonTypeError{}
-	}
 	if err := profile.CompatibilizeSampleTypes(ps); err != nil {
 		return nil, err
 	}
@@ -74,24 +71,6 @@ func toLibrary(p *model.Profile) (*profile.Profile, error) {
 		return nil, err
 	}
 	return profile.ParseUncompressed(pprof.AppendRaw(nil, p))
-}
-
-// libraryShares: some sample type of ps[0] is in every profile.
-func libraryShares(ps []*profile.Profile) bool {
-	for _, st := range ps[0].SampleType {
-		all := true
-		for _, p := range ps[1:] {
-			found := false
-			for _, t := range p.SampleType {
-				found = found || t.Type == st.Type
-			}
-			all = all && found
-		}
-		if all {
-			return true
-		}
-	}
-	return false
 }
 
 // libraryScale is pprof's measurement.ScaleProfiles for profiles whose

@@ -103,8 +103,7 @@ type merger struct {
 	funcIdx    map[function]int32
 	locs       []location
 	lines      []model.Line
-	locIdx     map[uint64]int32 // by hash, the first of a chain
-	locNext    []int32
+	locIdx     chains // locations by a hash of pprof's key
 
 	stacks stackTable
 
@@ -144,17 +143,15 @@ func newMerger(nTypes int, ps []*side) *merger {
 		funcIdx:    map[function]int32{},
 		locs:       make([]location, 0, locs),
 		lines:      make([]model.Line, 0, lines),
-		locIdx:     make(map[uint64]int32, locs),
-		locNext:    make([]int32, 0, locs),
+		locIdx:     newChains(locs),
 		labelIdx:   map[string]int32{},
 		samples:    make([]sample, 0, samples),
 		sampleIdx:  make(map[uint64]int32, samples),
 		vals:       make([]int64, 0, samples*nTypes),
 	}
-	m.stacks.init(seed)
+	m.stacks.init(seed, stacks)
 	m.stacks.st.Fit(locs)
 	m.stacks.st.Grow(stacks, frames)
-	m.stacks.next = make([]int32, 0, stacks)
 	return m
 }
 
@@ -289,22 +286,14 @@ func (m *merger) location(p *model.Profile, mm *memo, i int32) int32 {
 	}
 	m.key = k
 	h := maphash.Bytes(m.seed, k)
-	first, ok := m.locIdx[h]
-	for r := first; ok && r >= 0; r = m.locNext[r] {
-		if m.sameLocation(&m.locs[r], &l) {
-			m.lines = m.lines[:l.off]
-			mm.locs[i] = r
-			return r
-		}
-	}
-	r := int32(len(m.locs))
-	m.locs = append(m.locs, l)
-	if ok {
-		m.locNext = append(m.locNext, first)
+	r := m.locIdx.find(h, func(r int32) bool { return m.sameLocation(&m.locs[r], &l) })
+	if r >= 0 {
+		m.lines = m.lines[:l.off]
 	} else {
-		m.locNext = append(m.locNext, -1)
+		r = int32(len(m.locs))
+		m.locs = append(m.locs, l)
+		m.locIdx.add(h, r)
 	}
-	m.locIdx[h] = r
 	mm.locs[i] = r
 	return r
 }
@@ -333,17 +322,50 @@ func (m *merger) stack(p *model.Profile, mm *memo, i int) int32 {
 	return m.stacks.add(f)
 }
 
-// stackTable is a table of distinct stacks.
-type stackTable struct {
-	st   model.Stacks
-	seed maphash.Seed
-	idx  map[uint64]int32 // by hash, the last of a chain
+// chains finds the entries of a table by a hash of their content: idx
+// holds the last entry of each hash, next the one added before it of the
+// same hash (-1: none).
+type chains struct {
+	idx  map[uint64]int32
 	next []int32
-	key  []byte
 }
 
-func (t *stackTable) init(seed maphash.Seed) {
-	t.seed, t.idx = seed, map[uint64]int32{}
+func newChains(n int) chains {
+	return chains{idx: make(map[uint64]int32, n), next: make([]int32, 0, n)}
+}
+
+// find returns the entry of hash h that same says is the one looked for,
+// or -1.
+func (c *chains) find(h uint64, same func(int32) bool) int32 {
+	r, ok := c.idx[h]
+	for ; ok && r >= 0; r = c.next[r] {
+		if same(r) {
+			return r
+		}
+	}
+	return -1
+}
+
+// add adds entry r, the next of the table, of hash h.
+func (c *chains) add(h uint64, r int32) {
+	first, ok := c.idx[h]
+	if !ok {
+		first = -1
+	}
+	c.next = append(c.next, first)
+	c.idx[h] = r
+}
+
+// stackTable is a table of distinct stacks.
+type stackTable struct {
+	st     model.Stacks
+	seed   maphash.Seed
+	chains chains
+	key    []byte
+}
+
+func (t *stackTable) init(seed maphash.Seed, n int) {
+	t.seed, t.chains = seed, newChains(n)
 }
 
 // add returns the index of the stack of these frames, adding it when the
@@ -355,19 +377,11 @@ func (t *stackTable) add(frames []int32) int32 {
 	}
 	t.key = k
 	h := maphash.Bytes(t.seed, k)
-	first, ok := t.idx[h]
-	for r := first; ok && r >= 0; r = t.next[r] {
-		if t.st.Equal(int(r), frames) {
-			return r
-		}
+	if r := t.chains.find(h, func(r int32) bool { return t.st.Equal(int(r), frames) }); r >= 0 {
+		return r
 	}
 	r := t.st.Add(frames)
-	if ok {
-		t.next = append(t.next, first)
-	} else {
-		t.next = append(t.next, -1)
-	}
-	t.idx[h] = r
+	t.chains.add(h, r)
 	return r
 }
 
@@ -508,7 +522,7 @@ func (m *merger) compact() bool {
 		maps = append(maps, m.mappings[0])
 	}
 	var st stackTable
-	st.init(m.seed)
+	st.init(m.seed, len(m.samples))
 	for i := range m.samples {
 		s := &m.samples[i]
 		f := m.frames[:0]
@@ -548,6 +562,6 @@ func (m *merger) compact() bool {
 
 // done drops what only adding samples needs.
 func (m *merger) done() {
-	m.mappingIdx, m.funcIdx, m.locIdx, m.locNext, m.labelIdx, m.sampleIdx = nil, nil, nil, nil, nil, nil
-	m.stacks.idx, m.stacks.next = nil, nil
+	m.mappingIdx, m.funcIdx, m.locIdx, m.labelIdx, m.sampleIdx = nil, nil, chains{}, nil, nil
+	m.stacks.chains = chains{}
 }

@@ -91,7 +91,7 @@ func (m *merger) prune(dropFrames, keepFrames string) error {
 		return nil
 	}
 	var out stackTable
-	out.init(m.seed)
+	out.init(m.seed, len(m.samples))
 	for i := range m.samples {
 		s := int(m.samples[i].stack)
 		f := m.frames[:0]
