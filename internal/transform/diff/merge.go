@@ -217,16 +217,24 @@ func (m *merger) mapping(p *model.Profile, mm *memo, i int32) int32 {
 		flags: [4]bool{src.HasFunctions, src.HasFilenames, src.HasLineNumbers, src.HasInlineFrames},
 	}
 	k := keyOf(&nm)
-	r, ok := m.mappingIdx[k]
-	if ok {
+	r, found := intern(m.mappingIdx, &m.mappings, k, nm)
+	if found {
 		mm.offsets[i] = int64(m.mappings[r].start) - int64(src.Start)
-	} else {
-		r = int32(len(m.mappings))
-		m.mappings = append(m.mappings, nm)
-		m.mappingIdx[k] = r
 	}
 	mm.mappings[i] = r
 	return r
+}
+
+// intern returns the index in tab of the entry of key k, adding v as it
+// when there is none; found says whether there was.
+func intern[K comparable, V any](idx map[K]int32, tab *[]V, k K, v V) (r int32, found bool) {
+	if r, ok := idx[k]; ok {
+		return r, true
+	}
+	r = int32(len(*tab))
+	*tab = append(*tab, v)
+	idx[k] = r
+	return r, false
 }
 
 // function returns the result's function for function i of p; a line
@@ -245,12 +253,7 @@ func (m *merger) function(p *model.Profile, mm *memo, i int32) int32 {
 		src := &p.Functions[i]
 		f = function{src.StartLine, p.String(src.Name), p.String(src.SystemName), p.String(src.Filename)}
 	}
-	r, ok := m.funcIdx[f]
-	if !ok {
-		r = int32(len(m.funcs))
-		m.funcs = append(m.funcs, f)
-		m.funcIdx[f] = r
-	}
+	r, _ := intern(m.funcIdx, &m.funcs, f, f)
 	mm.funcs[slot] = r
 	return r
 }
