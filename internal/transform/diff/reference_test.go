@@ -104,7 +104,8 @@ func TestMatchesLibrary(t *testing.T) {
 // Profiles made at random from a few of each kind of thing, so that
 // pprof's keys meet: equal locations, mappings of one binary at other
 // addresses, lines without a function, labels of every kind, frames to
-// drop, values that cancel, sample types in other units and orders.
+// drop, values that cancel, sample types in other units and orders,
+// equal strings at other indices.
 func TestMatchesLibraryRandom(t *testing.T) {
 	n := 3000
 	if testing.Short() {
@@ -140,7 +141,17 @@ var (
 func randomProfile(r *rand.Rand) *model.Profile {
 	b := model.NewBuilder()
 	p := b.P
-	pick := func(s []string) int32 { return b.String(s[r.IntN(len(s))]) }
+	// A string is now and then stored again at an index of its own (as
+	// a pprof file may hold it, "" included): pprof's keys see strings,
+	// not indices.
+	pick := func(s []string) int32 {
+		v := s[r.IntN(len(s))]
+		if r.IntN(6) == 0 {
+			p.Strings = append(p.Strings, v)
+			return int32(len(p.Strings) - 1)
+		}
+		return b.String(v)
+	}
 	for range r.IntN(4) {
 		start := uint64(r.IntN(3)) * 0x10000
 		p.Mappings = append(p.Mappings, model.Mapping{Start: start, Limit: start + uint64(1+r.IntN(2))*0x1000 + uint64(r.IntN(2)),
