@@ -120,7 +120,8 @@ type merger struct {
 	key    []byte  // scratch
 }
 
-// newMerger returns a merger sized for the larger of the inputs: two
+// newMerger returns a merger sized for the larger of the inputs, and for
+// the samples of both (BASE's are labelled apart from NEW's): two
 // profiles compared are mostly alike, and growing by copies would hold
 // each table twice.
 func newMerger(nTypes int, ps []*side) *merger {
@@ -133,7 +134,7 @@ func newMerger(nTypes int, ps []*side) *merger {
 		}
 		locs, lines = max(locs, len(p.Locations)), max(lines, n)
 		stacks, frames = max(stacks, p.Stacks.Len()), max(frames, p.Stacks.NumFrames())
-		samples = max(samples, len(s.samples))
+		samples += len(s.samples)
 	}
 	seed := maphash.MakeSeed()
 	m := &merger{
