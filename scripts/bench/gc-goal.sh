@@ -9,7 +9,7 @@
 # settings interleaved.
 #
 #   scripts/bench/gc-goal.sh
-#   RUNS=3 ONLY=diff scripts/bench/gc-goal.sh
+#   RUNS=3 ONLY='diff*' scripts/bench/gc-goal.sh
 #
 # Wall times depend on the machine's load: run nothing else meanwhile.
 set -euo pipefail
