@@ -1,10 +1,8 @@
 package bundle
 
 import (
-	"cmp"
 	"encoding/binary"
 	"math"
-	"slices"
 	"sort"
 	"unsafe"
 
@@ -36,14 +34,13 @@ type tables struct {
 	attrSets [][]model.Attribute
 	version  uint32 // the format version read (headers are read later)
 
-	// Set by canonical, for writing: the children of node n are
-	// kids[kidOff[n+1]:kidOff[n+2]], in location order; location i is
-	// written as locNew[i]; writeNodes sets nodeNew[n], node n's index in
-	// the bundle.
-	kidOff, kids, locNew []uint32
-	// The writer's prefix tree, which canonical takes instead of
-	// nodeParent and nodeLoc; nodeNew reuses treeParent's chunks.
-	treeParent, treeLoc, nodeNew *column
+	// For writing: the writer's prefix tree (taken instead of nodeParent
+	// and nodeLoc, which the reader fills); canonical sets locNew, where
+	// location i is written, and order, the tree's children in the order
+	// written.
+	tree   *prefixTree
+	locNew []uint32
+	order  *treeOrder
 
 	// Sample rows: row i has stack node rowNode[i], label set rowLabels[i],
 	// link rowLink[i] (index+1, 0 for none) and values
@@ -102,7 +99,7 @@ func newTables() *tables {
 // first use by mappings, functions and labels (so a function's strings
 // mostly follow the previous function's); locations by mapping and address;
 // stack nodes in preorder, each node's children in location order (the
-// order is made as writeNodes writes them, which sets nodeNew). Mappings,
+// preorder is made as writeNodes writes the nodes). Mappings,
 // functions, label sets, links and sample rows keep their indices, since
 // sections reference them (and rows are already encoded, except their
 // nodes). It takes t's tables over: t is not to be used after.
@@ -166,37 +163,10 @@ func (t *tables) canonical() *tables {
 	}
 	t.locations, t.lines, t.lineOff = nil, nil, nil
 
-	// Stack nodes: each node's children, in location order, as
-	// kids[kidOff[n+1]:kidOff[n+2]]. The preorder they give is found as
-	// the nodes are written (writeNodes); the parents are not needed
-	// after this, and their array becomes nodeNew.
-	parent, loc := t.treeParent, t.treeLoc
-	nn := parent.len()
-	x.kidOff = make([]uint32, nn+2)
-	for i := 1; i < nn; i++ {
-		x.kidOff[parent.at(uint32(i))+1]++
-	}
-	for i := 1; i <= nn; i++ {
-		x.kidOff[i] += x.kidOff[i-1]
-	}
-	// kidOff[p+1] is now where p's children end; filling from the last
-	// node down leaves it where they start, each list in node order.
-	x.kids = make([]uint32, nn)
-	for i := nn - 1; i >= 1; i-- {
-		p := parent.at(uint32(i))
-		x.kidOff[p+1]--
-		x.kids[x.kidOff[p+1]] = uint32(i)
-	}
-	x.kidOff[nn+1] = uint32(nn - 1)
-	for i := 0; i < nn; i++ {
-		ks := x.kids[x.kidOff[i+1]:x.kidOff[i+2]]
-		if len(ks) > 1 {
-			slices.SortFunc(ks, func(a, b uint32) int { return cmp.Compare(locNew[loc.at(a)], locNew[loc.at(b)]) })
-		}
-	}
+	// Stack nodes: each node's children in location order.
 	x.locNew = locNew
-	x.nodeNew, x.treeParent = parent, nil
-	t.treeParent = nil
+	x.order = t.tree.order(locNew)
+	t.tree = nil
 	return &x
 }
 
@@ -363,20 +333,20 @@ func (t *tables) encode(e *enc) {
 // writeNodes writes the stack nodes in preorder, each node's children in
 // location order: the number of children of every node, root included;
 // then each node's location, as is for a first child, else as the
-// distance from its previous sibling's minus one. It numbers the nodes as
-// written, in nodeNew, which held their parents (canonical).
+// distance from its previous sibling's minus one. It notes the index each
+// node a row ends at is written as (treeOrder.numbered).
 func (t *tables) writeNodes(e *enc) {
-	nn := len(t.kids)
-	e.uvarint(uint64(nn - 1))
+	o := t.order
+	e.uvarint(uint64(o.tree.len() - 1))
 	// Preorder, with the last child pushed first; each entry is a node
 	// and its previous sibling's location + 1 (0 for a first child).
 	type visit struct{ node, prev uint32 }
 	push := func(stack []visit, n uint32) []visit {
-		ks := t.kids[t.kidOff[n+1]:t.kidOff[n+2]]
+		ks := o.children(n)
 		for j := len(ks) - 1; j >= 0; j-- {
 			prev := uint32(0)
 			if j > 0 {
-				prev = t.locNew[t.treeLoc.at(ks[j-1])] + 1
+				prev = t.locNew[o.tree.loc.at(ks[j-1])] + 1
 			}
 			stack = append(stack, visit{ks[j], prev})
 		}
@@ -387,16 +357,16 @@ func (t *tables) writeNodes(e *enc) {
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = push(stack[:len(stack)-1], v.node)
-		t.nodeNew.set(v.node, next)
+		o.numbered(v.node, next)
 		next++
-		e.u32(t.kidOff[v.node+2] - t.kidOff[v.node+1])
+		e.u32(uint32(len(o.children(v.node))))
 	}
 	// The locations, in the same order.
 	stack = push(stack, 0)
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = push(stack[:len(stack)-1], v.node)
-		l := t.locNew[t.treeLoc.at(v.node)]
+		l := t.locNew[o.tree.loc.at(v.node)]
 		if v.prev == 0 {
 			e.uvarint(uint64(l))
 		} else {

@@ -52,23 +52,16 @@ type Writer struct {
 	locIdx   map[uint64]uint32
 	locChain []uint32
 	attrIdx  map[string]uint32 // encoded attribute set -> index in attrSets
-	// firstKid[n] is node n's first child + 1 (0: none yet); nodeIdx
-	// indexes the others by parent and location. Most nodes have one
-	// child (a stack 10M frames deep is a chain of 10M), which then takes
-	// no entry in the map.
-	firstKid column
-	// The prefix tree's parents and locations (canonical orders them in
-	// place of t.nodeParent and t.nodeLoc, which the reader fills).
-	nodeParent, nodeLoc column
-	nodeIdx             map[uint64]uint32
-	labelIdx            map[string]uint32
-	linkIdx             map[string]uint32
-	rows                rows
-	entries             []Entry
-	closed              bool
-	wroteHead           bool
-	warn                func(string)
-	warned              map[string]bool
+	// The prefix tree of stacks.
+	tree      *prefixTree
+	labelIdx  map[string]uint32
+	linkIdx   map[string]uint32
+	rows      rows
+	entries   []Entry
+	closed    bool
+	wroteHead bool
+	warn      func(string)
+	warned    map[string]bool
 
 	// Per-profile scratch, reused: local index -> shared index + 1 (0 = not yet).
 	strMap, funcMap, locMap, stackMap, lsMap, linkMap []uint32
@@ -110,17 +103,13 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		seed:        maphash.MakeSeed(),
 		locIdx:      map[uint64]uint32{},
 		attrIdx:     map[string]uint32{},
-		nodeIdx:     map[uint64]uint32{},
+		tree:        newPrefixTree(),
 		labelIdx:    map[string]uint32{},
 		linkIdx:     map[string]uint32{},
 		rows:        rows{latest: map[rowKey]*rowState{}},
 		warn:        opts.Warn,
 		warned:      map[string]bool{},
 	}
-	// Node 0, the root: the empty stack.
-	wr.nodeParent.append(0)
-	wr.nodeLoc.append(0)
-	wr.firstKid.append(0)
 	return wr
 }
 
@@ -197,7 +186,7 @@ func (w *Writer) Add(e Entry, p *model.Profile) error {
 	if err := p.Validate(); err != nil {
 		return errf("profile %d (%s): %v", len(w.entries), e.Name, err)
 	}
-	if w.nodeParent.len()+p.Stacks.Len()+p.Stacks.NumFrames() >= math.MaxInt32 ||
+	if w.tree.len()+p.Stacks.Len()+p.Stacks.NumFrames() >= math.MaxInt32 ||
 		len(w.t.strings)+len(p.Strings) >= math.MaxInt32 {
 		return errf("profile %d (%s): bundle tables would exceed 2^31 entries", len(w.entries), e.Name)
 	}
@@ -398,10 +387,11 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	return v
 }
 
-// nodeMem is what a node of the shared prefix tree may take: its parent,
-// location and first child (4 bytes each) and, when it is not the first
-// child of its parent, its entry in the index of nodes (a map of 8-byte
-// keys and 4-byte values, at most half full, with its overhead).
+// nodeMem is what a node of the shared prefix tree may take: its location
+// (4 bytes) and, when its parent is not the node added before it, its
+// entry in the tree's index (a map of 8-byte keys and 4-byte values, at
+// most half full, with its overhead); and, as Close orders the tree, its
+// place in its parent's list of children.
 const nodeMem = 60
 
 // stack returns the shared stack node of p's stack i, adding nodes to the
@@ -412,26 +402,7 @@ func (w *Writer) stack(p *model.Profile, i int32) uint32 {
 	}
 	node := uint32(0)
 	for j := p.Stacks.StackLen(int(i)) - 1; j >= 0; j-- {
-		loc := w.location(p, p.Stacks.Frame(int(i), j))
-		first := w.firstKid.at(node)
-		if first != 0 && w.nodeLoc.at(first-1) == loc {
-			node = first - 1
-			continue
-		}
-		k := uint64(node)<<32 | uint64(loc)
-		next, ok := w.nodeIdx[k]
-		if !ok {
-			next = uint32(w.nodeParent.len())
-			w.nodeParent.append(node)
-			w.nodeLoc.append(loc)
-			w.firstKid.append(0)
-			if first == 0 {
-				w.firstKid.set(node, next+1)
-			} else {
-				w.nodeIdx[k] = next
-			}
-		}
-		node = next
+		node = w.tree.child(node, w.location(p, p.Stacks.Frame(int(i), j)))
 	}
 	w.stackMap[i] = node + 1
 	return node
@@ -754,8 +725,9 @@ func (w *Writer) Close() error {
 	var raw enc
 	ct := w.t.canonical()
 	w.t = nil
+	ct.order.markRows(w.rows.node)
 	ct.encode(&raw)
-	w.rows.encode(&raw, ct.nodeNew)
+	w.rows.encode(&raw, ct.order)
 	ct.encodeAttrSets(&raw)
 	tablesOff, tablesRaw := w.off, uint64(len(raw.b))
 	if w.tablesLevel != w.secLevel || len(raw.b) > sectionWindow {
@@ -817,30 +789,31 @@ func (w *Writer) Close() error {
 }
 
 // dropIndexes lets go of what only Add needs, before Close orders the
-// tables for writing: the indexes that find an entry already added, the
-// first child of each stack node, the rows' latest values and the
-// per-profile scratch.
+// tables for writing: the indexes that find an entry already added (the
+// prefix tree's goes as Close orders the tree), the rows' latest values
+// and the per-profile scratch.
 func (w *Writer) dropIndexes() {
 	w.strIdx, w.pstrIdx, w.hdrIdx, w.locIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil, nil, nil
 	w.locChain, w.lineBuf = nil, nil
-	w.mapIdx, w.funcIdx, w.nodeIdx, w.firstKid = nil, nil, nil, column{}
-	w.t.treeParent, w.t.treeLoc = &w.nodeParent, &w.nodeLoc
+	w.mapIdx, w.funcIdx = nil, nil
+	w.t.tree, w.tree = w.tree, nil
 	w.rows.latest = nil
 	w.strMap, w.funcMap, w.locMap, w.stackMap, w.lsMap, w.linkMap, w.key = nil, nil, nil, nil, nil, nil, nil
 	w.raw, w.hdr = enc{}, enc{}
 }
 
 // encode writes the rows: their count, then column by column: base delta;
-// for rows without a base, the stack node (renumbered by nodeNew) as a delta
+// for rows without a base, the stack node (renumbered as written) as a delta
 // from the previous such row's, label set, link and value count; then the
 // values, value slot by value slot.
-func (rs *rows) encode(e *enc, nodeNew *column) {
+func (rs *rows) encode(e *enc, o *treeOrder) {
 	e.uvarint(uint64(rs.n))
 	e.b = append(e.b, rs.base.b...)
 	var prev uint32
 	for _, n := range rs.node {
-		e.uvarint(zigzag(int64(nodeNew.at(n)) - int64(prev)))
-		prev = nodeNew.at(n)
+		v := o.newRow(n)
+		e.uvarint(zigzag(int64(v) - int64(prev)))
+		prev = v
 	}
 	for _, c := range []*enc{&rs.labelSet, &rs.link, &rs.count} {
 		e.b = append(e.b, c.b...)
