@@ -357,12 +357,14 @@ func trimPrefix(err error) error {
 // shared entry reached in order of first use; the second (build) makes the
 // profile's tables, each location's lines and each label set's labels
 // slices of one array. The numbering is kept in dense arrays indexed by
-// the shared tables (4 bytes per shared entry), not in maps.
+// the shared tables (4 bytes per shared entry), not in maps; stacks are
+// numbered by the stack nodes rows end at, not by every node.
 type unpacker struct {
 	t *tables
 	p *model.Profile
-	// Local index + 1 of each shared entry used so far (0: not yet used).
-	// Strings of both shared tables are numbered in one local table.
+	// Local index + 1 of each shared entry used so far (0: not yet used);
+	// nodeNew is indexed by nodeTable.end. Strings of both shared tables
+	// are numbered in one local table.
 	strNew, pstrNew, funcNew, locNew, nodeNew, lsNew, linkNew []int32
 	// pvals are the profile strings numbered so far, by value: a table
 	// string equal to one of them (a sample type also used as a label
@@ -386,7 +388,7 @@ func (u *unpacker) init() {
 	u.pstrNew = make([]int32, len(t.pstrings))
 	u.funcNew = make([]int32, len(t.functions))
 	u.locNew = make([]int32, len(t.locations))
-	u.nodeNew = make([]int32, len(t.nodeParent))
+	u.nodeNew = make([]int32, t.nodes.nends)
 	u.lsNew = make([]int32, len(t.labelSets))
 	u.linkNew = make([]int32, len(t.links))
 	u.pvals = map[string]int32{}
@@ -470,14 +472,15 @@ func (u *unpacker) location(i uint32) (int32, error) {
 // 5,000 nodes that rows end at every step would be 12.5M frames from
 // 10 KB.
 func (u *unpacker) count(d *dec, node uint32) bool {
-	if u.nodeNew[node] != 0 {
+	e := u.t.nodes.end(node)
+	if u.nodeNew[e] != 0 {
 		return true
 	}
-	u.nodeNew[node] = -1 // counted, not yet made
+	u.nodeNew[e] = -1 // counted, not yet made
 	depth := 0
-	for n := node; n != 0; n = u.t.nodeParent[n] {
+	for n := node; n != 0; n = u.t.nodes.parent(n) {
 		depth++
-		if depth > len(u.t.nodeParent) {
+		if depth > u.t.nodes.len() {
 			d.fail("stack node", "node %d: cycle", node)
 			return false
 		}
@@ -491,11 +494,12 @@ func (u *unpacker) count(d *dec, node uint32) bool {
 // node (counted first). Its frames go straight into the profile's
 // stacks, leaf first, as the path to the root is walked.
 func (u *unpacker) stack(node uint32) (int32, error) {
-	if v := u.nodeNew[node]; v > 0 {
+	e := u.t.nodes.end(node)
+	if v := u.nodeNew[e]; v > 0 {
 		return v - 1, nil
 	}
-	for n := node; n != 0; n = u.t.nodeParent[n] {
-		l, err := u.location(u.t.nodeLoc[n])
+	for n := node; n != 0; n = u.t.nodes.parent(n) {
+		l, err := u.location(u.t.nodes.loc[n])
 		if err != nil {
 			u.p.Stacks.DropStack()
 			return 0, err
@@ -503,7 +507,7 @@ func (u *unpacker) stack(node uint32) (int32, error) {
 		u.p.Stacks.AddFrame(l)
 	}
 	v := u.p.Stacks.EndStack()
-	u.nodeNew[node] = v + 1
+	u.nodeNew[e] = v + 1
 	return v, nil
 }
 
@@ -721,7 +725,7 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 		p.Samples[i] = model.Sample{Stack: s, Values: v, LabelSet: u.labelSet(t.rowLabels[r]), Link: u.link(t.rowLink[r])}
 	}
 	if u.release { // what the samples alone use
-		t.nodeParent, t.nodeLoc, u.nodeNew = nil, nil, nil
+		t.nodes, u.nodeNew = nodeTable{}, nil
 		t.rowNode, t.rowLabels, t.rowLink, t.rowOff = nil, nil, nil, nil
 		t.headers = nil
 	}

@@ -19,23 +19,19 @@ type tables struct {
 	mappings  []mapping
 	functions []function
 	locations []location
-	lines     []line   // all locations' lines back to back
-	lineOff   []uint32 // location i's lines are lines[lineOff[i]:lineOff[i+1]]
-	// Stack prefix tree: node 0 is the empty stack (the root); node i > 0
-	// is the stack of its parent node with one more frame, location
-	// nodeLoc[i], on the leaf end.
-	nodeParent []uint32
-	nodeLoc    []uint32
-	labelSets  []labelSet // labelSets[0] is the empty set
-	labels     []label    // all sets' labels back to back
-	links      []model.Link
+	lines     []line     // all locations' lines back to back
+	lineOff   []uint32   // location i's lines are lines[lineOff[i]:lineOff[i+1]]
+	nodes     nodeTable  // the stack prefix tree
+	labelSets []labelSet // labelSets[0] is the empty set
+	labels    []label    // all sets' labels back to back
+	links     []model.Link
 	// Attribute sets of mappings and locations (version 2) and of label
 	// sets (version 3): attrSets[0] is the empty set.
 	attrSets [][]model.Attribute
 	version  uint32 // the format version read (headers are read later)
 
-	// For writing: the writer's prefix tree (taken instead of nodeParent
-	// and nodeLoc, which the reader fills); canonical sets locNew, where
+	// For writing: the writer's prefix tree (taken instead of nodes,
+	// which the reader fills); canonical sets locNew, where
 	// location i is written, and order, the tree's children in the order
 	// written.
 	tree   *prefixTree
@@ -430,7 +426,7 @@ const (
 	memFunction = int(unsafe.Sizeof(function{})+unsafe.Sizeof(model.Function{})) + 4 + 17
 	memLocation = int(unsafe.Sizeof(location{})+unsafe.Sizeof(model.Location{})) + 4 + 4
 	memLine     = int(unsafe.Sizeof(line{}) + unsafe.Sizeof(model.Line{}))
-	memNode     = 3*4 + 4 + 4 + 4 // parent, location, children; index; a stack's offset and frame
+	memNode     = 4 + 8 + 4 + 4 // location; parent, listed unless a first child; a stack's offset and frame
 	memLabelSet = int(unsafe.Sizeof(labelSet{})+unsafe.Sizeof(model.LabelSet{})) + 4
 	memLabel    = int(unsafe.Sizeof(label{}) + unsafe.Sizeof(model.Label{}))
 	memLink     = int(2*unsafe.Sizeof(model.Link{})) + 4
@@ -587,54 +583,8 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	t.nodeParent = make([]uint32, n+1)
-	t.nodeLoc = make([]uint32, n+1)
-	kids := make([]uint32, n+1)
-	var total uint64
-	for i := range kids {
-		kids[i] = d.u32("stack_node.children")
-		total += uint64(kids[i])
-	}
-	if d.err == nil && total != uint64(n) {
-		d.fail("stack_node.children", "%d children for %d nodes", total, n)
-	}
-	if d.err != nil {
+	if !t.nodes.decode(d, n, nl) {
 		return nil, d.err
-	}
-	// Rebuild parents from the preorder: a stack of nodes still owed
-	// children.
-	stack := []uint32{0}
-	for i := 1; i <= n; i++ {
-		for len(stack) > 0 && kids[stack[len(stack)-1]] == 0 {
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) == 0 {
-			d.fail("stack_node.children", "node %d has no parent left", i)
-			return nil, d.err
-		}
-		p := stack[len(stack)-1]
-		kids[p]--
-		if kids[p] == 0 {
-			// Dropped now, so that a chain of nodes keeps one entry.
-			stack = stack[:len(stack)-1]
-		}
-		t.nodeParent[i] = p
-		stack = append(stack, uint32(i))
-	}
-	// kids, all zero now, holds each node's last child's location + 1.
-	lastKid := kids
-	for i := 1; i <= n && d.err == nil; i++ {
-		p := t.nodeParent[i]
-		v := d.uvarint("stack_node.location")
-		l := v
-		if lastKid[p] > 0 {
-			l = uint64(lastKid[p]) + v
-		}
-		if d.err == nil && (v >= uint64(nl) || l >= uint64(nl)) {
-			d.fail("stack_node.location", "node %d: location %d out of range (%d locations)", i, l, nl)
-		}
-		t.nodeLoc[i] = uint32(l)
-		lastKid[p] = uint32(l) + 1
 	}
 
 	n = d.countMem("label_sets.count", 1, memLabelSet, "label sets")
@@ -681,6 +631,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 	if !t.decodeRows(d) {
 		return nil, d.err
 	}
+	t.nodes.markEnds(t.rowNode)
 	if version >= 2 {
 		t.decodeAttrSets(d)
 	}
@@ -721,8 +672,8 @@ func (t *tables) decodeRows(d *dec) bool {
 	for i := range base {
 		if base[i] == 0 {
 			node += unzigzag(d.uvarint("row.node"))
-			if d.err == nil && (node < 0 || node >= int64(len(t.nodeParent))) {
-				d.fail("row.node", "row %d: stack node %d out of range (%d nodes)", i, node, len(t.nodeParent))
+			if d.err == nil && (node < 0 || node >= int64(t.nodes.len())) {
+				d.fail("row.node", "row %d: stack node %d out of range (%d nodes)", i, node, t.nodes.len())
 			}
 			t.rowNode[i] = uint32(node)
 		}

@@ -65,7 +65,7 @@ func TestPrefixTreeRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := len(tb.nodeParent)-1, len(prefixes); got != want {
+		if got, want := tb.nodes.len()-1, len(prefixes); got != want {
 			t.Fatalf("seed %d: %d stack nodes, want one per distinct prefix, %d", seed, got, want)
 		}
 	}
