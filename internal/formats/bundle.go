@@ -14,15 +14,21 @@ func init() {
 	// at merge. (pprofx unpack and list read bundles directly, section by
 	// section, instead.)
 	registerReader(detect.Bundle, func(r *bufio.Reader, in *Input, opts ReadOptions) error {
-		data, err := readAll(r, opts.sizeHint)
-		if err != nil {
-			return err
-		}
 		limit := opts.MaxInputSize
 		if limit <= 0 {
 			limit = DefaultMaxInputSize
 		}
-		br, err := bundle.OpenLimit(bytes.NewReader(data), int64(len(data)), limit)
+		// A file summarized (inspect) is read in place, block by block,
+		// as unpack reads it; any other input is read whole first.
+		src, size := opts.input, opts.inputSize
+		if src == nil || size > limit {
+			data, err := readAll(r, opts.sizeHint)
+			if err != nil {
+				return err
+			}
+			src, size = bytes.NewReader(data), int64(len(data))
+		}
+		br, err := bundle.OpenLimit(src, size, limit)
 		if err != nil {
 			return err
 		}

@@ -90,8 +90,10 @@ type ReadOptions struct {
 	// all of them. Other formats' profiles are in Items as always.
 	Each func(Item) error
 	// input is the input as it is, from its first byte, when it can be
-	// read at any offset (a regular file, not compressed), for Summary.
-	input io.ReaderAt
+	// read at any offset (a regular file, not compressed), for Summary;
+	// inputSize is its size.
+	input     io.ReaderAt
+	inputSize int64
 }
 
 // processMemory is the memory the process may use, for reads whose
@@ -341,7 +343,7 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		}
 	}
 	if opts.Summary && in.Compression == detect.None && !opts.KeepOriginal {
-		opts.input = readerAt(r, cr.n)
+		opts.input, opts.inputSize = readerAt(r, cr.n)
 	}
 	// The run's memory target grows by the input's bound, before it is
 	// decoded when its size is known, else once it was read.
@@ -420,21 +422,22 @@ func registerReader(f detect.Format, r reader) { readers[f] = r }
 // more than the limit, and it only sizes the first buffer. declared is
 // gzip's trailer, whatever it says.
 // readerAt returns r as an io.ReaderAt from the first byte read from it,
-// consumed bytes ago, when it is a regular file, or nil.
-func readerAt(r io.Reader, consumed int64) io.ReaderAt {
+// consumed bytes ago, and the size from there, when it is a regular file;
+// else nil.
+func readerAt(r io.Reader, consumed int64) (io.ReaderAt, int64) {
 	f, ok := r.(*os.File)
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return nil
+		return nil, 0
 	}
 	pos, err := f.Seek(0, io.SeekCurrent)
-	if err != nil || pos < consumed {
-		return nil
+	if err != nil || pos < consumed || st.Size() < pos-consumed {
+		return nil, 0
 	}
-	return io.NewSectionReader(f, pos-consumed, math.MaxInt64-(pos-consumed))
+	return io.NewSectionReader(f, pos-consumed, math.MaxInt64-(pos-consumed)), st.Size() - (pos - consumed)
 }
 
 // knownSize is the decompressed size an input declares before it is
