@@ -1,26 +1,22 @@
 package bundle
 
-import (
-	"math/bits"
-	"slices"
-)
+import "slices"
 
 // nodeTable is the reader's stack prefix tree, in the order the bundle
 // lists it (preorder): node 0 is the empty stack, and node i > 0 is the
 // stack of parent(i) with one more frame, location loc[i], on the leaf
 // end. A node that is its parent's first child directly follows it, as
 // most nodes do: those keep no parent (first marks them), and only the
-// others' are listed, by node. A chain of frames so takes 4 bytes and a
+// others' are listed. A chain of frames so takes 4 bytes and a
 // bit a node.
 type nodeTable struct {
-	loc         []uint32
-	first       bitset   // node i's parent is node i-1
-	otherNode   []uint32 // the other nodes, in order
-	otherParent []uint32 // and their parents
+	loc   []uint32
+	first bitset // node i's parent is node i-1
+	// The other nodes' parents, by the node's rank among them.
+	otherParent []uint32
 	// The nodes sample rows end at, numbered in node order (end).
-	ends     bitset
-	endsRank []uint32 // number of ends before each word of ends
-	nends    int
+	ends  bitset
+	nends int
 }
 
 func (t *nodeTable) len() int { return len(t.loc) }
@@ -29,8 +25,8 @@ func (t *nodeTable) parent(i uint32) uint32 {
 	if t.first.has(i) {
 		return i - 1
 	}
-	k, _ := slices.BinarySearch(t.otherNode, i)
-	return t.otherParent[k]
+	// The nodes below i not marked first are node 0 and the listed ones.
+	return t.otherParent[int(i)-t.first.rank(i)-1]
 }
 
 // markEnds notes the nodes rows end at, for end to number them.
@@ -39,20 +35,12 @@ func (t *nodeTable) markEnds(rowNode []uint32) {
 	for _, n := range rowNode {
 		t.ends.set(n)
 	}
-	t.endsRank = make([]uint32, len(t.ends.w))
-	c := 0
-	for i, w := range t.ends.w {
-		t.endsRank[i] = uint32(c)
-		c += bits.OnesCount64(w)
-	}
-	t.nends = c
+	t.nends = t.ends.index()
 }
 
 // end returns the number of node n, which a row ends at, among those
 // nodes: 0 to nends-1.
-func (t *nodeTable) end(n uint32) int {
-	return int(t.endsRank[n>>6]) + bits.OnesCount64(t.ends.w[n>>6]&(1<<(n&63)-1))
-}
+func (t *nodeTable) end(n uint32) int { return t.ends.rank(n) }
 
 // decode reads n stack nodes, whose locations are below nl: the number
 // of children of every node in preorder, root included, then each node's
@@ -117,7 +105,6 @@ func (t *nodeTable) decode(d *dec, n, nl int) bool {
 		if p := top.node; p == uint32(i-1) {
 			t.first.set(uint32(i))
 		} else {
-			t.otherNode = append(t.otherNode, uint32(i))
 			t.otherParent = append(t.otherParent, p)
 		}
 		top.last = uint32(l) + 1
@@ -128,7 +115,7 @@ func (t *nodeTable) decode(d *dec, n, nl int) bool {
 			stack = append(stack, open{node: uint32(i), left: c})
 		}
 	}
-	t.otherNode = slices.Clip(t.otherNode)
 	t.otherParent = slices.Clip(t.otherParent)
+	t.first.index()
 	return true
 }

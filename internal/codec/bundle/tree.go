@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 )
 
@@ -59,16 +60,16 @@ func (t *prefixTree) child(node, loc uint32) uint32 {
 // treeOrder is a prefix tree's children in the order they are written:
 // each node's by its location's new index. A node without an explicit
 // child has at most one, its implicit child; the others' lists are
-// kids[off[i]:off[i+1]] for parents[i], parents being sorted.
+// kids[off[i]:off[i+1]], i being the node's rank in many.
 type treeOrder struct {
-	tree           *prefixTree
-	many           bitset // node n has an explicit child
-	parents, off   []uint32
-	kids           []uint32
-	locNew         []uint32
-	one            [1]uint32
-	rowNodes, rows []uint32 // nodes sample rows end at, sorted; their new indices
-	isRow          bitset
+	tree   *prefixTree
+	many   bitset // node n has an explicit child
+	off    []uint32
+	kids   []uint32
+	locNew []uint32
+	one    [1]uint32
+	isRow  bitset   // the nodes sample rows end at
+	rows   []uint32 // their new indices, by rank in isRow
 }
 
 // order lists the children of every node with an explicit child, its
@@ -86,7 +87,6 @@ func (t *prefixTree) order(locNew []uint32) *treeOrder {
 	for i := 0; i < len(edges); {
 		p := uint32(edges[i] >> 32)
 		o.many.set(p)
-		o.parents = append(o.parents, p)
 		o.off = append(o.off, uint32(len(o.kids)))
 		start := len(o.kids)
 		if c, ok := t.implicitChild(p); ok {
@@ -100,6 +100,7 @@ func (t *prefixTree) order(locNew []uint32) *treeOrder {
 		})
 	}
 	o.off = append(o.off, uint32(len(o.kids)))
+	o.many.index()
 	return o
 }
 
@@ -107,7 +108,7 @@ func (t *prefixTree) order(locNew []uint32) *treeOrder {
 // the next call.
 func (o *treeOrder) children(n uint32) []uint32 {
 	if o.many.has(n) {
-		i, _ := slices.BinarySearch(o.parents, n)
+		i := o.many.rank(n)
 		return o.kids[o.off[i]:o.off[i+1]]
 	}
 	if c, ok := o.tree.implicitChild(n); ok {
@@ -120,35 +121,49 @@ func (o *treeOrder) children(n uint32) []uint32 {
 // markRows notes the nodes rows end at, whose new indices the rows' encoding
 // needs (newRow).
 func (o *treeOrder) markRows(nodes []uint32) {
-	o.rowNodes = slices.Clone(nodes)
-	slices.Sort(o.rowNodes)
-	o.rowNodes = slices.Compact(o.rowNodes)
-	o.rows = make([]uint32, len(o.rowNodes))
 	o.isRow.grow(o.tree.len())
-	for _, n := range o.rowNodes {
+	for _, n := range nodes {
 		o.isRow.set(n)
 	}
+	o.rows = make([]uint32, o.isRow.index())
 }
 
 // numbered records that node n is written as the next'th node.
 func (o *treeOrder) numbered(n, next uint32) {
 	if o.isRow.has(n) {
-		i, _ := slices.BinarySearch(o.rowNodes, n)
-		o.rows[i] = next
+		o.rows[o.isRow.rank(n)] = next
 	}
 }
 
 // newRow returns the index node n, which a row ends at, is written as.
 func (o *treeOrder) newRow(n uint32) uint32 {
-	i, _ := slices.BinarySearch(o.rowNodes, n)
-	return o.rows[i]
+	return o.rows[o.isRow.rank(n)]
 }
 
 // bitset is a set of small integers. It grows by grow, or by append,
-// which adds the next integer of those appended so far.
+// which adds the next integer of those appended so far. Once it is
+// complete, index lets rank number its members in order.
 type bitset struct {
-	w []uint64
-	n uint32 // integers appended
+	w     []uint64
+	n     uint32   // integers appended
+	ranks []uint32 // members before each word of w (index)
+}
+
+// index counts the members before each word, for rank, and returns
+// their number.
+func (b *bitset) index() int {
+	b.ranks = make([]uint32, len(b.w))
+	c := 0
+	for i, w := range b.w {
+		b.ranks[i] = uint32(c)
+		c += bits.OnesCount64(w)
+	}
+	return c
+}
+
+// rank returns the number of members below i (after index).
+func (b *bitset) rank(i uint32) int {
+	return int(b.ranks[i>>6]) + bits.OnesCount64(b.w[i>>6]&(1<<(i&63)-1))
 }
 
 func (b *bitset) has(i uint32) bool {
