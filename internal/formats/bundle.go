@@ -7,6 +7,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/codec/bundle"
 	"github.com/pprofx/pprofx/internal/detect"
+	"github.com/pprofx/pprofx/internal/memlimit"
 )
 
 func init() {
@@ -19,13 +20,16 @@ func init() {
 			limit = DefaultMaxInputSize
 		}
 		// A file summarized (inspect) is read in place, block by block,
-		// as unpack reads it; any other input is read whole first.
+		// as unpack reads it; any other input is read whole first, and
+		// counts in the run's memory target (memlimit.Reserve) beside the
+		// blocks, which the bundle's reader counts as it decompresses them.
 		src, size := opts.input, opts.inputSize
 		if src == nil || size > limit {
 			data, err := readAll(r, opts.sizeHint)
 			if err != nil {
 				return err
 			}
+			memlimit.Reserve(int64(len(data)))
 			src, size = bytes.NewReader(data), int64(len(data))
 		}
 		br, err := bundle.OpenLimit(src, size, limit)

@@ -346,15 +346,18 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		opts.input, opts.inputSize = readerAt(r, cr.n)
 	}
 	// The run's memory target grows by the input's bound, before it is
-	// decoded when its size is known, else once it was read.
-	if known > 0 {
+	// decoded when its size is known, else once it was read. A bundle's
+	// reader counts each block as it decompresses it, and the file itself
+	// when it holds it whole.
+	reserve := in.Format != detect.Bundle
+	if known > 0 && reserve {
 		memlimit.Reserve(known)
 	}
 	if err := read(inner, in, opts); err != nil {
 		return nil, readErr(err)
 	}
 	in.Size = lr.max - lr.left
-	if known <= 0 {
+	if known <= 0 && reserve {
 		memlimit.Reserve(in.Size)
 	}
 	if opts.Release {
