@@ -1,7 +1,7 @@
 package memlimit_test
 
 import (
-	"io"
+	"bytes"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -10,23 +10,32 @@ import (
 
 	"github.com/pprofx/pprofx/internal/codec/bundle"
 	"github.com/pprofx/pprofx/internal/memlimit"
-	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/testutil/synth"
+	"github.com/pprofx/pprofx/internal/testutil/hostile"
 )
 
-// BenchmarkPastTheBound merges a stack of 10M frames with itself into a
-// bundle, as pprofx merge does with the crafted 10M-id pprof file: the
-// bound of its two inputs (9.5 MiB each) is 140 MiB, and the prefix tree
-// alone takes more. With the floor, the soft limit follows what is live,
-// a quarter above it; without it, it stays at the bound and the collector
-// runs each time the heap grows past it.
+// BenchmarkPastTheBound unpacks profile 0 of the crafted bundle of 1M
+// functions and locations, as pprofx unpack --index 0 does: the bound of
+// its blocks (20 MiB) is 144 MiB, and the profile built from them takes
+// more. With the floor, the soft limit follows what is live, a quarter
+// above it; without it, it stays at the bound and the collector runs
+// each time the heap grows past it.
 //
 //	go test -run '^$' -bench PastTheBound -count 5 ./internal/memlimit
 func BenchmarkPastTheBound(b *testing.B) {
-	const n = 10_000_000
-	sb := synth.Locations(1)
-	p := sb.P
-	p.Samples = []model.Sample{{Stack: sb.Stack(make([]int32, n)), Values: []int64{1}, Link: model.NoLink}}
+	var data []byte
+	for _, c := range hostile.Cases(false) {
+		if c.Name == "bundle-entries.ppxb" {
+			var buf bytes.Buffer
+			if err := c.Gen(&buf); err != nil {
+				b.Fatal(err)
+			}
+			data = buf.Bytes()
+			break
+		}
+	}
+	if data == nil {
+		b.Fatal("no bundle-entries.ppxb among the crafted inputs")
+	}
 	b.Setenv("GOMEMLIMIT", "")
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	memlimit.Track()
@@ -41,21 +50,19 @@ func BenchmarkPastTheBound(b *testing.B) {
 				b.StopTimer()
 				memlimit.ResetTarget(c.noFloor)
 				runtime.GC()
-				memlimit.Reserve(n + 32)
-				memlimit.Reserve(n + 32)
 				metrics.Read(s)
 				before := s[0].Value.Uint64()
 				b.StartTimer()
-				w := bundle.NewWriter(io.Discard, bundle.WriterOptions{})
-				for range 2 {
-					if err := w.Add(bundle.Entry{Name: "deep"}, p); err != nil {
-						b.Fatal(err)
-					}
+				r, err := bundle.Open(bytes.NewReader(data), int64(len(data)))
+				if err != nil {
+					b.Fatal(err)
 				}
-				if err := w.Close(); err != nil {
+				p, err := r.ProfileLast(0)
+				if err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
+				runtime.KeepAlive(p)
 				metrics.Read(s)
 				cycles += s[0].Value.Uint64() - before
 				b.StartTimer()

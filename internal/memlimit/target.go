@@ -26,7 +26,8 @@ var target struct {
 	sync.Mutex
 	on      bool  // Track was called
 	bytes   int64 // the target; 0 until an input is reserved
-	floor   int64 // what was live at the last collection, and a quarter
+	floor   int64 // what was live at the last two collections, and a quarter
+	live    int64 // what was live at the last collection
 	set     int64 // the soft limit this file last set (0: none)
 	ceiling int64 // the soft limit in force before it first did
 	noFloor bool  // the floor is off (BenchmarkPastTheBound compares)
@@ -62,20 +63,33 @@ func watchGC() {
 	})
 }
 
-// afterGC raises the floor to what the last collection left live, and a
-// quarter.
+// afterGC raises the floor to what the last two collections left live
+// (the smaller), and a quarter. What a collection counts as live includes
+// what was allocated while it marked: a large buffer allocated then, and
+// dropped at once, counts in full. A run whose live data truly outgrew
+// the target shows it at two collections in a row, which come quickly
+// when the heap is held at the target; one inflated count, taken alone,
+// would raise the limit for the rest of the run.
 func afterGC() {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return
 	}
-	live := int64(s[0].Value.Uint64())
+	sawLive(int64(s[0].Value.Uint64()))
+}
+
+// sawLive raises the floor, as afterGC says, after a collection that
+// left live bytes live.
+func sawLive(live int64) {
 	target.Lock()
 	defer target.Unlock()
+	last := target.live
+	target.live = live
 	if target.set == 0 || target.noFloor {
 		return
 	}
+	live = min(live, last)
 	if f := live + live/4 + floorSlack; f > target.floor {
 		target.floor = f
 		applyLocked()

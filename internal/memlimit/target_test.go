@@ -16,14 +16,14 @@ func withTarget(t *testing.T, limit int64, f func()) {
 	old := debug.SetMemoryLimit(limit)
 	defer debug.SetMemoryLimit(old)
 	target.Lock()
-	on, bytes, floor, set, ceiling := target.on, target.bytes, target.floor, target.set, target.ceiling
-	target.on, target.bytes, target.floor, target.set, target.ceiling = false, 0, 0, 0, 0
+	on, bytes, floor, live, set, ceiling := target.on, target.bytes, target.floor, target.live, target.set, target.ceiling
+	target.on, target.bytes, target.floor, target.live, target.set, target.ceiling = false, 0, 0, 0, 0, 0
 	pages := programPages
 	programPages = func() int64 { return 0 }
 	target.Unlock()
 	defer func() {
 		target.Lock()
-		target.on, target.bytes, target.floor, target.set, target.ceiling = on, bytes, floor, set, ceiling
+		target.on, target.bytes, target.floor, target.live, target.set, target.ceiling = on, bytes, floor, live, set, ceiling
 		programPages = pages
 		target.Unlock()
 	}()
@@ -119,6 +119,41 @@ func TestTargetLessProgramPages(t *testing.T) {
 		Reserve(100 * mib)
 		if got, want := debug.SetMemoryLimit(-1), int64(Fixed+PerByte*100*mib-11*mib); got != want {
 			t.Errorf("soft limit %d, want %d (the target less 11 MiB of program pages)", got, want)
+		}
+	})
+}
+
+// The floor follows the smaller of the last two collections' live bytes:
+// one count far above the next does not raise the soft limit.
+func TestFloorFromTwoCollections(t *testing.T) {
+	const mib = 1 << 20
+	soft := func() int64 { return debug.SetMemoryLimit(-1) }
+	// No collection meanwhile: after an earlier test's Track, each would
+	// count its own live bytes in (afterGC, run once its finalizer has).
+	runtime.GC()
+	time.Sleep(20 * time.Millisecond)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	withTarget(t, math.MaxInt64, func() {
+		target.Lock()
+		target.on = true
+		target.Unlock()
+		Reserve(100 * mib) // target 64 + 400 MiB
+		want := int64(Fixed + PerByte*100*mib)
+		if got := soft(); got != want {
+			t.Fatalf("soft limit %d, want the target %d", got, want)
+		}
+		sawLive(900 * mib) // one count past the target
+		if got := soft(); got != want {
+			t.Errorf("after one count of 900 MiB: soft limit %d, want the target %d", got, want)
+		}
+		sawLive(300 * mib)
+		sawLive(600 * mib)
+		if got := soft(); got != want {
+			t.Errorf("after 300 and 600 MiB: soft limit %d, want the target %d", got, want)
+		}
+		sawLive(800 * mib) // two in a row past it: 600 MiB and a quarter
+		if got, want := soft(), int64(600*mib+150*mib+floorSlack); got != want {
+			t.Errorf("after 600 and 800 MiB: soft limit %d, want %d", got, want)
 		}
 	})
 }
