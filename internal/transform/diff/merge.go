@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/transform/mergekey"
 )
 
 // The merge is google/pprof's profile.Merge on the model: mappings,
@@ -21,26 +22,9 @@ type mapping struct {
 	flags                [4]bool // functions, filenames, line numbers, inline frames
 }
 
-// mappingKey is pprof's: the size rounded up to 4 KiB, the offset, and
-// the build id, or else the file.
-type mappingKey struct {
-	size, offset uint64
-	id           string
-}
-
-func keyOf(m *mapping) mappingKey {
-	const rounding = 0x1000
-	size := m.limit - m.start
-	size = size + rounding - 1
-	size -= size % rounding
-	k := mappingKey{size: size, offset: m.offset}
-	switch {
-	case m.buildID != "":
-		k.id = m.buildID
-	case m.file != "":
-		k.id = m.file
-	}
-	return k
+// keyOf returns pprof's key of m.
+func keyOf(m *mapping) mergekey.Mapping {
+	return mergekey.MappingOf(m.start, m.limit, m.offset, m.buildID, m.file)
 }
 
 // function is a function of the result, and pprof's key of it.
@@ -98,7 +82,7 @@ type merger struct {
 	seed   maphash.Seed
 
 	mappings   []mapping
-	mappingIdx map[mappingKey]int32
+	mappingIdx map[mergekey.Mapping]int32
 	funcs      []function
 	funcIdx    map[function]int32
 	locs       []location
@@ -140,7 +124,7 @@ func newMerger(nTypes int, ps []*side) *merger {
 	m := &merger{
 		nTypes:     nTypes,
 		seed:       seed,
-		mappingIdx: map[mappingKey]int32{},
+		mappingIdx: map[mergekey.Mapping]int32{},
 		funcIdx:    map[function]int32{},
 		locs:       make([]location, 0, locs),
 		lines:      make([]model.Line, 0, lines),

@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/transform/mergekey"
 	"github.com/pprofx/pprofx/internal/transform/units"
 )
 
@@ -134,7 +135,7 @@ type summer struct {
 	b  *model.Builder
 	ty *types
 
-	mappings  map[mappingKey]int32
+	mappings  map[mergekey.Mapping]int32
 	functions map[functionKey]int32
 	locations map[string]int32
 	samples   map[string]int32
@@ -154,11 +155,6 @@ type mapInfo struct {
 	done   bool
 }
 
-type mappingKey struct {
-	size, offset  uint64
-	buildIDOrFile string
-}
-
 type functionKey struct {
 	startLine                  int64
 	name, systemName, fileName string
@@ -171,6 +167,6 @@ func newSummer(ty *types) *summer {
 		p.SampleTypes = append(p.SampleTypes, model.ValueType{Type: b.String(name), Unit: b.String(ty.units[c]),
 			AggregationTemporality: ty.temp[c]})
 	}
-	return &summer{b: b, ty: ty, mappings: map[mappingKey]int32{}, functions: map[functionKey]int32{},
+	return &summer{b: b, ty: ty, mappings: map[mergekey.Mapping]int32{}, functions: map[functionKey]int32{},
 		locations: map[string]int32{}, samples: map[string]int32{}, links: map[string]int32{}}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/transform/mergekey"
 )
 
 const unmapped = -2
@@ -226,17 +227,7 @@ func (s *summer) mapping(p *model.Profile, mi int32) mapInfo {
 		return m
 	}
 	src := &p.Mappings[mi]
-	const rounding = 0x1000
-	size := src.Limit - src.Start
-	size = size + rounding - 1
-	size -= size % rounding
-	k := mappingKey{size: size, offset: src.Offset}
-	switch {
-	case src.BuildID != 0:
-		k.buildIDOrFile = p.String(src.BuildID)
-	case src.File != 0:
-		k.buildIDOrFile = p.String(src.File)
-	}
+	k := mergekey.MappingOf(src.Start, src.Limit, src.Offset, p.String(src.BuildID), p.String(src.File))
 	out := s.b.P
 	if i, ok := s.mappings[k]; ok {
 		m := mapInfo{m: i, offset: int64(out.Mappings[i].Start) - int64(src.Start), done: true}
