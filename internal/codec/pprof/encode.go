@@ -364,6 +364,12 @@ func appendSamples(b []byte, p *model.Profile, next func([]byte) ([]byte, error)
 		if uses[s.Stack] == 2 {
 			b = appendSample(b, stackBytes[stackOff[s.Stack]:stackOff[s.Stack+1]], s.Values, labels)
 		} else {
+			if p.Stacks.StackLen(int(s.Stack)) > chunk {
+				// Room made once for a stack of millions of frames: the
+				// buffer grown by append would hold its old array and
+				// one twice as large at once.
+				b = reserve(b, stackIDsSize(&p.Stacks, int(s.Stack))+16*(len(s.Values)+4*len(labels))+32)
+			}
 			b = appendStackSample(b, &p.Stacks, int(s.Stack), s.Values, labels)
 		}
 		if next != nil {
@@ -390,6 +396,25 @@ func appendPackedIDs(b []byte, stack []int32) []byte {
 		b = protowire.AppendVarint(b, uint64(l)+1)
 	}
 	return b
+}
+
+// stackIDsSize is the size of stack i's location ids as packed varints.
+func stackIDsSize(st *model.Stacks, i int) int {
+	n := 0
+	for j := range st.StackLen(i) {
+		n += protowire.SizeVarint(uint64(st.Frame(i, j)) + 1)
+	}
+	return n
+}
+
+// reserve returns b with room for n more bytes.
+func reserve(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), len(b)+n)
+	copy(nb, b)
+	return nb
 }
 
 // appendStackIDs is appendPackedIDs for stack i of st, read in place (a
