@@ -42,16 +42,13 @@ type Writer struct {
 	secLevel, tablesLevel zstd.EncoderLevel
 
 	t       *tables
-	strIdx  map[string]uint32
 	pstrIdx map[string]uint32
 	mapIdx  map[mapping]uint32
-	funcIdx map[function]uint32
-	// Locations are found by a hash of their encoding; locations of one
-	// hash are chained (locChain[i]: the one before, or noLoc).
-	seed     maphash.Seed
-	locIdx   map[uint64]uint32
-	locChain []uint32
-	attrIdx  map[string]uint32 // encoded attribute set -> index in attrSets
+	// The tables of many entries are found by an index of their entry
+	// numbers (index.go); locations are hashed by their encoding.
+	seed                    maphash.Seed
+	strIdx, funcIdx, locIdx index
+	attrIdx                 map[string]uint32 // encoded attribute set -> index in attrSets
 	// The prefix tree of stacks.
 	tree      *prefixTree
 	labelIdx  map[string]uint32
@@ -95,13 +92,10 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		err:         err,
 		zw:          zw,
 		t:           newTables(),
-		strIdx:      map[string]uint32{"": 0},
 		pstrIdx:     map[string]uint32{"": 0},
 		hdrIdx:      map[string]uint32{},
 		mapIdx:      map[mapping]uint32{},
-		funcIdx:     map[function]uint32{},
 		seed:        maphash.MakeSeed(),
-		locIdx:      map[uint64]uint32{},
 		attrIdx:     map[string]uint32{},
 		tree:        newPrefixTree(),
 		labelIdx:    map[string]uint32{},
@@ -110,6 +104,7 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		warn:        opts.Warn,
 		warned:      map[string]bool{},
 	}
+	wr.strIdx.add(-1, 0, wr.strHash) // "", string 0
 	return wr
 }
 
@@ -255,16 +250,17 @@ func (w *Writer) str(p *model.Profile, i int32) uint32 {
 		return v - 1
 	}
 	s := p.Strings[i]
-	v, ok := w.strIdx[s]
+	v, slot, ok := w.strIdx.find(maphash.String(w.seed, s), func(v uint32) bool { return w.t.strings[v] == s })
 	if !ok {
 		v = uint32(len(w.t.strings))
-		s = strings.Clone(s)
-		w.t.strings = append(w.t.strings, s)
-		w.strIdx[s] = v
+		w.t.strings = append(w.t.strings, strings.Clone(s))
+		w.strIdx.add(slot, v, w.strHash)
 	}
 	w.strMap[i] = v + 1
 	return v
 }
+
+func (w *Writer) strHash(v uint32) uint64 { return maphash.String(w.seed, w.t.strings[v]) }
 
 // pstr returns the index of p's string i in the profile-string table,
 // which holds the strings sections reference.
@@ -309,32 +305,29 @@ func (w *Writer) mapping(p *model.Profile, m *model.Mapping) uint32 {
 func (w *Writer) function(p *model.Profile, i int32) uint32 {
 	if i == model.NoFunction {
 		w.warnOnce("a line with no function (possible in OTLP) is stored naming a function whose every field is empty, as pprof output has it")
-		sf := function{}
-		v, ok := w.funcIdx[sf]
-		if !ok {
-			v = uint32(len(w.t.functions))
-			w.t.functions = append(w.t.functions, sf)
-			w.funcIdx[sf] = v
-		}
-		return v
+		return w.sharedFunction(function{})
 	}
 	if v := w.funcMap[i]; v != 0 {
 		return v - 1
 	}
 	f := &p.Functions[i]
-	sf := function{name: w.str(p, f.Name), systemName: w.str(p, f.SystemName), filename: w.str(p, f.Filename), startLine: f.StartLine}
-	v, ok := w.funcIdx[sf]
-	if !ok {
-		v = uint32(len(w.t.functions))
-		w.t.functions = append(w.t.functions, sf)
-		w.funcIdx[sf] = v
-	}
+	v := w.sharedFunction(function{name: w.str(p, f.Name), systemName: w.str(p, f.SystemName), filename: w.str(p, f.Filename), startLine: f.StartLine})
 	w.funcMap[i] = v + 1
 	return v
 }
 
-// noLoc ends a chain of locations of one hash.
-const noLoc = math.MaxUint32
+// sharedFunction returns the shared index of sf, adding it if it is new.
+func (w *Writer) sharedFunction(sf function) uint32 {
+	v, slot, ok := w.funcIdx.find(maphash.Comparable(w.seed, sf), func(v uint32) bool { return w.t.functions[v] == sf })
+	if !ok {
+		v = uint32(len(w.t.functions))
+		w.t.functions = append(w.t.functions, sf)
+		w.funcIdx.add(slot, v, w.funcHash)
+	}
+	return v
+}
+
+func (w *Writer) funcHash(v uint32) uint64 { return maphash.Comparable(w.seed, w.t.functions[v]) }
 
 func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	if v := w.locMap[i]; v != 0 {
@@ -350,6 +343,23 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 		lines = append(lines, line{function: w.function(p, ln.Function), line: ln.Line, column: ln.Column})
 	}
 	w.lineBuf = lines
+	t := w.t
+	v, slot, ok := w.locIdx.find(w.locationHash(sl, lines), func(c uint32) bool {
+		return t.locations[c] == sl && slices.Equal(t.lines[t.lineOff[c]:t.lineOff[c+1]], lines)
+	})
+	if !ok {
+		v = uint32(len(t.locations))
+		t.locations = append(t.locations, sl)
+		t.lines = append(t.lines, lines...)
+		t.lineOff = append(t.lineOff, uint32(len(t.lines)))
+		w.locIdx.add(slot, v, w.locHash)
+	}
+	w.locMap[i] = v + 1
+	return v
+}
+
+// locationHash hashes a location by its encoding.
+func (w *Writer) locationHash(sl location, lines []line) uint64 {
 	k := w.key[:0]
 	k = binary.AppendUvarint(k, sl.address)
 	k = binary.AppendUvarint(k, uint64(sl.mapping))
@@ -365,26 +375,12 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 		k = binary.AppendVarint(k, ln.column)
 	}
 	w.key = k
-	h := maphash.Bytes(w.seed, k)
-	head, seen := w.locIdx[h]
-	if seen {
-		for c := head; c != noLoc; c = w.locChain[c] {
-			if w.t.locations[c] == sl && slices.Equal(w.t.lines[w.t.lineOff[c]:w.t.lineOff[c+1]], lines) {
-				w.locMap[i] = c + 1
-				return c
-			}
-		}
-	} else {
-		head = noLoc
-	}
-	v := uint32(len(w.t.locations))
-	w.t.locations = append(w.t.locations, sl)
-	w.t.lines = append(w.t.lines, lines...)
-	w.t.lineOff = append(w.t.lineOff, uint32(len(w.t.lines)))
-	w.locChain = append(w.locChain, head)
-	w.locIdx[h] = v
-	w.locMap[i] = v + 1
-	return v
+	return maphash.Bytes(w.seed, k)
+}
+
+func (w *Writer) locHash(v uint32) uint64 {
+	t := w.t
+	return w.locationHash(t.locations[v], t.lines[t.lineOff[v]:t.lineOff[v+1]])
 }
 
 // nodeMem is what a node of the shared prefix tree may take: its location
@@ -793,9 +789,9 @@ func (w *Writer) Close() error {
 // prefix tree's goes as Close orders the tree), the rows' latest values
 // and the per-profile scratch.
 func (w *Writer) dropIndexes() {
-	w.strIdx, w.pstrIdx, w.hdrIdx, w.locIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil, nil, nil
-	w.locChain, w.lineBuf = nil, nil
-	w.mapIdx, w.funcIdx = nil, nil
+	w.strIdx, w.funcIdx, w.locIdx = index{}, index{}, index{}
+	w.pstrIdx, w.hdrIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil
+	w.lineBuf, w.mapIdx = nil, nil
 	w.t.tree, w.tree = w.tree, nil
 	w.rows.latest = nil
 	w.strMap, w.funcMap, w.locMap, w.stackMap, w.lsMap, w.linkMap, w.key = nil, nil, nil, nil, nil, nil, nil
