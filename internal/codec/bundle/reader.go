@@ -228,27 +228,23 @@ func (r *Reader) block(what string, off, n, rawLen uint64, room int64) ([]byte, 
 		}
 		return buf, nil
 	}
-	// Otherwise stream, growing the buffer with the data actually
-	// decompressed, never by rawLen itself.
+	// Otherwise the frame is decompressed twice: first into a small
+	// buffer, only to count its bytes, which stops once they pass
+	// rawLen; then, when they are exactly rawLen, into a buffer of that
+	// size. So memory never grows with rawLen unless the data is there,
+	// and then holds the block once: growing a buffer as the data came
+	// held one and a half times it (3 GiB for a tables block of 2 GiB of
+	// zeros in a 66 KB file).
 	streamed = true
 	if err := zd.Reset(bytes.NewReader(comp)); err != nil {
 		return nil, errf("%s block at byte %d: %v", what, off, err)
 	}
-	buf := make([]byte, 0, min(rawLen+1, 16*n+64))
+	scratch := make([]byte, 64<<10)
+	var total uint64
 	for {
-		if len(buf) == cap(buf) {
-			// Grow with what was decompressed, never past the stated size.
-			nb := make([]byte, len(buf), min(2*uint64(cap(buf)), rawLen+1))
-			copy(nb, buf)
-			buf = nb
-		}
-		room := buf[len(buf):cap(buf)]
-		if uint64(len(buf))+uint64(len(room)) > rawLen+1 {
-			room = room[:rawLen+1-uint64(len(buf))]
-		}
-		k, err := zd.Read(room)
-		buf = buf[:len(buf)+k]
-		if uint64(len(buf)) > rawLen {
+		k, err := zd.Read(scratch)
+		total += uint64(k)
+		if total > rawLen {
 			return nil, errf("%s block at byte %d: decompresses to more than its %d bytes", what, off, rawLen)
 		}
 		if err == io.EOF {
@@ -258,8 +254,15 @@ func (r *Reader) block(what string, off, n, rawLen uint64, room int64) ([]byte, 
 			return nil, errf("%s block at byte %d: %v", what, off, err)
 		}
 	}
-	if uint64(len(buf)) != rawLen {
-		return nil, errf("%s block at byte %d: decompresses to %d bytes, want %d", what, off, len(buf), rawLen)
+	if total != rawLen {
+		return nil, errf("%s block at byte %d: decompresses to %d bytes, want %d", what, off, total, rawLen)
+	}
+	if err := zd.Reset(bytes.NewReader(comp)); err != nil {
+		return nil, errf("%s block at byte %d: %v", what, off, err)
+	}
+	buf := make([]byte, rawLen)
+	if _, err := io.ReadFull(zd, buf); err != nil {
+		return nil, errf("%s block at byte %d: %v", what, off, err)
 	}
 	return buf, nil
 }
