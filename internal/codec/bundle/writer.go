@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -45,9 +46,9 @@ type Writer struct {
 	pstrIdx map[string]uint32
 	mapIdx  map[mapping]uint32
 	// The tables of many entries are found by an index of their entry
-	// numbers (index.go); locations are hashed by their encoding.
+	// numbers; locations are hashed by their encoding.
 	seed                    maphash.Seed
-	strIdx, funcIdx, locIdx index
+	strIdx, funcIdx, locIdx hashindex.Index
 	attrIdx                 map[string]uint32 // encoded attribute set -> index in attrSets
 	// The prefix tree of stacks.
 	tree      *prefixTree
@@ -104,7 +105,7 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		warn:        opts.Warn,
 		warned:      map[string]bool{},
 	}
-	wr.strIdx.add(-1, 0, wr.strHash) // "", string 0
+	wr.strIdx.Add(-1, 0, wr.strHash) // "", string 0
 	return wr
 }
 
@@ -250,11 +251,11 @@ func (w *Writer) str(p *model.Profile, i int32) uint32 {
 		return v - 1
 	}
 	s := p.Strings[i]
-	v, slot, ok := w.strIdx.find(maphash.String(w.seed, s), func(v uint32) bool { return w.t.strings[v] == s })
+	v, slot, ok := w.strIdx.Find(maphash.String(w.seed, s), func(v uint32) bool { return w.t.strings[v] == s })
 	if !ok {
 		v = uint32(len(w.t.strings))
 		w.t.strings = append(w.t.strings, strings.Clone(s))
-		w.strIdx.add(slot, v, w.strHash)
+		w.strIdx.Add(slot, v, w.strHash)
 	}
 	w.strMap[i] = v + 1
 	return v
@@ -318,11 +319,11 @@ func (w *Writer) function(p *model.Profile, i int32) uint32 {
 
 // sharedFunction returns the shared index of sf, adding it if it is new.
 func (w *Writer) sharedFunction(sf function) uint32 {
-	v, slot, ok := w.funcIdx.find(maphash.Comparable(w.seed, sf), func(v uint32) bool { return w.t.functions[v] == sf })
+	v, slot, ok := w.funcIdx.Find(maphash.Comparable(w.seed, sf), func(v uint32) bool { return w.t.functions[v] == sf })
 	if !ok {
 		v = uint32(len(w.t.functions))
 		w.t.functions = append(w.t.functions, sf)
-		w.funcIdx.add(slot, v, w.funcHash)
+		w.funcIdx.Add(slot, v, w.funcHash)
 	}
 	return v
 }
@@ -344,7 +345,7 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	}
 	w.lineBuf = lines
 	t := w.t
-	v, slot, ok := w.locIdx.find(w.locationHash(sl, lines), func(c uint32) bool {
+	v, slot, ok := w.locIdx.Find(w.locationHash(sl, lines), func(c uint32) bool {
 		return t.locations[c] == sl && slices.Equal(t.lines[t.lineOff[c]:t.lineOff[c+1]], lines)
 	})
 	if !ok {
@@ -352,7 +353,7 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 		t.locations = append(t.locations, sl)
 		t.lines = append(t.lines, lines...)
 		t.lineOff = append(t.lineOff, uint32(len(t.lines)))
-		w.locIdx.add(slot, v, w.locHash)
+		w.locIdx.Add(slot, v, w.locHash)
 	}
 	w.locMap[i] = v + 1
 	return v
@@ -789,7 +790,7 @@ func (w *Writer) Close() error {
 // prefix tree's goes as Close orders the tree), the rows' latest values
 // and the per-profile scratch.
 func (w *Writer) dropIndexes() {
-	w.strIdx, w.funcIdx, w.locIdx = index{}, index{}, index{}
+	w.strIdx, w.funcIdx, w.locIdx = hashindex.Index{}, hashindex.Index{}, hashindex.Index{}
 	w.pstrIdx, w.hdrIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil
 	w.lineBuf, w.mapIdx = nil, nil
 	w.t.tree, w.tree = w.tree, nil

@@ -1,4 +1,4 @@
-package bundle
+package hashindex
 
 import (
 	"hash/maphash"
@@ -7,22 +7,29 @@ import (
 	"testing"
 )
 
-// funcTable is a table of functions and its index, as the writer holds
-// them; hash may be a poor one, to make entries collide.
+// function is an entry of 24 bytes, as a profile's function of string
+// indices and a start line.
+type function struct {
+	name, systemName, filename uint32
+	startLine                  int64
+}
+
+// funcTable is a table of functions and its index; hash may be a poor
+// one, to make entries collide.
 type funcTable struct {
 	fns  []function
-	idx  index
+	idx  Index
 	hash func(function) uint64
 }
 
 func (t *funcTable) add(f function) (uint32, bool) {
-	v, slot, ok := t.idx.find(t.hash(f), func(v uint32) bool { return t.fns[v] == f })
+	v, slot, ok := t.idx.Find(t.hash(f), func(v uint32) bool { return t.fns[v] == f })
 	if ok {
 		return v, false
 	}
 	v = uint32(len(t.fns))
 	t.fns = append(t.fns, f)
-	t.idx.add(slot, v, func(v uint32) uint64 { return t.hash(t.fns[v]) })
+	t.idx.Add(slot, v, func(v uint32) uint64 { return t.hash(t.fns[v]) })
 	return v, true
 }
 
@@ -62,14 +69,14 @@ func TestIndexFindsEveryEntry(t *testing.T) {
 					t.Fatalf("%+v: entry %d (added %v), want entry %d", f, v, added, w)
 				}
 			}
-			if len(tab.fns) != len(want) || tab.idx.n != len(want) {
+			if len(tab.fns) != len(want) || tab.idx.Len() != len(want) {
 				t.Fatalf("%d entries, %d indexed, want %d", len(tab.fns), tab.idx.n, len(want))
 			}
 			if 2*tab.idx.n > len(tab.idx.slots) {
 				t.Errorf("%d entries in %d slots: more than half full", tab.idx.n, len(tab.idx.slots))
 			}
 			for f, w := range want {
-				if v, _, ok := tab.idx.find(h.fn(f), func(v uint32) bool { return tab.fns[v] == f }); !ok || v != w {
+				if v, _, ok := tab.idx.Find(h.fn(f), func(v uint32) bool { return tab.fns[v] == f }); !ok || v != w {
 					t.Fatalf("%+v: found %d, %v; want %d", f, v, ok, w)
 				}
 			}
@@ -78,11 +85,10 @@ func TestIndexFindsEveryEntry(t *testing.T) {
 }
 
 // BenchmarkIndex adds 1M distinct functions to a table and looks each up
-// again, found by the index or by a map[function]uint32, as the writer
-// did before. B/entry is what the index or map holds beside the table,
-// after a collection.
+// again, found by the index or by a map[function]uint32. B/entry is what
+// the index or map holds beside the table, after a collection.
 //
-//	go test -run '^$' -bench Index -benchtime 5x -count 6 ./internal/codec/bundle
+//	go test -run '^$' -bench Index -benchtime 5x -count 6 ./internal/hashindex
 func BenchmarkIndex(b *testing.B) {
 	const n = 1 << 20
 	fns := make([]function, n)
