@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"sort"
 
+	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/transform/mergekey"
 )
@@ -84,10 +85,10 @@ type merger struct {
 	mappings   []mapping
 	mappingIdx map[mergekey.Mapping]int32
 	funcs      []function
-	funcIdx    map[function]int32
+	funcIdx    hashindex.Index // functions by their value
 	locs       []location
 	lines      []model.Line
-	locIdx     chains // locations by a hash of pprof's key
+	locIdx     hashindex.Index // locations by a hash of pprof's key
 
 	stacks stackTable
 
@@ -109,13 +110,14 @@ type merger struct {
 // profiles compared are mostly alike, and growing by copies would hold
 // each table twice.
 func newMerger(nTypes int, ps []*side) *merger {
-	var locs, lines, stacks, frames, samples int
+	var funcs, locs, lines, stacks, frames, samples int
 	for _, s := range ps {
 		p := s.p
 		n := 0
 		for i := range p.Locations {
 			n += len(p.Locations[i].Lines)
 		}
+		funcs = max(funcs, len(p.Functions))
 		locs, lines = max(locs, len(p.Locations)), max(lines, n)
 		stacks, frames = max(stacks, p.Stacks.Len()), max(frames, p.Stacks.NumFrames())
 		samples += len(s.samples)
@@ -125,16 +127,15 @@ func newMerger(nTypes int, ps []*side) *merger {
 		nTypes:     nTypes,
 		seed:       seed,
 		mappingIdx: map[mergekey.Mapping]int32{},
-		funcIdx:    map[function]int32{},
+		funcs:      make([]function, 0, funcs),
 		locs:       make([]location, 0, locs),
 		lines:      make([]model.Line, 0, lines),
-		locIdx:     newChains(locs),
 		labelIdx:   map[string]int32{},
 		samples:    make([]sample, 0, samples),
 		sampleIdx:  make(map[uint64]int32, samples),
 		vals:       make([]int64, 0, samples*nTypes),
 	}
-	m.stacks.init(seed, stacks)
+	m.stacks.seed = seed
 	m.stacks.st.Fit(locs)
 	m.stacks.st.Grow(stacks, frames)
 	return m
@@ -202,24 +203,16 @@ func (m *merger) mapping(p *model.Profile, mm *memo, i int32) int32 {
 		flags: [4]bool{src.HasFunctions, src.HasFilenames, src.HasLineNumbers, src.HasInlineFrames},
 	}
 	k := keyOf(&nm)
-	r, found := intern(m.mappingIdx, &m.mappings, k, nm)
+	r, found := m.mappingIdx[k]
 	if found {
 		mm.offsets[i] = int64(m.mappings[r].start) - int64(src.Start)
+	} else {
+		r = int32(len(m.mappings))
+		m.mappings = append(m.mappings, nm)
+		m.mappingIdx[k] = r
 	}
 	mm.mappings[i] = r
 	return r
-}
-
-// intern returns the index in tab of the entry of key k, adding v as it
-// when there is none; found says whether there was.
-func intern[K comparable, V any](idx map[K]int32, tab *[]V, k K, v V) (r int32, found bool) {
-	if r, ok := idx[k]; ok {
-		return r, true
-	}
-	r = int32(len(*tab))
-	*tab = append(*tab, v)
-	idx[k] = r
-	return r, false
 }
 
 // function returns the result's function for function i of p; a line
@@ -238,9 +231,14 @@ func (m *merger) function(p *model.Profile, mm *memo, i int32) int32 {
 		src := &p.Functions[i]
 		f = function{src.StartLine, p.String(src.Name), p.String(src.SystemName), p.String(src.Filename)}
 	}
-	r, _ := intern(m.funcIdx, &m.funcs, f, f)
-	mm.funcs[slot] = r
-	return r
+	v, at, found := m.funcIdx.Find(maphash.Comparable(m.seed, f), func(v uint32) bool { return m.funcs[v] == f })
+	if !found {
+		v = uint32(len(m.funcs))
+		m.funcs = append(m.funcs, f)
+		m.funcIdx.Add(at, v, func(v uint32) uint64 { return maphash.Comparable(m.seed, m.funcs[v]) })
+	}
+	mm.funcs[slot] = int32(v)
+	return int32(v)
 }
 
 // location returns the result's location for location i of p: its
@@ -261,6 +259,20 @@ func (m *merger) location(p *model.Profile, mm *memo, i int32) int32 {
 		m.lines = append(m.lines, model.Line{Function: m.function(p, mm, ln.Function), Line: ln.Line, Column: ln.Column})
 	}
 	l.end = int32(len(m.lines))
+	v, at, found := m.locIdx.Find(m.locationHash(&l), func(v uint32) bool { return m.sameLocation(&m.locs[v], &l) })
+	if found {
+		m.lines = m.lines[:l.off]
+	} else {
+		v = uint32(len(m.locs))
+		m.locs = append(m.locs, l)
+		m.locIdx.Add(at, v, func(v uint32) uint64 { return m.locationHash(&m.locs[v]) })
+	}
+	mm.locs[i] = int32(v)
+	return int32(v)
+}
+
+// locationHash hashes pprof's key of l.
+func (m *merger) locationHash(l *location) uint64 {
 	k := m.key[:0]
 	k = binary.LittleEndian.AppendUint64(k, l.address)
 	k = binary.LittleEndian.AppendUint32(k, uint32(l.mapping))
@@ -273,17 +285,7 @@ func (m *merger) location(p *model.Profile, mm *memo, i int32) int32 {
 		k = binary.LittleEndian.AppendUint64(k, uint64(ln.Column))
 	}
 	m.key = k
-	h := maphash.Bytes(m.seed, k)
-	r := m.locIdx.find(h, func(r int32) bool { return m.sameLocation(&m.locs[r], &l) })
-	if r >= 0 {
-		m.lines = m.lines[:l.off]
-	} else {
-		r = int32(len(m.locs))
-		m.locs = append(m.locs, l)
-		m.locIdx.add(h, r)
-	}
-	mm.locs[i] = r
-	return r
+	return maphash.Bytes(m.seed, k)
 }
 
 func (m *merger) sameLocation(a, b *location) bool {
@@ -310,67 +312,38 @@ func (m *merger) stack(p *model.Profile, mm *memo, i int) int32 {
 	return m.stacks.add(f)
 }
 
-// chains finds the entries of a table by a hash of their content: idx
-// holds the last entry of each hash, next the one added before it of the
-// same hash (-1: none).
-type chains struct {
-	idx  map[uint64]int32
-	next []int32
-}
-
-func newChains(n int) chains {
-	return chains{idx: make(map[uint64]int32, n), next: make([]int32, 0, n)}
-}
-
-// find returns the entry of hash h that same says is the one looked for,
-// or -1.
-func (c *chains) find(h uint64, same func(int32) bool) int32 {
-	r, ok := c.idx[h]
-	for ; ok && r >= 0; r = c.next[r] {
-		if same(r) {
-			return r
-		}
-	}
-	return -1
-}
-
-// add adds entry r, the next of the table, of hash h.
-func (c *chains) add(h uint64, r int32) {
-	first, ok := c.idx[h]
-	if !ok {
-		first = -1
-	}
-	c.next = append(c.next, first)
-	c.idx[h] = r
-}
-
 // stackTable is a table of distinct stacks.
 type stackTable struct {
-	st     model.Stacks
-	seed   maphash.Seed
-	chains chains
-	key    []byte
-}
-
-func (t *stackTable) init(seed maphash.Seed, n int) {
-	t.seed, t.chains = seed, newChains(n)
+	st   model.Stacks
+	seed maphash.Seed
+	idx  hashindex.Index
+	key  []byte  // scratch
+	buf  []int32 // scratch
 }
 
 // add returns the index of the stack of these frames, adding it when the
 // table does not hold it.
 func (t *stackTable) add(frames []int32) int32 {
+	v, at, found := t.idx.Find(t.hash(frames), func(v uint32) bool { return t.st.Equal(int(v), frames) })
+	if found {
+		return int32(v)
+	}
+	r := t.st.Add(frames)
+	t.idx.Add(at, uint32(r), func(v uint32) uint64 {
+		t.buf = t.st.Append(t.buf[:0], int(v))
+		return t.hash(t.buf)
+	})
+	return r
+}
+
+// hash hashes a stack's frames.
+func (t *stackTable) hash(frames []int32) uint64 {
 	k := t.key[:0]
 	for _, f := range frames {
 		k = binary.LittleEndian.AppendUint32(k, uint32(f))
 	}
 	t.key = k
-	h := maphash.Bytes(t.seed, k)
-	if r := t.chains.find(h, func(r int32) bool { return t.st.Equal(int(r), frames) }); r >= 0 {
-		return r
-	}
-	r := t.st.Add(frames)
-	t.chains.add(h, r)
-	return r
+	return maphash.Bytes(t.seed, k)
 }
 
 // labelSet is a sample's labels as pprof's library holds them: string
@@ -509,8 +482,7 @@ func (m *merger) compact() bool {
 		newMap[0] = 0
 		maps = append(maps, m.mappings[0])
 	}
-	var st stackTable
-	st.init(m.seed, len(m.samples))
+	st := stackTable{seed: m.seed}
 	for i := range m.samples {
 		s := &m.samples[i]
 		f := m.frames[:0]
@@ -550,6 +522,6 @@ func (m *merger) compact() bool {
 
 // done drops what only adding samples needs.
 func (m *merger) done() {
-	m.mappingIdx, m.funcIdx, m.locIdx, m.labelIdx, m.sampleIdx = nil, nil, chains{}, nil, nil
-	m.stacks.chains = chains{}
+	m.mappingIdx, m.labelIdx, m.sampleIdx = nil, nil, nil
+	m.funcIdx, m.locIdx, m.stacks.idx = hashindex.Index{}, hashindex.Index{}, hashindex.Index{}
 }

@@ -90,8 +90,7 @@ func (m *merger) prune(dropFrames, keepFrames string) error {
 	if !cut {
 		return nil
 	}
-	var out stackTable
-	out.init(m.seed, len(m.samples))
+	out := stackTable{seed: m.seed}
 	for i := range m.samples {
 		s := int(m.samples[i].stack)
 		f := m.frames[:0]
