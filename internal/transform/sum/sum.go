@@ -14,8 +14,10 @@ package sum
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
 
+	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/transform/mergekey"
 	"github.com/pprofx/pprofx/internal/transform/units"
@@ -53,6 +55,7 @@ func Sum(in []Input, warn func(string)) (*model.Profile, error) {
 	if err := s.header(in, warn); err != nil {
 		return nil, err
 	}
+	s.fit(in)
 	for i, x := range in {
 		s.add(x.Profile, ty.cols[i], ty.ratios[i])
 	}
@@ -135,29 +138,35 @@ type summer struct {
 	b  *model.Builder
 	ty *types
 
-	mappings  map[mergekey.Mapping]int32
-	functions map[functionKey]int32
-	locations map[string]int32
-	samples   map[string]int32
-	links     map[string]int32
+	mappings map[mergekey.Mapping]int32
+	links    map[string]int32
+	// The sum's functions by value; its locations, and its samples
+	// without timestamps, by profile.Merge's keys of them (each key is
+	// made again from the sum's entry to compare or place it).
+	seed                       maphash.Seed
+	functions, locations, smps hashindex.Index
 
 	// Per input: where its table entries went (-2: not yet).
 	mapIdx  []mapInfo
 	funcIdx []int32
 	locIdx  []int32
-	key     []byte
-	frames  []int32
+
+	// The sum's locations' lines and samples' values are cut from these
+	// arrays, made a few thousand entries at a time.
+	lineSlab []model.Line
+	valSlab  []int64
+
+	// Scratch.
+	key, key2       []byte
+	frames, frames2 []int32
+	lines           []model.Line
+	vals            []int64
 }
 
 type mapInfo struct {
 	m      int32 // the sum's mapping, or NoMapping
 	offset int64 // added to the input's addresses
 	done   bool
-}
-
-type functionKey struct {
-	startLine                  int64
-	name, systemName, fileName string
 }
 
 func newSummer(ty *types) *summer {
@@ -167,6 +176,23 @@ func newSummer(ty *types) *summer {
 		p.SampleTypes = append(p.SampleTypes, model.ValueType{Type: b.String(name), Unit: b.String(ty.units[c]),
 			AggregationTemporality: ty.temp[c]})
 	}
-	return &summer{b: b, ty: ty, mappings: map[mergekey.Mapping]int32{}, functions: map[functionKey]int32{},
-		locations: map[string]int32{}, samples: map[string]int32{}, links: map[string]int32{}}
+	return &summer{b: b, ty: ty, mappings: map[mergekey.Mapping]int32{}, links: map[string]int32{}, seed: maphash.MakeSeed()}
+}
+
+// fit makes the sum's tables at the size of the largest input's: sums
+// are mostly of alike profiles, and tables grown by copies would hold
+// each one and a half times or twice while they grow.
+func (s *summer) fit(in []Input) {
+	var locs, funcs, stacks, frames, samples int
+	for _, x := range in {
+		p := x.Profile
+		locs, funcs, samples = max(locs, len(p.Locations)), max(funcs, len(p.Functions)), max(samples, len(p.Samples))
+		stacks, frames = max(stacks, p.Stacks.Len()), max(frames, p.Stacks.NumFrames())
+	}
+	out := s.b.P
+	out.Locations = slices.Grow(out.Locations, locs)
+	out.Functions = slices.Grow(out.Functions, funcs)
+	out.Samples = slices.Grow(out.Samples, samples)
+	out.Stacks.Fit(locs)
+	out.Stacks.Grow(stacks, frames)
 }

@@ -1,8 +1,10 @@
 package sum
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"sort"
 
@@ -29,9 +31,13 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 		scaled = scaled || r != 1
 	}
 	nt := len(s.ty.names)
+	if cap(s.vals) < nt {
+		s.vals = make([]int64, nt)
+	}
+	vals := s.vals[:nt]
 	for i := range p.Samples {
 		src := &p.Samples[i]
-		vals := make([]int64, nt)
+		clear(vals)
 		nonzero, scaledNonzero := false, false
 		for j, v := range src.Values {
 			if j >= len(cols) {
@@ -58,21 +64,58 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 		if src.Link != model.NoLink {
 			link = s.link(p.Links[src.Link])
 		}
-		k := s.sampleKey(p, src.LabelSet, link)
-		if len(src.Timestamps) == 0 {
-			if at, ok := s.samples[string(k)]; ok {
-				for c, v := range vals {
-					out.Samples[at].Values[c] += v
-				}
-				continue
-			}
-			s.samples[string(k)] = int32(len(out.Samples))
-		}
 		// A sample with timestamps stays one of its own, so that its
 		// times keep their values.
-		out.Samples = append(out.Samples, model.Sample{Stack: s.b.Stack(s.frames), Values: vals,
-			LabelSet: s.labelSet(p, src.LabelSet), Link: link, Timestamps: append([]uint64(nil), src.Timestamps...)})
+		if len(src.Timestamps) > 0 {
+			s.addSample(p, src, vals, link)
+			continue
+		}
+		s.key = sampleKey(s.key[:0], p, s.frames, src.LabelSet, link)
+		k := s.key
+		at, slot, found := s.smps.Find(maphash.Bytes(s.seed, k), func(v uint32) bool { return bytes.Equal(s.sumSampleKey(v), k) })
+		if found {
+			for c, v := range vals {
+				out.Samples[at].Values[c] += v
+			}
+			continue
+		}
+		s.addSample(p, src, vals, link)
+		s.smps.Add(slot, uint32(len(out.Samples)-1), func(v uint32) uint64 { return maphash.Bytes(s.seed, s.sumSampleKey(v)) })
 	}
+}
+
+// addSample adds a sample of the frames in s.frames to the sum.
+func (s *summer) addSample(p *model.Profile, src *model.Sample, vals []int64, link int32) {
+	out := s.b.P
+	var ts []uint64
+	if len(src.Timestamps) > 0 {
+		ts = append(ts, src.Timestamps...)
+	}
+	out.Samples = append(out.Samples, model.Sample{Stack: s.b.Stack(s.frames), Values: cut(&s.valSlab, vals),
+		LabelSet: s.labelSet(p, src.LabelSet), Link: link, Timestamps: ts})
+}
+
+// cut returns a copy of v from the array at slab, making a new array when
+// it is full.
+func cut[E any](slab *[]E, v []E) []E {
+	if len(v) == 0 {
+		return nil
+	}
+	if cap(*slab)-len(*slab) < len(v) {
+		*slab = make([]E, 0, max(4096, len(v)))
+	}
+	n := len(*slab)
+	*slab = append(*slab, v...)
+	return (*slab)[n:len(*slab):len(*slab)]
+}
+
+// sumSampleKey returns the key of the sum's sample v, made again.
+func (s *summer) sumSampleKey(v uint32) []byte {
+	out := s.b.P
+	smp := &out.Samples[v]
+	s.frames2 = out.Stacks.Append(s.frames2[:0], int(smp.Stack))
+	s.key2 = sampleKey(s.key2[:0], out, s.frames2, smp.LabelSet, smp.Link)
+	return s.key2
 }
 
 func fill(b []int32, n int) []int32 {
@@ -83,11 +126,13 @@ func fill(b []int32, n int) []int32 {
 	return b
 }
 
-// sampleKey is profile.Merge's: the sum's locations, then the labels by
-// sorted key, string then numeric (with units); then the link.
-func (s *summer) sampleKey(p *model.Profile, ls, link int32) []byte {
-	k := s.key[:0]
-	for _, f := range s.frames {
+// sampleKey appends to k profile.Merge's key of a sample of p: the sum's
+// locations (frames), then the labels of p's label set ls by sorted key,
+// string then numeric (with units); then the link. The key of a sum's
+// sample, made from the sum, is the key of the input samples added into
+// it.
+func sampleKey(k []byte, p *model.Profile, frames []int32, ls, link int32) []byte {
+	for _, f := range frames {
 		k = binary.AppendUvarint(k, uint64(f)+1)
 	}
 	k = binary.AppendUvarint(k, 0)
@@ -124,9 +169,7 @@ func (s *summer) sampleKey(p *model.Profile, ls, link int32) []byte {
 	// Attributes pprof's labels cannot hold keep samples apart as labels
 	// do (profile.Merge has none).
 	k = model.AppendAttributesKey(k, p.LabelSets[ls].Attributes)
-	k = binary.AppendVarint(k, int64(link))
-	s.key = k
-	return k
+	return binary.AppendVarint(k, int64(link))
 }
 
 func appendString(b []byte, s string) []byte {
@@ -178,28 +221,48 @@ func (s *summer) location(p *model.Profile, li int32) int32 {
 		mi = s.mapping(p, src.Mapping)
 	}
 	out := s.b.P
-	loc := model.Location{Address: uint64(int64(src.Address) + mi.offset), Mapping: mi.m, IsFolded: src.IsFolded,
-		Lines: make([]model.Line, len(src.Lines))}
+	loc := model.Location{Address: uint64(int64(src.Address) + mi.offset), Mapping: mi.m, IsFolded: src.IsFolded}
 	attrs := p.LocationAttrs(int(li))
-	for i, ln := range src.Lines {
+	lines := s.lines[:0]
+	for _, ln := range src.Lines {
 		f := int32(model.NoFunction)
 		if ln.Function != model.NoFunction {
 			f = s.function(p, ln.Function)
 		}
-		loc.Lines[i] = model.Line{Function: f, Line: ln.Line, Column: ln.Column}
+		lines = append(lines, model.Line{Function: f, Line: ln.Line, Column: ln.Column})
 	}
+	s.lines = lines
+	s.key = locationKey(s.key[:0], out, &loc, lines, attrs)
+	k := s.key
+	i, slot, found := s.locations.Find(maphash.Bytes(s.seed, k), func(v uint32) bool { return bytes.Equal(s.sumLocationKey(v), k) })
+	if !found {
+		i = uint32(len(out.Locations))
+		loc.Lines = cut(&s.lineSlab, lines)
+		out.Locations = append(out.Locations, loc)
+		out.SetLocationAttrs(int(i), cloneAttrs(attrs))
+		s.locations.Add(slot, i, func(v uint32) uint64 { return maphash.Bytes(s.seed, s.sumLocationKey(v)) })
+	}
+	s.locIdx[li] = int32(i)
+	return int32(i)
+}
+
+// locationKey appends to k profile.Merge's key of a location of the sum
+// (its mapping the sum's, and its lines' functions): its address within
+// its mapping, its mapping, whether it is folded, its lines, and the
+// attributes pprof has no field for.
+func locationKey(k []byte, out *model.Profile, loc *model.Location, lines []model.Line, attrs []model.Attribute) []byte {
 	addr := loc.Address
-	if mi.m != model.NoMapping {
-		addr -= out.Mappings[mi.m].Start
+	if loc.Mapping != model.NoMapping {
+		addr -= out.Mappings[loc.Mapping].Start
 	}
-	k := binary.AppendUvarint(nil, addr)
-	k = binary.AppendVarint(k, int64(mi.m))
+	k = binary.AppendUvarint(k, addr)
+	k = binary.AppendVarint(k, int64(loc.Mapping))
 	if loc.IsFolded {
 		k = append(k, 1)
 	} else {
 		k = append(k, 0)
 	}
-	for _, ln := range loc.Lines {
+	for _, ln := range lines {
 		k = binary.AppendVarint(k, int64(ln.Function))
 		k = binary.AppendVarint(k, ln.Line)
 		k = binary.AppendVarint(k, ln.Column)
@@ -207,16 +270,15 @@ func (s *summer) location(p *model.Profile, li int32) int32 {
 	if len(attrs) > 0 {
 		k = fmt.Appendf(k, "%v", attrs)
 	}
-	if i, ok := s.locations[string(k)]; ok {
-		s.locIdx[li] = i
-		return i
-	}
-	i := int32(len(out.Locations))
-	out.Locations = append(out.Locations, loc)
-	out.SetLocationAttrs(int(i), cloneAttrs(attrs))
-	s.locations[string(k)] = i
-	s.locIdx[li] = i
-	return i
+	return k
+}
+
+// sumLocationKey returns the key of the sum's location v, made again.
+func (s *summer) sumLocationKey(v uint32) []byte {
+	out := s.b.P
+	loc := &out.Locations[v]
+	s.key2 = locationKey(s.key2[:0], out, loc, loc.Lines, out.LocationAttrs(int(v)))
+	return s.key2
 }
 
 // mapping is profile.Merge's mapMapping: a mapping of the same size
@@ -244,23 +306,25 @@ func (s *summer) mapping(p *model.Profile, mi int32) mapInfo {
 	return s.mapIdx[mi]
 }
 
+// function returns the sum's function for p's function fi: one of the
+// same name, system name, file name and start line, added when the sum
+// has none (its strings are the sum's, each stored once).
 func (s *summer) function(p *model.Profile, fi int32) int32 {
 	if i := s.funcIdx[fi]; i != unmapped {
 		return i
 	}
 	src := &p.Functions[fi]
-	k := functionKey{src.StartLine, p.String(src.Name), p.String(src.SystemName), p.String(src.Filename)}
-	if i, ok := s.functions[k]; ok {
-		s.funcIdx[fi] = i
-		return i
-	}
+	f := model.Function{Name: s.b.String(p.String(src.Name)), SystemName: s.b.String(p.String(src.SystemName)),
+		Filename: s.b.String(p.String(src.Filename)), StartLine: src.StartLine}
 	out := s.b.P
-	i := int32(len(out.Functions))
-	out.Functions = append(out.Functions, model.Function{Name: s.b.String(k.name), SystemName: s.b.String(k.systemName),
-		Filename: s.b.String(k.fileName), StartLine: k.startLine})
-	s.functions[k] = i
-	s.funcIdx[fi] = i
-	return i
+	i, slot, found := s.functions.Find(maphash.Comparable(s.seed, f), func(v uint32) bool { return out.Functions[v] == f })
+	if !found {
+		i = uint32(len(out.Functions))
+		out.Functions = append(out.Functions, f)
+		s.functions.Add(slot, i, func(v uint32) uint64 { return maphash.Comparable(s.seed, out.Functions[v]) })
+	}
+	s.funcIdx[fi] = int32(i)
+	return int32(i)
 }
 
 func cloneAttrs(a []model.Attribute) []model.Attribute {
