@@ -56,6 +56,22 @@ func (x *Index) Add(slot int, v uint32, hash func(v uint32) uint64) {
 	}
 }
 
+// Reserve makes room for n entries, before any is added: an index whose
+// size is known is made once, not grown by doubling, each entry placed
+// again at each step.
+func (x *Index) Reserve(n int) {
+	if x.n > 0 || n <= 0 {
+		return
+	}
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	if size > len(x.slots) {
+		x.slots = make([]uint32, size)
+	}
+}
+
 // Len returns the number of entries indexed.
 func (x *Index) Len() int { return x.n }
 

@@ -144,3 +144,28 @@ func BenchmarkIndex(b *testing.B) {
 		b.ReportMetric(float64(held)/n, "B/entry")
 	})
 }
+
+// An index given its size is made once: the entries it was sized for fit
+// without its growing, and are found.
+func TestReserve(t *testing.T) {
+	seed := maphash.MakeSeed()
+	tab := &funcTable{hash: func(f function) uint64 { return maphash.Comparable(seed, f) }}
+	tab.idx.Reserve(1000)
+	slots := len(tab.idx.slots)
+	if slots < 2000 {
+		t.Fatalf("Reserve(1000): %d slots", slots)
+	}
+	for i := range 1000 {
+		if _, added := tab.add(function{name: uint32(i)}); !added {
+			t.Fatalf("function %d found before it was added", i)
+		}
+	}
+	if len(tab.idx.slots) != slots {
+		t.Errorf("%d slots after 1000 entries, %d reserved", len(tab.idx.slots), slots)
+	}
+	for i := range 1000 {
+		if v, added := tab.add(function{name: uint32(i)}); added || v != uint32(i) {
+			t.Fatalf("function %d: entry %d, added %v", i, v, added)
+		}
+	}
+}

@@ -4,20 +4,28 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"strings"
+
+	"github.com/pprofx/pprofx/internal/hashindex"
 )
 
 // Builder fills a Profile while keeping its tables free of duplicates:
 // strings, stacks and label sets added through it are stored once.
 // Decoders of formats without tables of their own (gperftools) or with
 // tables that must be rebuilt (OTLP attributes) use it.
+//
+// Strings and stacks are found by an index of their entry numbers
+// (hashindex), which holds 8 to 16 bytes an entry, where a map keyed by
+// a string holds about 40 to 80, and one of a stack's hash to the stacks
+// of that hash more.
 type Builder struct {
 	P *Profile
 
-	strings   map[string]int32
 	seed      maphash.Seed
-	stacks    map[uint64][]int32 // hash -> candidate stack indices
+	strings   hashindex.Index
+	stacks    hashindex.Index
 	labelSets map[string]int32
 	keyBuf    []byte
+	frameBuf  []int32
 }
 
 // NewBuilder returns a Builder over a new empty profile.
@@ -35,21 +43,23 @@ func BuilderFor(p *Profile) *Builder {
 	}
 	b := &Builder{
 		P:         p,
-		strings:   make(map[string]int32, len(p.Strings)),
 		seed:      maphash.MakeSeed(),
-		stacks:    make(map[uint64][]int32, p.Stacks.Len()),
 		labelSets: make(map[string]int32, len(p.LabelSets)),
 	}
+	// A string or stack the profile holds twice is found as its first.
+	b.strings.Reserve(len(p.Strings))
+	b.stacks.Reserve(p.Stacks.Len())
 	for i, s := range p.Strings {
-		if _, ok := b.strings[s]; !ok {
-			b.strings[s] = int32(i)
+		if _, slot, ok := b.findString(s); !ok {
+			b.strings.Add(slot, uint32(i), b.rehashString)
 		}
 	}
 	var frames []int32
 	for i := 0; i < p.Stacks.Len(); i++ {
 		frames = p.Stacks.Append(frames[:0], i)
-		h := b.hashStack(frames)
-		b.stacks[h] = append(b.stacks[h], int32(i))
+		if _, slot, ok := b.findStack(frames); !ok {
+			b.stacks.Add(slot, uint32(i), b.rehashStack)
+		}
 	}
 	for i, ls := range p.LabelSets {
 		k := string(b.labelKey(ls.Labels, ls.Attributes))
@@ -62,27 +72,32 @@ func BuilderFor(p *Profile) *Builder {
 
 // String returns the index of s in the string table, adding it if needed.
 func (b *Builder) String(s string) int32 {
-	if i, ok := b.strings[s]; ok {
-		return i
+	i, slot, ok := b.findString(s)
+	if !ok {
+		i = uint32(len(b.P.Strings))
+		b.P.Strings = append(b.P.Strings, s)
+		b.strings.Add(slot, i, b.rehashString)
 	}
-	i := int32(len(b.P.Strings))
-	b.P.Strings = append(b.P.Strings, s)
-	b.strings[s] = i
-	return i
+	return int32(i)
 }
 
 // StringCopy is String for an s that aliases memory reused later: a new
 // string is stored as a copy.
 func (b *Builder) StringCopy(s string) int32 {
-	if i, ok := b.strings[s]; ok {
-		return i
+	i, slot, ok := b.findString(s)
+	if !ok {
+		i = uint32(len(b.P.Strings))
+		b.P.Strings = append(b.P.Strings, strings.Clone(s))
+		b.strings.Add(slot, i, b.rehashString)
 	}
-	s = strings.Clone(s)
-	i := int32(len(b.P.Strings))
-	b.P.Strings = append(b.P.Strings, s)
-	b.strings[s] = i
-	return i
+	return int32(i)
 }
+
+func (b *Builder) findString(s string) (uint32, int, bool) {
+	return b.strings.Find(maphash.String(b.seed, s), func(v uint32) bool { return b.P.Strings[v] == s })
+}
+
+func (b *Builder) rehashString(v uint32) uint64 { return maphash.String(b.seed, b.P.Strings[v]) }
 
 func (b *Builder) hashStack(frames []int32) uint64 {
 	k := b.keyBuf[:0]
@@ -93,18 +108,24 @@ func (b *Builder) hashStack(frames []int32) uint64 {
 	return maphash.Bytes(b.seed, k)
 }
 
+func (b *Builder) findStack(frames []int32) (uint32, int, bool) {
+	return b.stacks.Find(b.hashStack(frames), func(v uint32) bool { return b.P.Stacks.Equal(int(v), frames) })
+}
+
+func (b *Builder) rehashStack(v uint32) uint64 {
+	b.frameBuf = b.P.Stacks.Append(b.frameBuf[:0], int(v))
+	return b.hashStack(b.frameBuf)
+}
+
 // Stack returns the index of the stack with these frames (leaf first),
 // adding it if it is not in the table yet. frames is copied.
 func (b *Builder) Stack(frames []int32) int32 {
-	h := b.hashStack(frames)
-	for _, i := range b.stacks[h] {
-		if b.P.Stacks.Equal(int(i), frames) {
-			return i
-		}
+	i, slot, ok := b.findStack(frames)
+	if !ok {
+		i = uint32(b.P.Stacks.Add(frames))
+		b.stacks.Add(slot, i, b.rehashStack)
 	}
-	i := b.P.Stacks.Add(frames)
-	b.stacks[h] = append(b.stacks[h], i)
-	return i
+	return int32(i)
 }
 
 func (b *Builder) labelKey(ls []Label, as []Attribute) []byte {
