@@ -5,8 +5,8 @@
 # no limit): merge, unpack and inspect of the large generated profile of
 # scripts/bench/wide-convert.sh, merge of a 10M-frame stack (the crafted
 # pprof-locids file at the tests' scale), inspect and unpack of the
-# 1M-entry bundle, and diff. Medians of RUNS runs (default 5), the two
-# settings interleaved.
+# 1M-entry bundle, diff and merge --sum of the large profile. Medians of
+# RUNS runs (default 5), the two settings interleaved.
 #
 #   scripts/bench/gc-goal.sh
 #   RUNS=3 ONLY='diff*' scripts/bench/gc-goal.sh
@@ -33,6 +33,7 @@ rows=(
 	"inspect-1M-bundle|$p inspect $dir/bundle-entries.ppxb"
 	"unpack-1M-bundle|$p unpack --index 0 $dir/bundle-entries.ppxb -o $dir/out.pb.gz"
 	"diff-wide|$p diff $w $w -o $dir/out.pb.gz"
+	"sum-wide|$p merge --sum $w $w -o $dir/out.pb.gz"
 )
 printf '| %-20s | %-22s | %-22s |\n' "run" "goal kept: RSS, wall" "GOMEMLIMIT=off"
 printf '|%s|%s|%s|\n' "----------------------" "------------------------" "------------------------"

@@ -3,8 +3,8 @@
 # input of internal/testutil/hostile, as a whole process under an
 # address-space limit: convert to pprof, OTLP (binary, JSON, JSON lines,
 # the collector's framed file), the older pprofextended dialect (binary,
-# JSON), folded, HTML and speedscope, and diff and merge of the file with
-# itself. Prints, per file
+# JSON), folded, HTML and speedscope, and diff, merge and merge --sum of
+# the file with itself. Prints, per file
 # and command, the exit status, the lines written on stderr (warnings
 # included), the peak RSS and the memory bound (64 MiB + 4 x the
 # decompressed input, which diff and merge read twice).
@@ -31,12 +31,13 @@ fail=0
 for name in $(cut -f1 "$dir/manifest.tsv" | sort -u); do
 	in=$dir/$name
 	raw=$(awk -F'\t' -v n="$name" '$1 == n { print $2; exit }' "$dir/manifest.tsv")
-	for cmd in pb.gz otlp otlp.json jsonl otlp-framed pprofextended pprofextended-json folded html speedscope.json diff merge; do
+	for cmd in pb.gz otlp otlp.json jsonl otlp-framed pprofextended pprofextended-json folded html speedscope.json diff merge sum; do
 		rm -rf "$dir/out"; mkdir -p "$dir/out"
 		case $cmd in
 		diff) args=(diff "$in" "$in" -o "$dir/out/o.pb.gz") ;;
 		otlp-framed | pprofextended*) args=(convert "$in" --to "$cmd" -o "$dir/out/o") ;;
 		merge) args=(merge "$in" "$in" -o "$dir/out/o.ppxb") ;;
+		sum) args=(merge --sum "$in" "$in" -o "$dir/out/o.pb.gz") ;;
 		*) args=(convert "$in" -o "$dir/out/o.$cmd") ;;
 		esac
 		set +e
@@ -48,7 +49,7 @@ for name in $(cut -f1 "$dir/manifest.tsv" | sort -u); do
 		set -e
 		rss_kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/time.txt" 2> /dev/null || echo 0)
 		reads=1
-		case $cmd in diff | merge) reads=2 ;; esac
+		case $cmd in diff | merge | sum) reads=2 ;; esac
 		bound=$((64 * 1048576 + 4 * reads * raw))
 		lines=$(grep -c . "$dir/stderr.txt" || true)
 		verdict=ok
@@ -58,7 +59,11 @@ for name in $(cut -f1 "$dir/manifest.tsv" | sort -u); do
 		if grep -qE 'fatal error|^panic:|^goroutine ' "$dir/stderr.txt"; then verdict="NO (runtime failure)"; fi
 		[ "$verdict" = ok ] || fail=1
 		label=$cmd
-		case $cmd in diff | merge) ;; *) label="convert to $cmd" ;; esac
+		case $cmd in
+		diff | merge) ;;
+		sum) label="merge --sum" ;;
+		*) label="convert to $cmd" ;;
+		esac
 		printf '| %-32s | %-26s | %4s | %6s | %10s | %10s | %s |\n' "$name" "$label" "$code" "$lines" "$(mib $((${rss_kb:-0} * 1024))) MiB" "$(mib "$bound") MiB" "$verdict"
 	done
 done
