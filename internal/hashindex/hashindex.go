@@ -75,6 +75,20 @@ func (x *Index) Reserve(n int) {
 // Len returns the number of entries indexed.
 func (x *Index) Len() int { return x.n }
 
+// Intern returns the entry of *tab equal to v, and true; or, when there is
+// none, appends v to *tab and returns its entry, and false. x indexes
+// *tab, which grows only through it (or entries left out of the index);
+// hash hashes a value.
+func Intern[E comparable](x *Index, tab *[]E, hash func(E) uint64, v E) (uint32, bool) {
+	i, slot, found := x.Find(hash(v), func(i uint32) bool { return (*tab)[i] == v })
+	if !found {
+		i = uint32(len(*tab))
+		*tab = append(*tab, v)
+		x.Add(slot, i, func(i uint32) uint64 { return hash((*tab)[i]) })
+	}
+	return i, found
+}
+
 // place puts v in the first empty slot from h's.
 func (x *Index) place(h uint64, v uint32) {
 	mask := uint64(len(x.slots) - 1)

@@ -22,15 +22,11 @@ type funcTable struct {
 	hash func(function) uint64
 }
 
+// add adds f unless the table has it; it returns f's entry, and whether
+// it was added.
 func (t *funcTable) add(f function) (uint32, bool) {
-	v, slot, ok := t.idx.Find(t.hash(f), func(v uint32) bool { return t.fns[v] == f })
-	if ok {
-		return v, false
-	}
-	v = uint32(len(t.fns))
-	t.fns = append(t.fns, f)
-	t.idx.Add(slot, v, func(v uint32) uint64 { return t.hash(t.fns[v]) })
-	return v, true
+	v, found := Intern(&t.idx, &t.fns, t.hash, f)
+	return v, !found
 }
 
 // Every value added twice is found as the entry first added for it, with

@@ -319,16 +319,11 @@ func (w *Writer) function(p *model.Profile, i int32) uint32 {
 
 // sharedFunction returns the shared index of sf, adding it if it is new.
 func (w *Writer) sharedFunction(sf function) uint32 {
-	v, slot, ok := w.funcIdx.Find(maphash.Comparable(w.seed, sf), func(v uint32) bool { return w.t.functions[v] == sf })
-	if !ok {
-		v = uint32(len(w.t.functions))
-		w.t.functions = append(w.t.functions, sf)
-		w.funcIdx.Add(slot, v, w.funcHash)
-	}
+	v, _ := hashindex.Intern(&w.funcIdx, &w.t.functions, w.funcHash, sf)
 	return v
 }
 
-func (w *Writer) funcHash(v uint32) uint64 { return maphash.Comparable(w.seed, w.t.functions[v]) }
+func (w *Writer) funcHash(f function) uint64 { return maphash.Comparable(w.seed, f) }
 
 func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	if v := w.locMap[i]; v != 0 {

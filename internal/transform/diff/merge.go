@@ -231,12 +231,7 @@ func (m *merger) function(p *model.Profile, mm *memo, i int32) int32 {
 		src := &p.Functions[i]
 		f = function{src.StartLine, p.String(src.Name), p.String(src.SystemName), p.String(src.Filename)}
 	}
-	v, at, found := m.funcIdx.Find(maphash.Comparable(m.seed, f), func(v uint32) bool { return m.funcs[v] == f })
-	if !found {
-		v = uint32(len(m.funcs))
-		m.funcs = append(m.funcs, f)
-		m.funcIdx.Add(at, v, func(v uint32) uint64 { return maphash.Comparable(m.seed, m.funcs[v]) })
-	}
+	v, _ := hashindex.Intern(&m.funcIdx, &m.funcs, func(f function) uint64 { return maphash.Comparable(m.seed, f) }, f)
 	mm.funcs[slot] = int32(v)
 	return int32(v)
 }

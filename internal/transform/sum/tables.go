@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/transform/mergekey"
 )
@@ -316,13 +317,7 @@ func (s *summer) function(p *model.Profile, fi int32) int32 {
 	src := &p.Functions[fi]
 	f := model.Function{Name: s.b.String(p.String(src.Name)), SystemName: s.b.String(p.String(src.SystemName)),
 		Filename: s.b.String(p.String(src.Filename)), StartLine: src.StartLine}
-	out := s.b.P
-	i, slot, found := s.functions.Find(maphash.Comparable(s.seed, f), func(v uint32) bool { return out.Functions[v] == f })
-	if !found {
-		i = uint32(len(out.Functions))
-		out.Functions = append(out.Functions, f)
-		s.functions.Add(slot, i, func(v uint32) uint64 { return maphash.Comparable(s.seed, out.Functions[v]) })
-	}
+	i, _ := hashindex.Intern(&s.functions, &s.b.P.Functions, func(f model.Function) uint64 { return maphash.Comparable(s.seed, f) }, f)
 	s.funcIdx[fi] = int32(i)
 	return int32(i)
 }
