@@ -16,19 +16,9 @@ import (
 // 64 MiB of zeros (128 KB in a file) allocates that block once, where a
 // buffer grown as the data came allocated about twice it.
 func TestStreamedBlockAllocatedOnce(t *testing.T) {
-	var data []byte
-	for _, c := range hostile.Cases(true) {
-		if c.Name == "bundle-tables-zeros.ppxb" {
-			var b bytes.Buffer
-			if err := c.Gen(&b); err != nil {
-				t.Fatal(err)
-			}
-			data = b.Bytes()
-			break
-		}
-	}
-	if data == nil {
-		t.Fatal("no bundle-tables-zeros.ppxb among the crafted inputs")
+	data, err := hostile.File("bundle-tables-zeros.ppxb", true)
+	if err != nil {
+		t.Fatal(err)
 	}
 	raw, err := hostile.BundleRaw(data)
 	if err != nil {

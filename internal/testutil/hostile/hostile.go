@@ -63,6 +63,21 @@ type Case struct {
 // EarlyBound is what a run may take in all for an input refused early.
 const EarlyBound = 32 << 20
 
+// File returns the bytes of the file of the first case named name, at
+// the tests' scale (small) or full scale.
+func File(name string, small bool) ([]byte, error) {
+	for _, c := range Cases(small) {
+		if c.Name == name {
+			var b bytes.Buffer
+			if err := c.Gen(&b); err != nil {
+				return nil, err
+			}
+			return b.Bytes(), nil
+		}
+	}
+	return nil, fmt.Errorf("no %s among the crafted inputs", name)
+}
+
 // Cases returns every case. small scales them down (tens of MB instead of
 // GB once decompressed) for tests; the messages and exit statuses are the
 // same.
