@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,6 +269,54 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 		}
 		if s.out.Len() != 0 {
 			t.Errorf("stdout got %d bytes", s.out.Len())
+		}
+	}
+}
+
+// inspect reads a bundle's profiles hollow (bundle.Reader.Hollow: no
+// frames, no locations or functions made, only counted), and shows what
+// it shows when it reads them whole: plain and JSON, for bundles of the
+// Go fixtures, of profiles of every format with mappings, labels,
+// timestamps and OTLP attributes, and of both older bundle versions, and
+// for each of those bundles with a byte changed at 200 places, where the
+// answer, a summary or the error, must be the same.
+func TestInspectBundleHollow(t *testing.T) {
+	dir := t.TempDir()
+	mixed := filepath.Join(dir, "mixed.ppxb")
+	run(t, nil, ExitOK, append([]string{"merge", "-o", mixed, "../../testdata/gperftools/le64-100hz.prof",
+		"../../testdata/jfr/cpu.jfr", "../../testdata/otlp-dev/typed-attrs.otlp", "../../testdata/otlp-dev/ebpf-v1.9.otlp",
+		"../../testdata/perf/dwarf.txt", "../../testdata/cpuprofile/node-work.cpuprofile"}, goFixtures(t)...)...)
+	names := []string{mixed, "../../testdata/bundle/v1.ppxb", "../../testdata/bundle/v2.ppxb"}
+	inspect := func(name string, args ...string) string {
+		s := newStreams(nil)
+		code := Main(append(append([]string{"inspect"}, args...), name), s.ios)
+		return fmt.Sprintf("exit %d\n%s\n%s", code, s.out, s.err)
+	}
+	defer func() { inspectSummary = true }()
+	compare := func(name string, args ...string) bool {
+		inspectSummary = false
+		want := inspect(name, args...)
+		inspectSummary = true
+		if got := inspect(name, args...); got != want {
+			t.Errorf("inspect %v %s:\n got %s\nwant %s", args, name, got, want)
+			return false
+		}
+		return true
+	}
+	for _, name := range names {
+		compare(name)
+		compare(name, "--json")
+		data := mustRead(t, name)
+		bad := filepath.Join(dir, "bad.ppxb")
+		for k := range 200 {
+			b := append([]byte(nil), data...)
+			b[(k*7919)%len(b)] ^= byte(1 + k%255)
+			if err := os.WriteFile(bad, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if !compare(bad) {
+				break
+			}
 		}
 	}
 }

@@ -123,6 +123,9 @@ func inspectFile(o *InspectOptions, name string) (*InspectResult, error) {
 	var bundled []summary.Summary
 	each := func(it formats.Item) error {
 		s := summary.Of(it.Profile)
+		if c := it.Counts; c != nil {
+			s.Locations, s.Functions = c.Locations, c.Functions
+		}
 		s.Name = it.Name
 		bundled = append(bundled, s)
 		return nil

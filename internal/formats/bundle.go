@@ -41,16 +41,26 @@ func init() {
 		br.LimitTotal(limit)
 		br.LimitMemory(opts.memory())
 		in.Facts = append(in.Facts, [2]string{"bundle version", fmt.Sprint(bundle.Version)}, [2]string{"profiles", fmt.Sprint(br.Len())})
+		// A summary (inspect, given each profile as it is read) needs
+		// neither the stacks' frames nor the locations and functions.
+		hollow := opts.Summary && opts.Each != nil && !opts.KeepOriginal
 		for i := 0; i < br.Len(); i++ {
-			read := br.Profile
-			if i == br.Len()-1 {
-				read = br.ProfileLast // the tables are released as it is built
+			last := i == br.Len()-1 // the tables are released as it is built
+			it := Item{Name: br.Entry(i).Name}
+			var err error
+			switch {
+			case hollow:
+				var c bundle.Counts
+				it.Profile, c, err = br.Hollow(i, last)
+				it.Counts = &c
+			case last:
+				it.Profile, err = br.ProfileLast(i)
+			default:
+				it.Profile, err = br.Profile(i)
 			}
-			p, err := read(i)
 			if err != nil {
 				return err
 			}
-			it := Item{Name: br.Entry(i).Name, Profile: p}
 			if opts.Each != nil && !opts.KeepOriginal {
 				if err := opts.Each(it); err != nil {
 					return err

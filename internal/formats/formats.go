@@ -21,6 +21,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/pprofx/pprofx/internal/codec/bundle"
 	"github.com/pprofx/pprofx/internal/codec/otlp"
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/detect"
@@ -161,6 +162,11 @@ type Item struct {
 	// Stream, when ReadOptions.Stream was set and the format can, holds the
 	// profile in place of Profile, which is then nil.
 	Stream *Stream
+	// Counts, set for a bundle's profile read for a summary (Summary,
+	// with Each), are the sizes of its location and function tables,
+	// which Profile then leaves empty, each of its stacks empty too
+	// (bundle.Reader.Hollow).
+	Counts *bundle.Counts
 }
 
 // Input is a decoded input.
