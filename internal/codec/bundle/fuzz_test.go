@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/model"
@@ -79,6 +80,8 @@ func FuzzReader(f *testing.F) {
 			if alloc, over := memcheck.Over(allocBound(limit), func() { p, err = r.Profile(i) }); over {
 				t.Fatalf("profile %d: allocated %d bytes with a limit of %d (bound %d)", i, alloc, limit, allocBound(limit))
 			}
+			h, c, herr := r.Hollow(i, false)
+			sameHollow(t, p, err, h, c, herr)
 			if err != nil {
 				continue
 			}
@@ -127,26 +130,65 @@ func FuzzBlocks(f *testing.F) {
 	runtime.GC()
 	f.Fuzz(func(t *testing.T, tab, sec []byte, samples int, timeNanos int64) {
 		limit := fuzzLimit(len(tab) + len(sec))
-		var p *model.Profile
+		var p, h *model.Profile
+		var c Counts
+		var err, herr error
 		decode := func() {
 			p = nil
-			tt, err := decodeTables(&dec{b: tab, block: "tables", room: limit}, Version)
-			if err != nil {
+			tt, terr := decodeTables(&dec{b: tab, block: "tables", room: limit}, Version)
+			if terr != nil {
 				return
 			}
 			u := &unpacker{t: tt}
-			if q, err := u.decode(&dec{b: sec, block: "section", room: limit}, &Entry{Samples: samples, TimeNanos: timeNanos}); err == nil {
-				p = q
-			}
+			p, err = u.decode(&dec{b: sec, block: "section", room: limit}, &Entry{Samples: samples, TimeNanos: timeNanos})
+			hu := &unpacker{t: tt, hollow: true}
+			h, herr = hu.decode(&dec{b: sec, block: "section", room: limit}, &Entry{Samples: samples, TimeNanos: timeNanos})
+			c = Counts{Locations: int(hu.nloc), Functions: int(hu.nfunc)}
 		}
-		if alloc, over := memcheck.Over(allocBound(limit), decode); over {
-			t.Fatalf("allocated %d bytes with a limit of %d (bound %d)", alloc, limit, allocBound(limit))
+		if alloc, over := memcheck.Over(2*allocBound(limit), decode); over {
+			t.Fatalf("allocated %d bytes with a limit of %d (bound %d, two reads)", alloc, limit, 2*allocBound(limit))
 		}
-		if p == nil {
+		if p == nil && err == nil {
+			return // the tables failed
+		}
+		sameHollow(t, p, err, h, c, herr)
+		if err != nil {
 			return
 		}
 		if err := p.Validate(); err != nil {
 			t.Fatalf("decoded profile does not validate: %v", err)
 		}
 	})
+}
+
+// sameHollow fails t unless a profile read hollow (h, its counts c, its
+// error herr) is the profile read whole (p, err) without its stacks'
+// frames, locations and functions: the same error, or the same samples
+// on as many stacks, each empty, and the counts of the tables left out.
+func sameHollow(t *testing.T, p *model.Profile, err error, h *model.Profile, c Counts, herr error) {
+	t.Helper()
+	if (err == nil) != (herr == nil) || err != nil && err.Error() != herr.Error() {
+		t.Fatalf("read whole: %v; read hollow: %v", err, herr)
+	}
+	if err != nil {
+		return
+	}
+	if err := h.Validate(); err != nil {
+		t.Fatalf("hollow profile does not validate: %v", err)
+	}
+	if c.Locations != len(p.Locations) || c.Functions != len(p.Functions) || len(h.Locations) != 0 || len(h.Functions) != 0 {
+		t.Fatalf("hollow: %+v counted, %d locations and %d functions made; whole: %d and %d",
+			c, len(h.Locations), len(h.Functions), len(p.Locations), len(p.Functions))
+	}
+	if h.Stacks.Len() != p.Stacks.Len() || h.Stacks.NumFrames() != 0 || len(h.Samples) != len(p.Samples) || len(h.Mappings) != len(p.Mappings) {
+		t.Fatalf("hollow: %d stacks of %d frames, %d samples, %d mappings; whole: %d stacks, %d samples, %d mappings",
+			h.Stacks.Len(), h.Stacks.NumFrames(), len(h.Samples), len(h.Mappings), p.Stacks.Len(), len(p.Samples), len(p.Mappings))
+	}
+	for i := range p.Samples {
+		a, b := &p.Samples[i], &h.Samples[i]
+		if a.Stack != b.Stack || !slices.Equal(a.Values, b.Values) || !slices.Equal(a.Timestamps, b.Timestamps) ||
+			a.Link != b.Link || a.LabelSet != b.LabelSet {
+			t.Fatalf("sample %d: whole %+v, hollow %+v", i, *a, *b)
+		}
+	}
 }
