@@ -3,10 +3,13 @@ package bundle
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/model"
@@ -321,6 +324,111 @@ func TestProfileLast(t *testing.T) {
 		}
 		if d := diffProfiles(ps[i], got); d != "" {
 			t.Errorf("profile %d: %s", i, d)
+		}
+	}
+}
+
+// Reads of one Reader at once, the last of each round by ProfileLast,
+// give what reads one at a time give: ProfileLast takes the tables'
+// arrays as they are only when no other read uses them.
+func TestProfileLastConcurrent(t *testing.T) {
+	// Each profile uses every shared line, as a profile taken as it is.
+	ps := []*model.Profile{handBuilt(0), handBuilt(0), handBuilt(0)}
+	data, err := bundleOf(ps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 50; round++ {
+		var wg sync.WaitGroup
+		got := make([]*model.Profile, 4*len(ps))
+		errs := make([]error, len(got))
+		for k := range got {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				i := k % len(ps)
+				if k == len(ps) {
+					got[k], errs[k] = r.ProfileLast(i)
+				} else {
+					got[k], errs[k] = r.Profile(i)
+				}
+			}()
+		}
+		wg.Wait()
+		for k, p := range got {
+			if errs[k] != nil {
+				t.Fatalf("round %d, read %d: %v", round, k, errs[k])
+			}
+			if d := diffProfiles(ps[k%len(ps)], p); d != "" {
+				t.Fatalf("round %d, read %d (profile %d): %s", round, k, k%len(ps), d)
+			}
+		}
+	}
+}
+
+// A profile read last that uses most of the shared lines takes them as
+// they are: its locations' lines are slices of the tables' array. Using
+// every shared function, it takes the tables' functions too.
+func TestProfileLastTakesLines(t *testing.T) {
+	p := handBuilt(0)
+	data, err := bundleOf(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := r.tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := tb.lines
+	got, err := r.ProfileLast(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diffProfiles(p, got); d != "" {
+		t.Fatal(d)
+	}
+	taken := 0
+	for _, l := range got.Locations {
+		for j := range lines {
+			if len(l.Lines) > 0 && &l.Lines[0] == &lines[j] {
+				taken++
+			}
+		}
+	}
+	if taken == 0 {
+		t.Errorf("no location's lines are the tables' (%d lines)", len(lines))
+	}
+	if len(got.Functions) != len(tb.functions) || &got.Functions[0] != &tb.functions[0] {
+		t.Errorf("the profile's %d functions are not the tables' %d", len(got.Functions), len(tb.functions))
+	}
+}
+
+func TestPermute(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 200; n++ {
+		xs := make([]int, n)
+		to := make([]int32, n)
+		for i, k := range rnd.Perm(n) {
+			xs[i] = i
+			to[i] = int32(k + 1)
+		}
+		orig := slices.Clone(to)
+		permute(xs, to)
+		for i := range n {
+			if xs[orig[i]-1] != i {
+				t.Fatalf("n=%d: element %d not at %d: %v (to %v)", n, i, orig[i]-1, xs, orig)
+			}
+		}
+		if !slices.Equal(to, orig) {
+			t.Fatalf("n=%d: to changed: %v, was %v", n, to, orig)
 		}
 	}
 }

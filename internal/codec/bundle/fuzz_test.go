@@ -82,8 +82,18 @@ func FuzzReader(f *testing.F) {
 			}
 			h, c, herr := r.Hollow(i, false)
 			sameHollow(t, p, err, h, c, herr)
+			// ProfileLast may take the tables' arrays as they are: it
+			// must give what Profile gives, and leave the tables whole
+			// for the profiles read after it.
+			q, qerr := r.ProfileLast(i)
+			if (err == nil) != (qerr == nil) || err != nil && err.Error() != qerr.Error() {
+				t.Fatalf("profile %d: Profile: %v; ProfileLast: %v", i, err, qerr)
+			}
 			if err != nil {
 				continue
+			}
+			if d := diffProfiles(p, q); d != "" {
+				t.Fatalf("profile %d: ProfileLast differs from Profile: %s", i, d)
 			}
 			if err := p.Validate(); err != nil {
 				t.Fatalf("profile %d does not validate: %v", i, err)

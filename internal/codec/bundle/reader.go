@@ -270,6 +270,43 @@ func (r *Reader) block(what string, off, n, rawLen uint64, room int64) ([]byte, 
 func (r *Reader) tables() (*tables, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.loadTables()
+}
+
+// take returns the shared tables for a profile to be read from them.
+// Unless last, the caller gives them back with done. When last, they are
+// taken from r (a profile read later reads them again), and own reports
+// whether no other read uses them meanwhile: the caller may then change
+// them.
+func (r *Reader) take(last bool) (t *tables, own bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t, err = r.loadTables(); err != nil {
+		return nil, false, err
+	}
+	if t.readers == nil {
+		t.readers = new(int)
+	}
+	if !last {
+		*t.readers++
+		return t, false, nil
+	}
+	if r.t == t {
+		r.t, r.loaded = nil, false
+		own = *t.readers == 0
+	}
+	return t, own, nil
+}
+
+// done gives back tables take returned, not last.
+func (r *Reader) done(t *tables) {
+	r.mu.Lock()
+	*t.readers--
+	r.mu.Unlock()
+}
+
+// loadTables reads the shared tables, once; r.mu is held.
+func (r *Reader) loadTables() (*tables, error) {
 	if !r.loaded {
 		r.loaded = true
 		if err := r.mem.Check("bundle: tables", int64(min(r.tablesRaw, math.MaxInt64/8))); err != nil {
@@ -329,18 +366,15 @@ func (r *Reader) profile(i int, last, hollow bool) (*model.Profile, Counts, erro
 	if err := r.mem.Check(fmt.Sprintf("bundle: profile %d", i), int64(min(r.tablesRaw, math.MaxInt64/8))+r.spent.Load()+int64(min(e.rawSize, math.MaxInt64/8))); err != nil {
 		return nil, Counts{}, err
 	}
-	t, err := r.tables()
+	t, own, err := r.take(last)
 	if err != nil {
 		return nil, Counts{}, err
 	}
 	if last {
-		r.mu.Lock()
-		if r.t == t {
-			r.t, r.loaded = nil, false
-		}
-		r.mu.Unlock()
 		x := *t // its fields are dropped as they are used up
 		t = &x
+	} else {
+		defer r.done(t)
 	}
 	room := r.limit - int64(r.tablesRaw)
 	if r.totalLimit > 0 {
@@ -353,7 +387,7 @@ func (r *Reader) profile(i int, last, hollow bool) (*model.Profile, Counts, erro
 	if err != nil {
 		return nil, Counts{}, errf("profile %d: %v", i, trimPrefix(err))
 	}
-	b := &unpacker{t: t, release: last, hollow: hollow}
+	b := &unpacker{t: t, release: last, own: own, hollow: hollow}
 	d := &dec{b: raw, block: "section", room: max(room-int64(len(raw)), 1)}
 	start := d.room
 	p, err := b.decode(d, e)
@@ -365,6 +399,29 @@ func (r *Reader) profile(i int, last, hollow bool) (*model.Profile, Counts, erro
 		return nil, Counts{}, errf("profile %d: %v", i, err)
 	}
 	return p, Counts{Locations: int(b.nloc), Functions: int(b.nfunc)}, nil
+}
+
+// permute moves xs[i] to xs[to[i]-1], for to a permutation of 1 to
+// len(xs), in place: it follows each cycle of to, marking the entries
+// done by their sign, which it then restores.
+func permute[T any](xs []T, to []int32) {
+	for i := range xs {
+		if to[i] < 0 {
+			continue
+		}
+		cur := xs[i]
+		for j := i; ; {
+			k := int(to[j] - 1)
+			to[j] = -to[j]
+			cur, xs[k] = xs[k], cur
+			if j = k; j == i {
+				break
+			}
+		}
+	}
+	for i := range to {
+		to[i] = -to[i]
+	}
 }
 
 func trimPrefix(err error) error {
@@ -407,13 +464,16 @@ type unpacker struct {
 	// release: u.t is this profile's alone (ProfileLast), and each of its
 	// tables is dropped once the profile has taken what it needs from it.
 	release bool
+	// own: no other read uses u.t's arrays, which the profile may then
+	// take as they are (with release).
+	own bool
 }
 
 func (u *unpacker) init() {
 	t := u.t
 	u.p = model.New()
-	u.strNew = make([]int32, len(t.strings))
-	u.pstrNew = make([]int32, len(t.pstrings))
+	u.strNew = make([]int32, t.strings.len())
+	u.pstrNew = make([]int32, t.pstrings.len())
 	u.funcNew = make([]int32, len(t.functions))
 	u.locNew = make([]int32, len(t.locations))
 	u.nodeNew = make([]int32, t.nodes.nends)
@@ -430,7 +490,7 @@ func (u *unpacker) str(i uint32) int32 {
 		return v - 1
 	}
 	v := int32(0)
-	if s := u.t.strings[i]; s != "" {
+	if s := u.t.strings.at(i); s != "" {
 		var ok bool
 		if v, ok = u.pvals[s]; !ok {
 			v = u.nstr
@@ -447,7 +507,7 @@ func (u *unpacker) pstr(i uint32) int32 {
 		return v - 1
 	}
 	v := int32(0)
-	if s := u.t.pstrings[i]; s != "" {
+	if s := u.t.pstrings.at(i); s != "" {
 		var ok bool
 		if v, ok = u.pvals[s]; !ok {
 			v = u.nstr
@@ -465,9 +525,9 @@ func (u *unpacker) function(i uint32) int32 {
 	}
 	if !u.hollow {
 		f := &u.t.functions[i]
-		u.str(f.name)
-		u.str(f.systemName)
-		u.str(f.filename)
+		u.str(uint32(f.Name))
+		u.str(uint32(f.SystemName))
+		u.str(uint32(f.Filename))
 	}
 	v := u.nfunc
 	u.nfunc++
@@ -480,13 +540,13 @@ func (u *unpacker) location(i uint32) (int32, error) {
 		return v - 1, nil
 	}
 	t := u.t
-	if m := t.locations[i].mapping; m != 0 {
+	if m := t.locations[i].mapping(); m != 0 {
 		if _, ok := u.mapFirst[m-1]; !ok {
 			return 0, errf("location %d uses mapping %d, which is not in the profile's mapping list", i, m-1)
 		}
 	}
 	for _, ln := range t.lines[t.lineOff[i]:t.lineOff[i+1]] {
-		u.function(ln.function)
+		u.function(uint32(ln.Function))
 	}
 	u.nlines += int(t.lineOff[i+1] - t.lineOff[i])
 	v := u.nloc
@@ -583,24 +643,35 @@ func (u *unpacker) build() {
 	p.Strings = make([]string, u.nstr)
 	for i, v := range u.pstrNew {
 		if v > 0 {
-			p.Strings[v-1] = t.pstrings[i]
+			p.Strings[v-1] = t.pstrings.at(uint32(i))
 		}
 	}
 	for i, v := range u.strNew {
 		if v > 0 {
-			p.Strings[v-1] = t.strings[i]
+			p.Strings[v-1] = t.strings.at(uint32(i))
 		}
 	}
 	if u.release {
-		t.strings, t.pstrings = nil, nil
+		t.strings, t.pstrings = strTable{}, strTable{}
 	}
 	if u.nfunc > 0 && !u.hollow {
-		p.Functions = make([]model.Function, u.nfunc)
-		for i, v := range u.funcNew {
-			if v > 0 {
+		if u.release && u.own && int(u.nfunc) == len(t.functions) {
+			// A profile read last that uses every shared function takes
+			// them as they are: renumbered, then put in its order.
+			for i := range t.functions {
 				f := &t.functions[i]
-				p.Functions[v-1] = model.Function{
-					Name: u.str(f.name), SystemName: u.str(f.systemName), Filename: u.str(f.filename), StartLine: f.startLine,
+				f.Name, f.SystemName, f.Filename = u.str(uint32(f.Name)), u.str(uint32(f.SystemName)), u.str(uint32(f.Filename))
+			}
+			permute(t.functions, u.funcNew)
+			p.Functions = t.functions
+		} else {
+			p.Functions = make([]model.Function, u.nfunc)
+			for i, v := range u.funcNew {
+				if v > 0 {
+					f := &t.functions[i]
+					p.Functions[v-1] = model.Function{
+						Name: u.str(uint32(f.Name)), SystemName: u.str(uint32(f.SystemName)), Filename: u.str(uint32(f.Filename)), StartLine: f.StartLine,
+					}
 				}
 			}
 		}
@@ -610,22 +681,34 @@ func (u *unpacker) build() {
 	}
 	if u.nloc > 0 && !u.hollow {
 		p.Locations = make([]model.Location, u.nloc)
-		lines := make([]model.Line, u.nlines)
+		// A profile read last that uses most of the shared lines takes
+		// them as they are, each location a slice of them, rather than
+		// copy them: each shared location is used once at most, so each
+		// line is renumbered once.
+		inPlace := u.release && u.own && 2*u.nlines >= len(t.lines)
+		var lines []model.Line
+		if !inPlace {
+			lines = make([]model.Line, u.nlines)
+		}
 		for i, v := range u.locNew {
 			if v == 0 {
 				continue
 			}
 			l := &t.locations[i]
-			loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded}
+			loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded()}
 			p.SetLocationAttrs(int(v-1), t.attrSets[l.attrs])
-			if l.mapping != 0 {
-				loc.Mapping = u.mapFirst[l.mapping-1]
+			if m := l.mapping(); m != 0 {
+				loc.Mapping = u.mapFirst[m-1]
 			}
-			if sl := t.lines[t.lineOff[i]:t.lineOff[i+1]]; len(sl) > 0 {
-				loc.Lines = lines[:len(sl):len(sl)]
-				lines = lines[len(sl):]
+			if sl := t.lines[t.lineOff[i]:t.lineOff[i+1]:t.lineOff[i+1]]; len(sl) > 0 {
+				if inPlace {
+					loc.Lines = sl
+				} else {
+					loc.Lines = lines[:len(sl):len(sl)]
+					lines = lines[len(sl):]
+				}
 				for j, ln := range sl {
-					loc.Lines[j] = model.Line{Function: u.funcNew[ln.function] - 1, Line: ln.line, Column: ln.column}
+					loc.Lines[j] = model.Line{Function: u.funcNew[ln.Function] - 1, Line: ln.Line, Column: ln.Column}
 				}
 			}
 			p.Locations[v-1] = loc
@@ -662,7 +745,7 @@ func (u *unpacker) build() {
 }
 
 func (u *unpacker) valueType(d *dec, what string) model.ValueType {
-	nps := len(u.t.pstrings)
+	nps := u.t.pstrings.len()
 	return model.ValueType{
 		Type:                   u.pstr(d.ref(what+".type", nps)),
 		Unit:                   u.pstr(d.ref(what+".unit", nps)),
@@ -804,7 +887,7 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 // header reads the shared profile-level fields into u.p.
 func (u *unpacker) header(d *dec) error {
 	t, p := u.t, u.p
-	nps := len(t.pstrings)
+	nps := t.pstrings.len()
 	p.SampleTypes = make([]model.ValueType, d.count("sample_types", 3))
 	for i := range p.SampleTypes {
 		p.SampleTypes[i] = u.valueType(d, "sample_type")

@@ -13,8 +13,8 @@ import (
 // them is into another shared table; docs/bundle-format.md describes the
 // encoding.
 type tables struct {
-	pstrings  []string // strings sections reference; pstrings[0] == ""
-	strings   []string // strings the tables reference; strings[0] == ""
+	pstrings  strTable // strings sections reference
+	strings   strTable // strings the tables reference
 	headers   [][]byte // encoded profile headers, see Writer.encodeSection
 	mappings  []mapping
 	functions []function
@@ -29,6 +29,9 @@ type tables struct {
 	// sets (version 3): attrSets[0] is the empty set.
 	attrSets [][]model.Attribute
 	version  uint32 // the format version read (headers are read later)
+	// readers counts the profiles being read from them (Reader.take),
+	// under Reader.mu; a pointer, as a profile read last copies tables.
+	readers *int
 
 	// For writing: the writer's prefix tree (taken instead of nodes,
 	// which the reader fills); canonical sets locNew, where
@@ -53,23 +56,43 @@ type mapping struct {
 	attrs                uint32 // index into attrSets
 }
 
-type function struct {
-	name, systemName, filename uint32
-	startLine                  int64
-}
+// function is a function with shared string indices: a profile read last
+// (Reader.ProfileLast) that uses every shared function can take them as
+// they are, once their strings are numbered as its own.
+type function = model.Function
 
+// location is a location's fields but its lines: 16 bytes, for a bundle
+// may hold millions.
 type location struct {
 	address uint64
-	mapping uint32 // shared mapping index + 1; 0 for none
-	folded  bool
-	attrs   uint32 // index into attrSets
+	// mf is the shared mapping's index + 1 (0 for none) in its low 31
+	// bits, and whether the location is folded in its top bit.
+	mf    uint32
+	attrs uint32 // index into attrSets
 }
 
-type line struct {
-	function uint32
-	line     int64
-	column   int64
+// maxMappings is the most mappings a bundle holds: a location's mapping
+// index + 1 has 31 bits.
+const maxMappings = 1<<31 - 2
+
+const foldedBit = 1 << 31
+
+func newLocation(address uint64, mapping uint32, folded bool, attrs uint32) location {
+	if folded {
+		mapping |= foldedBit
+	}
+	return location{address: address, mf: mapping, attrs: attrs}
 }
+
+// mapping returns the shared mapping's index + 1, 0 for none.
+func (l *location) mapping() uint32 { return l.mf &^ foldedBit }
+
+func (l *location) folded() bool { return l.mf&foldedBit != 0 }
+
+// line is a location's line with a shared function index: a profile read
+// last (Reader.ProfileLast) can take its locations' lines as they are, once
+// their functions are numbered as its own.
+type line = model.Line
 
 // labelSet is a label set's labels, labels[off:off+n], and its
 // attributes, attrSets[attrs].
@@ -83,8 +106,8 @@ type label struct {
 
 func newTables() *tables {
 	return &tables{
-		pstrings:  []string{""},
-		strings:   []string{""},
+		pstrings:  newStrTable(),
+		strings:   newStrTable(),
 		lineOff:   []uint32{0},
 		labelSets: []labelSet{{}},
 		attrSets:  [][]model.Attribute{nil},
@@ -101,16 +124,15 @@ func newTables() *tables {
 // nodes). It takes t's tables over: t is not to be used after.
 func (t *tables) canonical() *tables {
 	x := *t
-	strNew := make([]uint32, len(t.strings))
+	strNew := make([]uint32, t.strings.len())
 	for i := range strNew {
 		strNew[i] = math.MaxUint32
 	}
 	strNew[0] = 0
-	x.strings = make([]string, 1, len(t.strings))
+	x.strings = strTable{b: make([]byte, 0, t.strings.size()), end: make([]uint32, 1, t.strings.len())}
 	str := func(i uint32) uint32 {
 		if strNew[i] == math.MaxUint32 {
-			strNew[i] = uint32(len(x.strings))
-			x.strings = append(x.strings, t.strings[i])
+			strNew[i] = x.strings.add(t.strings.at(i))
 		}
 		return strNew[i]
 	}
@@ -122,7 +144,7 @@ func (t *tables) canonical() *tables {
 	x.functions = append([]function(nil), t.functions...)
 	for i := range x.functions {
 		f := &x.functions[i]
-		f.name, f.systemName, f.filename = str(f.name), str(f.systemName), str(f.filename)
+		f.Name, f.SystemName, f.Filename = int32(str(uint32(f.Name))), int32(str(uint32(f.SystemName))), int32(str(uint32(f.Filename)))
 	}
 	x.labels = append([]label(nil), t.labels...)
 	for i := range x.labels {
@@ -132,7 +154,7 @@ func (t *tables) canonical() *tables {
 	for i := range strNew {
 		str(uint32(i))
 	}
-	t.strings, t.mappings, t.functions, t.labels = nil, nil, nil, nil
+	t.strings, t.mappings, t.functions, t.labels = strTable{}, nil, nil, nil
 
 	// Locations by mapping and address; lines' functions unchanged.
 	nl := len(t.locations)
@@ -142,8 +164,8 @@ func (t *tables) canonical() *tables {
 	}
 	sort.SliceStable(order, func(a, b int) bool {
 		la, lb := &t.locations[order[a]], &t.locations[order[b]]
-		if la.mapping != lb.mapping {
-			return la.mapping < lb.mapping
+		if ma, mb := la.mapping(), lb.mapping(); ma != mb {
+			return ma < mb
 		}
 		return la.address < lb.address
 	})
@@ -166,35 +188,46 @@ func (t *tables) canonical() *tables {
 	return &x
 }
 
-// predictor holds what location addresses and line numbers are coded
-// against: the last address seen for a location's outermost function, or
-// failing that in its mapping, and the last line number seen in a function
-// (its start line at first).
+// predictor holds what line numbers, and then location addresses, are
+// coded against. All lines are coded before any address, so one array
+// serves both. For lines, fn[f] is the last line number seen in function
+// f (its start line at first). For addresses (after addrs), fn[f] is the
+// last address seen for a location whose outermost function is f, if seen
+// has f; failing that, a location is coded against the last address seen
+// in its mapping. So decoding keeps 8 bytes and a bit a function beside
+// the tables.
 type predictor struct {
-	fnAddr   []uint64
-	fnSeen   []bool
-	mapAddr  []uint64
-	lastLine []int64
+	fn      []uint64
+	seen    bitset
+	mapAddr []uint64
+	nmap    int
 }
 
 func newPredictor(fns []function, nmappings int) *predictor {
-	p := &predictor{
-		fnAddr:   make([]uint64, len(fns)),
-		fnSeen:   make([]bool, len(fns)),
-		mapAddr:  make([]uint64, nmappings+1),
-		lastLine: make([]int64, len(fns)),
-	}
+	p := &predictor{fn: make([]uint64, len(fns)), nmap: nmappings}
 	for i, f := range fns {
-		p.lastLine[i] = f.startLine
+		p.fn[i] = uint64(f.StartLine)
 	}
 	return p
+}
+
+// lastLine returns the line number function f's next line is coded
+// against, and sawLine notes f's line l.
+func (p *predictor) lastLine(f uint32) int64   { return int64(p.fn[f]) }
+func (p *predictor) sawLine(f uint32, l int64) { p.fn[f] = uint64(l) }
+
+// addrs turns p from lines to addresses.
+func (p *predictor) addrs() {
+	clear(p.fn)
+	p.seen.grow(len(p.fn))
+	p.mapAddr = make([]uint64, p.nmap+1)
 }
 
 // addrBase returns the address a location is coded against.
 func (p *predictor) addrBase(lines []line, mapping uint32) uint64 {
 	if len(lines) > 0 {
-		if f := lines[len(lines)-1].function; p.fnSeen[f] {
-			return p.fnAddr[f]
+		if f := uint32(lines[len(lines)-1].Function); p.seen.has(f) {
+			return p.fn[f]
 		}
 	}
 	return p.mapAddr[mapping]
@@ -202,15 +235,16 @@ func (p *predictor) addrBase(lines []line, mapping uint32) uint64 {
 
 func (p *predictor) sawAddr(lines []line, mapping uint32, addr uint64) {
 	if len(lines) > 0 {
-		f := lines[len(lines)-1].function
-		p.fnAddr[f], p.fnSeen[f] = addr, true
+		f := uint32(lines[len(lines)-1].Function)
+		p.fn[f] = addr
+		p.seen.set(f)
 	}
 	p.mapAddr[mapping] = addr
 }
 
 func (t *tables) encode(e *enc) {
-	encodeStrings(e, t.pstrings)
-	encodeStrings(e, t.strings)
+	encodeStrings(e, &t.pstrings)
+	encodeStrings(e, &t.strings)
 	e.uvarint(uint64(len(t.headers)))
 	for _, h := range t.headers {
 		e.uvarint(uint64(len(h)))
@@ -246,20 +280,20 @@ func (t *tables) encode(e *enc) {
 	// Functions: system_name is coded 0 when it equals name, else index+1.
 	e.uvarint(uint64(len(t.functions)))
 	for _, f := range t.functions {
-		e.u32(f.name)
+		e.u32(uint32(f.Name))
 	}
 	for _, f := range t.functions {
-		if f.systemName == f.name {
+		if f.SystemName == f.Name {
 			e.uvarint(0)
 		} else {
-			e.uvarint(uint64(f.systemName) + 1)
+			e.uvarint(uint64(f.SystemName) + 1)
 		}
 	}
 	for _, f := range t.functions {
-		e.u32(f.filename)
+		e.u32(uint32(f.Filename))
 	}
 	for _, f := range t.functions {
-		e.varint(f.startLine)
+		e.varint(f.StartLine)
 	}
 
 	// Locations: mapping+1; line count <<1 | is_folded; then all lines:
@@ -268,33 +302,34 @@ func (t *tables) encode(e *enc) {
 	// deltas from the predictor's base.
 	e.uvarint(uint64(len(t.locations)))
 	for _, l := range t.locations {
-		e.u32(l.mapping)
+		e.u32(l.mapping())
 	}
 	for i, l := range t.locations {
 		n := uint64(t.lineOff[i+1] - t.lineOff[i])
 		f := uint64(0)
-		if l.folded {
+		if l.folded() {
 			f = 1
 		}
 		e.uvarint(n<<1 | f)
 	}
-	var prevFn uint32
+	var prevFn int32
 	for _, ln := range t.lines {
-		e.uvarint(zigzag(int64(ln.function) - int64(prevFn)))
-		prevFn = ln.function
+		e.uvarint(zigzag(int64(ln.Function) - int64(prevFn)))
+		prevFn = ln.Function
 	}
 	pr := newPredictor(t.functions, len(t.mappings))
 	for _, ln := range t.lines {
-		e.uvarint(zigzag(ln.line - pr.lastLine[ln.function]))
-		pr.lastLine[ln.function] = ln.line
+		e.uvarint(zigzag(ln.Line - pr.lastLine(uint32(ln.Function))))
+		pr.sawLine(uint32(ln.Function), ln.Line)
 	}
 	for _, ln := range t.lines {
-		e.varint(ln.column)
+		e.varint(ln.Column)
 	}
+	pr.addrs()
 	for i, l := range t.locations {
 		lines := t.lines[t.lineOff[i]:t.lineOff[i+1]]
-		e.uvarint(zigzag(int64(l.address - pr.addrBase(lines, l.mapping))))
-		pr.sawAddr(lines, l.mapping, l.address)
+		e.uvarint(zigzag(int64(l.address - pr.addrBase(lines, l.mapping()))))
+		pr.sawAddr(lines, l.mapping(), l.address)
 	}
 
 	t.writeNodes(e)
@@ -421,9 +456,9 @@ func (t *tables) decodeAttrSets(d *dec) {
 // limit nothing is refused for it: a valid bundle's tables may take many
 // times their bytes.
 const (
-	memString   = int(2*unsafe.Sizeof("")) + 4
+	memString   = 4 + int(unsafe.Sizeof("")) + 4
 	memMapping  = int(unsafe.Sizeof(mapping{})+unsafe.Sizeof(model.Mapping{})) + 8
-	memFunction = int(unsafe.Sizeof(function{})+unsafe.Sizeof(model.Function{})) + 4 + 17
+	memFunction = int(unsafe.Sizeof(function{})+unsafe.Sizeof(model.Function{})) + 4 + 9
 	memLocation = int(unsafe.Sizeof(location{})+unsafe.Sizeof(model.Location{})) + 4 + 4
 	memLine     = int(unsafe.Sizeof(line{}) + unsafe.Sizeof(model.Line{}))
 	memNode     = 4 + 8 + 4 + 4 // location; parent, listed unless a first child; a stack's offset and frame
@@ -436,6 +471,10 @@ const (
 // decodeMappings reads the mapping columns.
 func (t *tables) decodeMappings(d *dec, ns int) {
 	n := d.countMem("mappings.count", 7, memMapping, "mappings")
+	if n > maxMappings {
+		d.fail("mappings.count", "%d mappings, more than a bundle holds (%d)", n, maxMappings)
+		return
+	}
 	t.mappings = make([]mapping, n)
 	for i := range t.mappings {
 		t.mappings[i].start = d.uvarint("mapping.start")
@@ -467,23 +506,27 @@ func (t *tables) decodeMappings(d *dec, ns int) {
 // decodeFunctions reads the function columns.
 func (t *tables) decodeFunctions(d *dec, ns int) {
 	n := d.countMem("functions.count", 4, memFunction, "functions")
+	if n > math.MaxInt32 {
+		d.fail("functions.count", "%d functions, more than a bundle holds (%d)", n, math.MaxInt32)
+		return
+	}
 	t.functions = make([]function, n)
 	for i := range t.functions {
-		t.functions[i].name = d.ref("function.name", ns)
+		t.functions[i].Name = int32(d.ref("function.name", ns))
 	}
 	for i := range t.functions {
 		v := d.ref("function.system_name", ns+1)
 		if v == 0 {
-			t.functions[i].systemName = t.functions[i].name
+			t.functions[i].SystemName = t.functions[i].Name
 		} else {
-			t.functions[i].systemName = v - 1
+			t.functions[i].SystemName = int32(v - 1)
 		}
 	}
 	for i := range t.functions {
-		t.functions[i].filename = d.ref("function.filename", ns)
+		t.functions[i].Filename = int32(d.ref("function.filename", ns))
 	}
 	for i := range t.functions {
-		t.functions[i].startLine = d.varint("function.start_line")
+		t.functions[i].StartLine = d.varint("function.start_line")
 	}
 }
 
@@ -498,7 +541,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	ns := len(t.strings)
+	ns := t.strings.len()
 
 	n := d.count("headers.count", 2)
 	t.headers = make([][]byte, n)
@@ -531,13 +574,15 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 	n = d.countMem("locations.count", 3, memLocation, "locations")
 	t.locations = make([]location, n)
 	for i := range t.locations {
-		t.locations[i].mapping = d.ref("location.mapping", len(t.mappings)+1)
+		t.locations[i].mf = d.ref("location.mapping", len(t.mappings)+1)
 	}
 	t.lineOff = make([]uint32, n+1)
 	var nlines uint64
 	for i := range t.locations {
 		v := d.uvarint("location.lines")
-		t.locations[i].folded = v&1 == 1
+		if v&1 == 1 {
+			t.locations[i].mf |= foldedBit
+		}
 		nlines += v >> 1
 		// Each line takes at least 3 bytes further on.
 		if d.err == nil && nlines > uint64(len(d.b)-d.off)/3 {
@@ -559,22 +604,24 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
-		t.lines[i].function = uint32(fn)
+		t.lines[i].Function = int32(fn)
 	}
 	pr := newPredictor(t.functions, len(t.mappings))
 	for i := range t.lines {
-		f := t.lines[i].function
-		t.lines[i].line = pr.lastLine[f] + unzigzag(d.uvarint("line.line"))
-		pr.lastLine[f] = t.lines[i].line
+		f := uint32(t.lines[i].Function)
+		t.lines[i].Line = pr.lastLine(f) + unzigzag(d.uvarint("line.line"))
+		pr.sawLine(f, t.lines[i].Line)
 	}
 	for i := range t.lines {
-		t.lines[i].column = d.varint("line.column")
+		t.lines[i].Column = d.varint("line.column")
 	}
+	pr.addrs()
 	for i := range t.locations {
 		l := &t.locations[i]
 		lines := t.lines[t.lineOff[i]:t.lineOff[i+1]]
-		l.address = pr.addrBase(lines, l.mapping) + uint64(unzigzag(d.uvarint("location.address")))
-		pr.sawAddr(lines, l.mapping, l.address)
+		m := l.mapping()
+		l.address = pr.addrBase(lines, m) + uint64(unzigzag(d.uvarint("location.address")))
+		pr.sawAddr(lines, m, l.address)
 	}
 	nl := len(t.locations)
 
@@ -735,20 +782,24 @@ func (t *tables) decodeRows(d *dec) bool {
 // encodeStrings writes a string table: the count, each string's length
 // and the length of the prefix it shares with the string before it, then
 // the strings' remaining bytes back to back.
-func encodeStrings(e *enc, ss []string) {
-	e.uvarint(uint64(len(ss)))
+func encodeStrings(e *enc, ss *strTable) {
+	n := ss.len()
+	e.uvarint(uint64(n))
 	prev := ""
-	for _, s := range ss {
+	for i := range n {
+		s := ss.at(uint32(i))
 		e.uvarint(uint64(commonPrefix(prev, s)))
 		prev = s
 	}
 	prev = ""
-	for _, s := range ss {
+	for i := range n {
+		s := ss.at(uint32(i))
 		e.uvarint(uint64(len(s) - commonPrefix(prev, s)))
 		prev = s
 	}
 	prev = ""
-	for _, s := range ss {
+	for i := range n {
+		s := ss.at(uint32(i))
 		e.b = append(e.b, s[commonPrefix(prev, s):]...)
 		prev = s
 	}
@@ -764,15 +815,19 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-func decodeStrings(d *dec, what string) []string {
+func decodeStrings(d *dec, what string) strTable {
 	n := d.count(what+".count", 2)
 	d.reserve(what, n, memString)
 	if d.err != nil {
-		return nil
+		return strTable{}
+	}
+	if n > math.MaxInt32 {
+		d.fail(what+".count", "%d strings, more than a table holds (%d)", n, math.MaxInt32)
+		return strTable{}
 	}
 	if n == 0 {
 		d.fail(what, "no strings; string 0 must be the empty string")
-		return nil
+		return strTable{}
 	}
 	// The two columns of lengths are read once to find where they end,
 	// and again, side by side, to check and to build the strings: they
@@ -791,7 +846,7 @@ func decodeStrings(d *dec, what string) []string {
 		}
 	}
 	if d.err != nil {
-		return nil
+		return strTable{}
 	}
 	blobAt := d.off
 	d.off += int(total)
@@ -808,32 +863,33 @@ func decodeStrings(d *dec, what string) []string {
 		shared, suffix := next(&so), next(&xo)
 		if i == 0 && (shared != 0 || suffix != 0) {
 			d.fail(what+"[0]", "must be the empty string")
-			return nil
+			return strTable{}
 		}
 		if shared > prevLen {
 			d.fail(what, "string %d shares %d bytes with a %d-byte string", i, shared, prevLen)
-			return nil
+			return strTable{}
 		}
 		expand += shared
 		prevLen = shared + suffix
 	}
+	if expand+total > maxStringBytes {
+		d.fail(what, "%d bytes of strings, more than a table holds (%d)", expand+total, uint64(maxStringBytes))
+		return strTable{}
+	}
 	if expand > 0 && !d.spend(what, expand) {
-		return nil
+		return strTable{}
 	}
 	// All the strings are laid back to back in one array.
-	all := make([]byte, expand+total)
-	out := make([]string, n)
+	out := strTable{b: make([]byte, expand+total), end: make([]uint32, n)}
 	so, xo = sharedAt, suffixAt
 	pos, src, prev := 0, blobAt, 0
-	for i := range out {
+	for i := range out.end {
 		shared, suffix := int(next(&so)), int(next(&xo))
 		start := pos
-		pos += copy(all[pos:], all[prev:prev+shared])
-		pos += copy(all[pos:], d.b[src:src+suffix])
+		pos += copy(out.b[pos:], out.b[prev:prev+shared])
+		pos += copy(out.b[pos:], d.b[src:src+suffix])
 		src += suffix
-		if pos > start {
-			out[i] = unsafe.String(&all[start], pos-start)
-		}
+		out.end[i] = uint32(pos)
 		prev = start
 	}
 	return out

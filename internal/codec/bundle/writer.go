@@ -183,7 +183,10 @@ func (w *Writer) Add(e Entry, p *model.Profile) error {
 		return errf("profile %d (%s): %v", len(w.entries), e.Name, err)
 	}
 	if w.tree.len()+p.Stacks.Len()+p.Stacks.NumFrames() >= math.MaxInt32 ||
-		len(w.t.strings)+len(p.Strings) >= math.MaxInt32 {
+		w.t.strings.len()+len(p.Strings) >= math.MaxInt32 ||
+		w.t.strings.size()+w.t.pstrings.size()+stringBytes(p) > maxStringBytes ||
+		len(w.t.mappings)+len(p.Mappings) > maxMappings ||
+		len(w.t.functions)+len(p.Functions) >= math.MaxInt32 {
 		return errf("profile %d (%s): bundle tables would exceed 2^31 entries", len(w.entries), e.Name)
 	}
 	// Each frame of a distinct stack may add a node to the shared prefix
@@ -242,6 +245,15 @@ func (w *Writer) reset(p *model.Profile) {
 	w.linkMap = grow(w.linkMap, len(p.Links))
 }
 
+// stringBytes returns the bytes of p's strings.
+func stringBytes(p *model.Profile) int {
+	n := 0
+	for _, s := range p.Strings {
+		n += len(s)
+	}
+	return n
+}
+
 // str returns the shared index of p's string i.
 func (w *Writer) str(p *model.Profile, i int32) uint32 {
 	if i == 0 {
@@ -251,17 +263,16 @@ func (w *Writer) str(p *model.Profile, i int32) uint32 {
 		return v - 1
 	}
 	s := p.Strings[i]
-	v, slot, ok := w.strIdx.Find(maphash.String(w.seed, s), func(v uint32) bool { return w.t.strings[v] == s })
+	v, slot, ok := w.strIdx.Find(maphash.String(w.seed, s), func(v uint32) bool { return w.t.strings.at(v) == s })
 	if !ok {
-		v = uint32(len(w.t.strings))
-		w.t.strings = append(w.t.strings, strings.Clone(s))
+		v = w.t.strings.add(s)
 		w.strIdx.Add(slot, v, w.strHash)
 	}
 	w.strMap[i] = v + 1
 	return v
 }
 
-func (w *Writer) strHash(v uint32) uint64 { return maphash.String(w.seed, w.t.strings[v]) }
+func (w *Writer) strHash(v uint32) uint64 { return maphash.String(w.seed, w.t.strings.at(v)) }
 
 // pstr returns the index of p's string i in the profile-string table,
 // which holds the strings sections reference.
@@ -272,10 +283,8 @@ func (w *Writer) pstr(p *model.Profile, i int32) uint32 {
 	s := p.Strings[i]
 	v, ok := w.pstrIdx[s]
 	if !ok {
-		v = uint32(len(w.t.pstrings))
-		s = strings.Clone(s)
-		w.t.pstrings = append(w.t.pstrings, s)
-		w.pstrIdx[s] = v
+		v = w.t.pstrings.add(s)
+		w.pstrIdx[w.t.pstrings.at(v)] = v
 	}
 	return v
 }
@@ -312,7 +321,7 @@ func (w *Writer) function(p *model.Profile, i int32) uint32 {
 		return v - 1
 	}
 	f := &p.Functions[i]
-	v := w.sharedFunction(function{name: w.str(p, f.Name), systemName: w.str(p, f.SystemName), filename: w.str(p, f.Filename), startLine: f.StartLine})
+	v := w.sharedFunction(function{Name: int32(w.str(p, f.Name)), SystemName: int32(w.str(p, f.SystemName)), Filename: int32(w.str(p, f.Filename)), StartLine: f.StartLine})
 	w.funcMap[i] = v + 1
 	return v
 }
@@ -330,13 +339,14 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 		return v - 1
 	}
 	l := &p.Locations[i]
-	sl := location{address: l.Address, folded: l.IsFolded, attrs: w.attrSet(p.LocationAttrs(int(i)))}
+	var m uint32
 	if l.Mapping != model.NoMapping {
-		sl.mapping = w.mapping(p, &p.Mappings[l.Mapping]) + 1
+		m = w.mapping(p, &p.Mappings[l.Mapping]) + 1
 	}
+	sl := newLocation(l.Address, m, l.IsFolded, w.attrSet(p.LocationAttrs(int(i))))
 	lines := w.lineBuf[:0]
 	for _, ln := range l.Lines {
-		lines = append(lines, line{function: w.function(p, ln.Function), line: ln.Line, column: ln.Column})
+		lines = append(lines, line{Function: int32(w.function(p, ln.Function)), Line: ln.Line, Column: ln.Column})
 	}
 	w.lineBuf = lines
 	t := w.t
@@ -358,17 +368,12 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 func (w *Writer) locationHash(sl location, lines []line) uint64 {
 	k := w.key[:0]
 	k = binary.AppendUvarint(k, sl.address)
-	k = binary.AppendUvarint(k, uint64(sl.mapping))
+	k = binary.AppendUvarint(k, uint64(sl.mf))
 	k = binary.AppendUvarint(k, uint64(sl.attrs))
-	if sl.folded {
-		k = append(k, 1)
-	} else {
-		k = append(k, 0)
-	}
 	for _, ln := range lines {
-		k = binary.AppendUvarint(k, uint64(ln.function))
-		k = binary.AppendVarint(k, ln.line)
-		k = binary.AppendVarint(k, ln.column)
+		k = binary.AppendUvarint(k, uint64(ln.Function))
+		k = binary.AppendVarint(k, ln.Line)
+		k = binary.AppendVarint(k, ln.Column)
 	}
 	w.key = k
 	return maphash.Bytes(w.seed, k)
