@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -206,22 +207,21 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		}
 	}
 	byHash, chain = nil, nil
+	names := nm.names
+	nm = nil // its index of the names and its spans of them
 
 	// Names sorted; stacks renumbered and sorted by them.
-	order := make([]int32, len(nm.names))
+	order := make([]int32, len(names))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.Slice(order, func(a, b int) bool { return nm.names[order[a]] < nm.names[order[b]] })
-	remap := make([]int32, len(order))
-	names := make([]string, len(order))
-	for newID, old := range order {
-		remap[old] = int32(newID)
-		names[newID] = nm.names[old]
-	}
+	sort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
+	remap := order // order[newID] = old becomes remap[old] = newID, in place
+	invert(remap)
 	for i, f := range frames {
 		frames[i] = remap[f]
 	}
+	sortByRemap(names, remap) // remap is used up
 	n := len(offsets) - 1
 	idx := make([]int32, n)
 	for i := range idx {
@@ -245,48 +245,93 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 	return out
 }
 
-// namer names the frames of locations, each name interned once.
+// invert replaces the permutation p of 0 to len(p)-1 by its inverse, in
+// place: it follows each cycle, marking the entries done by their sign
+// (p[i] = -1 - v), which it then restores.
+func invert(p []int32) {
+	for i := range p {
+		if p[i] < 0 {
+			continue
+		}
+		// On the cycle i -> p[i] -> ..., set p[p[j]] = j.
+		prev, j := int32(i), p[i]
+		for j >= 0 {
+			next := p[j]
+			p[j] = -1 - prev
+			prev, j = j, next
+		}
+	}
+	for i, v := range p {
+		p[i] = -1 - v
+	}
+}
+
+// sortByRemap moves names[i] to names[to[i]], for to a permutation of 0 to
+// len(names)-1, in place; to ends as the identity.
+func sortByRemap(names []string, to []int32) {
+	for i := range names {
+		for int(to[i]) != i {
+			k := to[i]
+			names[i], names[k] = names[k], names[i]
+			to[i], to[k] = to[k], to[i]
+		}
+	}
+}
+
+// namer names the frames of locations, each name interned once. A
+// profile may hold millions of locations: a location's names are a span of
+// one array, and the names are found by an index of their numbers, not
+// kept again as the keys of a map.
 type namer struct {
 	p     *model.Profile
 	opts  Options
 	names []string
-	ids   map[string]int32
-	byLoc [][]int32 // innermost first; nil = not named yet
-	done  []bool
+	idx   hashindex.Index // of names
+	seed  maphash.Seed
+	// The names of location li, innermost first, are
+	// all[span[li]>>32:][:span[li]&0xffffffff-1]; span[li] is 0 until it
+	// is named.
+	span []uint64
+	all  []int32
+	buf  []string // frameNames' output, used again
 }
 
 func newNamer(p *model.Profile, opts Options) *namer {
-	return &namer{p: p, opts: opts, ids: make(map[string]int32), byLoc: make([][]int32, len(p.Locations)),
-		done: make([]bool, len(p.Locations))}
+	return &namer{p: p, opts: opts, seed: maphash.MakeSeed(), span: make([]uint64, len(p.Locations))}
 }
 
 func (n *namer) intern(s string) int32 {
 	if n.opts.Rename != nil {
 		s = n.opts.Rename(s)
 	}
-	if id, ok := n.ids[s]; ok {
-		return id
+	v, slot, ok := n.idx.Find(maphash.String(n.seed, s), func(v uint32) bool { return n.names[v] == s })
+	if !ok {
+		v = uint32(len(n.names))
+		n.names = append(n.names, s)
+		n.idx.Add(slot, v, n.hash)
 	}
-	id := int32(len(n.names))
-	n.names = append(n.names, s)
-	n.ids[s] = id
-	return id
+	return int32(v)
 }
 
-// location returns the frame names of location li, innermost first.
+func (n *namer) hash(v uint32) uint64 { return maphash.String(n.seed, n.names[v]) }
+
+// location returns the frame names of location li, innermost first. The
+// slice is valid until the next call.
 func (n *namer) location(li int32) []int32 {
-	if li < 0 || int(li) >= len(n.byLoc) {
+	if li < 0 || int(li) >= len(n.span) {
 		return []int32{n.intern("[bad location]")}
 	}
-	if n.done[li] {
-		return n.byLoc[li]
+	if sp := n.span[li]; sp != 0 {
+		start := sp >> 32
+		return n.all[start : start+sp&0xffffffff-1]
 	}
-	var out []int32
-	for _, s := range frameNames(n.p, li, n.opts.Lines, n.opts.FuncName, n.opts.Suffix) {
-		out = append(out, n.intern(s))
+	start := len(n.all)
+	n.buf = frameNames(n.buf[:0], n.p, li, n.opts.Lines, n.opts.FuncName, n.opts.Suffix)
+	for _, s := range n.buf {
+		n.all = append(n.all, n.intern(s))
 	}
-	n.byLoc[li], n.done[li] = out, true
-	return out
+	n.span[li] = uint64(start)<<32 | uint64(len(n.all)-start+1)
+	return n.all[start:]
 }
 
 // FrameNames names the frames of location li, innermost first: one per
@@ -294,12 +339,13 @@ func (n *namer) location(li int32) []int32 {
 // "function file:line" (as pprof -traces -lines prints it); a location without a named function is its
 // address with the base name of its mapping, "0x4011a6 [burn]".
 func FrameNames(p *model.Profile, li int32, lines bool) []string {
-	return frameNames(p, li, lines, nil, nil)
+	return frameNames(nil, p, li, lines, nil, nil)
 }
 
-func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, string) string, suffix func(*model.Profile, int32, int) string) []string {
+// frameNames appends the names FrameNames returns to out.
+func frameNames(out []string, p *model.Profile, li int32, lines bool, funcName func(string, string) string, suffix func(*model.Profile, int32, int) string) []string {
 	loc := &p.Locations[li]
-	var out []string
+	n0 := len(out)
 	for k, ln := range loc.Lines {
 		if ln.Function < 0 || int(ln.Function) >= len(p.Functions) {
 			continue
@@ -332,7 +378,7 @@ func frameNames(p *model.Profile, li int32, lines bool, funcName func(string, st
 		}
 		out = append(out, name)
 	}
-	if len(out) == 0 {
+	if len(out) == n0 {
 		out = append(out, AddressName(p, loc))
 	}
 	return out
