@@ -640,6 +640,46 @@ func (u *unpacker) link(i uint32) int32 {
 // numbered, going through the shared tables in order.
 func (u *unpacker) build() {
 	t, p := u.t, u.p
+	// Locations first: the shared ones, and their index, are let go
+	// before the profile's strings are made.
+	if u.nloc > 0 && !u.hollow {
+		p.Locations = make([]model.Location, u.nloc)
+		// A profile read last that uses most of the shared lines takes
+		// them as they are, each location a slice of them, rather than
+		// copy them: each shared location is used once at most, so each
+		// line is renumbered once.
+		inPlace := u.release && u.own && 2*u.nlines >= len(t.lines)
+		var lines []model.Line
+		if !inPlace {
+			lines = make([]model.Line, u.nlines)
+		}
+		for i, v := range u.locNew {
+			if v == 0 {
+				continue
+			}
+			l := &t.locations[i]
+			loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded()}
+			p.SetLocationAttrs(int(v-1), t.attrSets[l.attrs])
+			if m := l.mapping(); m != 0 {
+				loc.Mapping = u.mapFirst[m-1]
+			}
+			if sl := t.lines[t.lineOff[i]:t.lineOff[i+1]:t.lineOff[i+1]]; len(sl) > 0 {
+				if inPlace {
+					loc.Lines = sl
+				} else {
+					loc.Lines = lines[:len(sl):len(sl)]
+					lines = lines[len(sl):]
+				}
+				for j, ln := range sl {
+					loc.Lines[j] = model.Line{Function: u.funcNew[ln.Function] - 1, Line: ln.Line, Column: ln.Column}
+				}
+			}
+			p.Locations[v-1] = loc
+		}
+	}
+	if u.release {
+		t.locations, t.lines, t.lineOff, u.locNew = nil, nil, nil, nil
+	}
 	p.Strings = make([]string, u.nstr)
 	for i, v := range u.pstrNew {
 		if v > 0 {
@@ -677,45 +717,7 @@ func (u *unpacker) build() {
 		}
 	}
 	if u.release {
-		t.functions = nil
-	}
-	if u.nloc > 0 && !u.hollow {
-		p.Locations = make([]model.Location, u.nloc)
-		// A profile read last that uses most of the shared lines takes
-		// them as they are, each location a slice of them, rather than
-		// copy them: each shared location is used once at most, so each
-		// line is renumbered once.
-		inPlace := u.release && u.own && 2*u.nlines >= len(t.lines)
-		var lines []model.Line
-		if !inPlace {
-			lines = make([]model.Line, u.nlines)
-		}
-		for i, v := range u.locNew {
-			if v == 0 {
-				continue
-			}
-			l := &t.locations[i]
-			loc := model.Location{Address: l.address, Mapping: model.NoMapping, IsFolded: l.folded()}
-			p.SetLocationAttrs(int(v-1), t.attrSets[l.attrs])
-			if m := l.mapping(); m != 0 {
-				loc.Mapping = u.mapFirst[m-1]
-			}
-			if sl := t.lines[t.lineOff[i]:t.lineOff[i+1]:t.lineOff[i+1]]; len(sl) > 0 {
-				if inPlace {
-					loc.Lines = sl
-				} else {
-					loc.Lines = lines[:len(sl):len(sl)]
-					lines = lines[len(sl):]
-				}
-				for j, ln := range sl {
-					loc.Lines[j] = model.Line{Function: u.funcNew[ln.Function] - 1, Line: ln.Line, Column: ln.Column}
-				}
-			}
-			p.Locations[v-1] = loc
-		}
-	}
-	if u.release {
-		t.locations, t.lines, t.lineOff, u.locNew, u.funcNew = nil, nil, nil, nil, nil
+		t.functions, u.funcNew = nil, nil
 	}
 	if u.nls > 0 {
 		p.LabelSets = make([]model.LabelSet, u.nls+1)
