@@ -112,6 +112,11 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 			break
 		}
 	}
+	// The input is not used past here: its bytes can go while the
+	// messages are made into profiles.
+	framed := in.Format == detect.OTLP && in.Layout == "" && otlp.LooksFramed(data)
+	data = nil
+	do.Release = true // only the messages' profiles are counted below
 	ps, err := otlp.DecodeMessages(msgs, do)
 	if err != nil {
 		return err
@@ -120,7 +125,7 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 	if in.Format == detect.OTLPJSON && len(msgs) > 1 {
 		parts = append(parts, "JSON lines")
 	}
-	if in.Format == detect.OTLP && in.Layout == "" && otlp.LooksFramed(data) {
+	if framed {
 		parts = append(parts, "collector file, 4-byte length framed")
 	} else if in.Layout != "" {
 		parts = append(parts, in.Layout)

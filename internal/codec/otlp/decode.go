@@ -32,6 +32,7 @@ func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Release = true
 	return DecodeMessages(msgs, opts)
 }
 
@@ -202,12 +203,13 @@ func hasSamples(pd *pb.ProfilesData) bool {
 
 // decoder turns checked messages into model profiles.
 type decoder struct {
-	warnFn func(string)
-	warned map[string]bool
+	warnFn  func(string)
+	warned  map[string]bool
+	release bool // DecodeOptions.Release
 }
 
 func newDecoder(opts DecodeOptions) *decoder {
-	return &decoder{warnFn: opts.Warn, warned: map[string]bool{}}
+	return &decoder{warnFn: opts.Warn, warned: map[string]bool{}, release: opts.Release}
 }
 
 func (d *decoder) warn(msg string) {
@@ -222,7 +224,6 @@ func (d *decoder) warn(msg string) {
 
 // dict is a message's dictionary converted once for all its profiles.
 type dict struct {
-	d       *pb.ProfilesDictionary
 	strs    []string
 	tmpl    *model.Profile // every table, index i+1 of the dictionary at i
 	attrs   []attr         // per attribute_table entry
@@ -246,7 +247,7 @@ func (t *dict) str(i int32) string {
 
 func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	dd := pd.GetDictionary()
-	t := &dict{d: dd, strs: dd.GetStringTable()}
+	t := &dict{strs: dd.GetStringTable()}
 	if len(t.strs) == 0 {
 		t.strs = []string{""}
 	}
@@ -315,6 +316,13 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 		}
 		p.SetLocationAttrs(i-1, as)
 	}
+	if d.release && dd != nil {
+		// The generated structs of these tables take some 100 bytes an
+		// entry and a pointer, more than the model's of them: let them go
+		// before the stacks are made.
+		dd.MappingTable, dd.FunctionTable, dd.LocationTable, dd.AttributeTable = nil, nil, nil, nil
+		mt, ft, lt = nil, nil, nil
+	}
 	st := dd.GetStackTable()
 	frames := 0
 	for _, s := range st {
@@ -330,6 +338,14 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 			buf = append(buf, x-1) // 0 (the zero location) was refused by the checker
 		}
 		p.Stacks.Add(buf)
+		if d.release {
+			// The indices are slices of shared blocks, each let go once
+			// the stacks cut from it are made.
+			st[i].LocationIndices = nil
+		}
+	}
+	if d.release && dd != nil {
+		dd.StackTable = nil
 	}
 	lk := dd.GetLinkTable()
 	for i := 1; i < len(lk); i++ {

@@ -146,6 +146,11 @@ type DecodeOptions struct {
 	// given.
 	Layout SampleLayout
 	Warn   func(string) // told once about each thing the model cannot hold; may be nil
+	// Release lets DecodeMessages take each message's dictionary tables
+	// apart as it makes the model's of them, so that both are not held
+	// at once: the messages' dictionaries are empty after. Decode, which
+	// owns its messages, always does.
+	Release bool
 }
 
 func allZero(b []byte) bool {
