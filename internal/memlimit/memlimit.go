@@ -107,6 +107,16 @@ func (l Limit) Check(what string, raw int64) error {
 	if raw <= max(0, (left-Headroom)/PerByte) {
 		return nil
 	}
+	if l.Base > 0 {
+		// What the runtime holds includes what it collected, or has yet
+		// to, from what was read before (a bundle's earlier profiles,
+		// summarized and dropped): collect it and hand it back, then
+		// count again, before refusing.
+		debug.FreeOSMemory()
+		if left = l.Left(); raw <= max(0, (left-Headroom)/PerByte) {
+			return nil
+		}
+	}
 	if what != "" {
 		what += ": "
 	}

@@ -1,6 +1,8 @@
 package memlimit
 
 import (
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -78,5 +80,31 @@ func TestLeft(t *testing.T) {
 	}
 	if err := l.Check("x", (l.Avail-Headroom)/PerByte); err == nil {
 		t.Errorf("Check of an input that fits Avail but not Left: no refusal")
+	}
+}
+
+// Check collects what the runtime holds but no longer uses, and hands
+// it back, before it refuses: a profile read and dropped does not count
+// against the next.
+func TestCheckCollectsFirst(t *testing.T) {
+	debug.FreeOSMemory()
+	l := Limit{Avail: 512 << 20, Total: 1 << 30, Source: Flag, Base: goUsed()}
+	garbage := make([]byte, 256<<20)
+	for i := 0; i < len(garbage); i += 4096 {
+		garbage[i] = 1
+	}
+	runtime.KeepAlive(garbage)
+	garbage = nil
+	if left := l.Left(); left > 384<<20 {
+		t.Skipf("the runtime gave the 256 MiB back at once (%d MiB left)", left>>20)
+	}
+	// Fits in what is left once the 256 MiB are collected, not before.
+	raw := int64(400<<20-Headroom) / PerByte
+	if err := l.Check("x", raw); err != nil {
+		t.Errorf("Check refused an input that fits once the garbage is collected: %v", err)
+	}
+	// Still refuses what does not fit at all.
+	if err := l.Check("x", (l.Avail+1)/PerByte); err == nil {
+		t.Error("Check of an input past Avail: no refusal")
 	}
 }

@@ -363,7 +363,16 @@ func (r *Reader) profile(i int, last, hollow bool) (*model.Profile, Counts, erro
 		return nil, Counts{}, errf("index %d out of range (bundle holds %d profiles, 0 to %d)", i, len(r.entries), len(r.entries)-1)
 	}
 	e := &r.entries[i]
-	if err := r.mem.Check(fmt.Sprintf("bundle: profile %d", i), int64(min(r.tablesRaw, math.MaxInt64/8))+r.spent.Load()+int64(min(e.rawSize, math.MaxInt64/8))); err != nil {
+	// What the profile's section may take, and the tables' when they are
+	// still to be read. What was read before (the tables, the profiles
+	// kept) is already taken from what the limit leaves.
+	need := int64(min(e.rawSize, math.MaxInt64/8))
+	r.mu.Lock()
+	if !r.loaded {
+		need += int64(min(r.tablesRaw, math.MaxInt64/8))
+	}
+	r.mu.Unlock()
+	if err := r.mem.Check(fmt.Sprintf("bundle: profile %d", i), need); err != nil {
 		return nil, Counts{}, err
 	}
 	t, own, err := r.take(last)
