@@ -208,14 +208,7 @@ func TestEntries(t *testing.T) {
 }
 
 func TestEmptyBundle(t *testing.T) {
-	data, err := bundleOf()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openBundleOf(t)
 	if r.Len() != 0 {
 		t.Fatalf("Len = %d", r.Len())
 	}
@@ -302,14 +295,7 @@ func TestDeterministicAndAssociative(t *testing.T) {
 // as it reads are read again by the profiles read after it.
 func TestProfileLast(t *testing.T) {
 	ps := []*model.Profile{handBuilt(0), handBuilt(1), model.New(), handBuilt(2)}
-	data, err := bundleOf(ps...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openBundleOf(t, ps...)
 	for _, i := range []int{3, 0, 1, 2, 3} {
 		want, err := r.Profile(i)
 		if err != nil {
@@ -334,14 +320,7 @@ func TestProfileLast(t *testing.T) {
 func TestProfileLastConcurrent(t *testing.T) {
 	// Each profile uses every shared line, as a profile taken as it is.
 	ps := []*model.Profile{handBuilt(0), handBuilt(0), handBuilt(0)}
-	data, err := bundleOf(ps...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openBundleOf(t, ps...)
 	for round := 0; round < 50; round++ {
 		var wg sync.WaitGroup
 		got := make([]*model.Profile, 4*len(ps))
@@ -375,14 +354,7 @@ func TestProfileLastConcurrent(t *testing.T) {
 // every shared function, it takes the tables' functions too.
 func TestProfileLastTakesLines(t *testing.T) {
 	p := handBuilt(0)
-	data, err := bundleOf(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openBundleOf(t, p)
 	tb, err := r.tables()
 	if err != nil {
 		t.Fatal(err)

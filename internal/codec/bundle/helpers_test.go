@@ -183,6 +183,20 @@ func normValue(v model.Value) model.Value {
 	return v
 }
 
+// openBundleOf writes ps into a bundle (bundleOf) and opens it.
+func openBundleOf(t testing.TB, ps ...*model.Profile) *Reader {
+	t.Helper()
+	data, err := bundleOf(ps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // bundleOf writes ps into a bundle, named p0, p1, ...
 func bundleOf(ps ...*model.Profile) ([]byte, error) {
 	var buf bytes.Buffer
