@@ -184,7 +184,7 @@ func (w *Writer) Add(e Entry, p *model.Profile) error {
 	}
 	if w.tree.len()+p.Stacks.Len()+p.Stacks.NumFrames() >= math.MaxInt32 ||
 		w.t.strings.len()+len(p.Strings) >= math.MaxInt32 ||
-		w.t.strings.size()+w.t.pstrings.size()+stringBytes(p) > maxStringBytes ||
+		uint64(w.t.strings.size())+uint64(w.t.pstrings.size())+uint64(stringBytes(p)) > maxStringBytes ||
 		len(w.t.mappings)+len(p.Mappings) > maxMappings ||
 		len(w.t.functions)+len(p.Functions) >= math.MaxInt32 {
 		return errf("profile %d (%s): bundle tables would exceed 2^31 entries", len(w.entries), e.Name)
