@@ -1,6 +1,9 @@
 package model
 
 import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"unsafe"
@@ -39,5 +42,35 @@ func TestMemSize(t *testing.T) {
 		2 + 4 // one frame, one more stack offset
 	if got := p.MemSize() - before; got != want {
 		t.Errorf("MemSize grew by %d, want %d", got, want)
+	}
+}
+
+// CheckAvailableNow collects what the process holds but no longer uses,
+// and hands it back, before it refuses a step.
+func TestCheckAvailableNowCollectsFirst(t *testing.T) {
+	defer SetMemoryAvailable(0)
+	defer memoryInUse.Store(nil)
+	held := func() int64 {
+		s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+		metrics.Read(s)
+		return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+	}
+	debug.FreeOSMemory()
+	SetMemoryAvailable(512 << 20)
+	SetMemoryInUse(held, 0)
+	garbage := make([]byte, 256<<20)
+	for i := 0; i < len(garbage); i += 4096 {
+		garbage[i] = 1
+	}
+	runtime.KeepAlive(garbage)
+	garbage = nil
+	if avail, _, _ := availableNow(); avail > 384<<20 {
+		t.Skipf("the runtime gave the 256 MiB back at once (%d MiB left)", avail>>20)
+	}
+	if err := CheckAvailableNow("x", 400<<20, "a step"); err != nil {
+		t.Errorf("a step that fits once the garbage is collected was refused: %v", err)
+	}
+	if err := CheckAvailableNow("x", 600<<20, "a step"); err == nil {
+		t.Error("a step past what the limit left: no refusal")
 	}
 }

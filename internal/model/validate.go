@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 )
 
@@ -273,7 +274,14 @@ func SetMemoryInUse(inUse func() int64, base int64) {
 // the process took since (a profile decoded, its input). Encoders check
 // with it before a step whose memory grows with the profile.
 func CheckAvailableNow(format string, need int64, what string) error {
-	avail, limited, _ := availableNow()
+	avail, limited, now := availableNow()
+	if limited && need > avail && now {
+		// What the process holds includes what it no longer uses (the
+		// profiles a command read and dropped): collected and handed
+		// back, it is counted again before the step is refused.
+		debug.FreeOSMemory()
+		avail, _, _ = availableNow()
+	}
 	if limited && need > avail {
 		return fmt.Errorf("%s: %s would take %s more in memory, more than the %s the memory limit leaves now: refused (--max-memory; the smallest of ulimit -v, cgroup memory.max, GOMEMLIMIT and --max-memory wins)",
 			format, what, HumanBytes(need), HumanBytes(avail))
