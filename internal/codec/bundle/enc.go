@@ -41,10 +41,19 @@ type dec struct {
 	version uint32
 	// mem is what the tables counted so far take in memory (reserve).
 	mem int64
+	// em is what the entries of some tables take (nil: wholeMem).
+	em *entryMem
+}
+
+func (d *dec) entryMem() *entryMem {
+	if d.em == nil {
+		return &wholeMem
+	}
+	return d.em
 }
 
 // reserve counts n entries of a table at each bytes apiece, what they
-// take while a profile is read (see memString and the others in
+// take while a profile is read (see entryMem and the others in
 // tables.go), and fails when the tables
 // counted so far, with the block, would take more than the memory limit
 // leaves: the tables are refused before they are allocated, not left to

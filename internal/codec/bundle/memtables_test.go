@@ -67,3 +67,53 @@ func TestWriterHeldToTheLimit(t *testing.T) {
 		t.Fatalf("under 64 MiB: %v", err)
 	}
 }
+
+// Tables read for summaries (Hollow) are counted without the profile's
+// strings, functions, locations and lines, which a summary does not
+// make: under a limit that leaves room for them alone, a summary is read
+// and a whole profile is refused, from a fresh Reader or from the same
+// one after the summary.
+func TestHollowTablesCountLess(t *testing.T) {
+	b := synth.Locations(20000)
+	p := b.P
+	for i := range 20000 {
+		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i)}), Values: []int64{1}, Link: model.NoLink})
+	}
+	data, err := bundleOf(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.SetMemoryAvailable(0)
+	// The tables, their rows and the block count 6.2 MiB whole, 4.1
+	// hollow.
+	model.SetMemoryAvailable(5 << 20)
+	r, err := open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Profile(0); err == nil || !strings.Contains(err.Error(), "the memory limit leaves") {
+		t.Errorf("whole profile under 5 MiB: %v, want a refusal", err)
+	}
+	r, err = open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, c, err := r.Hollow(0, false)
+	if err != nil {
+		t.Fatalf("summary under 5 MiB: %v", err)
+	}
+	if c.Locations != 20000 || c.Functions != 20000 {
+		t.Errorf("summary counts %+v, want 20000 locations and functions", c)
+	}
+	if _, err := r.Profile(0); err == nil || !strings.Contains(err.Error(), "the memory limit leaves") {
+		t.Errorf("whole profile after a summary under 5 MiB: %v, want a refusal", err)
+	}
+	model.SetMemoryAvailable(0)
+	q, err := r.Profile(0)
+	if err != nil {
+		t.Fatalf("whole profile after a summary, no limit: %v", err)
+	}
+	if len(q.Functions) != 20000 || len(q.Locations) != 20000 {
+		t.Errorf("%d functions, %d locations", len(q.Functions), len(q.Locations))
+	}
+}

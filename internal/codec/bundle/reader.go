@@ -38,6 +38,9 @@ type Reader struct {
 	t      *tables
 	tErr   error
 	loaded bool
+	// hollow: the tables were read, and counted, for summaries only
+	// (hollowMem); a whole profile read from them counts the rest first.
+	hollow bool
 }
 
 // DefaultLimit is the default bound on what one profile of a bundle
@@ -270,7 +273,7 @@ func (r *Reader) block(what string, off, n, rawLen uint64, room int64) ([]byte, 
 func (r *Reader) tables() (*tables, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.loadTables()
+	return r.loadTables(false)
 }
 
 // take returns the shared tables for a profile to be read from them.
@@ -278,10 +281,10 @@ func (r *Reader) tables() (*tables, error) {
 // taken from r (a profile read later reads them again), and own reports
 // whether no other read uses them meanwhile: the caller may then change
 // them.
-func (r *Reader) take(last bool) (t *tables, own bool, err error) {
+func (r *Reader) take(last, hollow bool) (t *tables, own bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if t, err = r.loadTables(); err != nil {
+	if t, err = r.loadTables(hollow); err != nil {
 		return nil, false, err
 	}
 	if t.readers == nil {
@@ -305,10 +308,20 @@ func (r *Reader) done(t *tables) {
 	r.mu.Unlock()
 }
 
-// loadTables reads the shared tables, once; r.mu is held.
-func (r *Reader) loadTables() (*tables, error) {
+// loadTables reads the shared tables, once, for a whole profile or, when
+// hollow, for a summary; r.mu is held.
+func (r *Reader) loadTables(hollow bool) (*tables, error) {
+	if r.loaded && !hollow && r.hollow && r.t != nil {
+		// Read for summaries, the tables were counted without the
+		// profile's strings, functions, locations and lines: counted
+		// again with them (and, as held now, a second time).
+		if err := model.CheckAvailable("bundle", r.t.counted+r.t.modelMem(), int64(min(r.tablesRaw, math.MaxInt64/8)), "the shared tables, with a profile's strings, functions, locations and lines made from them,"); err != nil {
+			return nil, err
+		}
+		r.hollow = false
+	}
 	if !r.loaded {
-		r.loaded = true
+		r.loaded, r.hollow = true, hollow
 		if err := r.mem.Check("bundle: tables", int64(min(r.tablesRaw, math.MaxInt64/8))); err != nil {
 			r.tErr = err
 			return nil, err
@@ -317,7 +330,14 @@ func (r *Reader) loadTables() (*tables, error) {
 		if err != nil {
 			r.tErr = err
 		} else {
-			r.t, r.tErr = decodeTables(&dec{b: raw, block: "tables", room: max(r.limit-int64(len(raw)), 1)}, r.version)
+			d := &dec{b: raw, block: "tables", room: max(r.limit-int64(len(raw)), 1)}
+			if hollow {
+				d.em = &hollowMem
+			}
+			r.t, r.tErr = decodeTables(d, r.version)
+			if r.t != nil {
+				r.t.counted = d.mem
+			}
 		}
 	}
 	return r.t, r.tErr
@@ -375,7 +395,7 @@ func (r *Reader) profile(i int, last, hollow bool) (*model.Profile, Counts, erro
 	if err := r.mem.Check(fmt.Sprintf("bundle: profile %d", i), need); err != nil {
 		return nil, Counts{}, err
 	}
-	t, own, err := r.take(last)
+	t, own, err := r.take(last, hollow)
 	if err != nil {
 		return nil, Counts{}, err
 	}

@@ -29,6 +29,7 @@ type tables struct {
 	// sets (version 3): attrSets[0] is the empty set.
 	attrSets [][]model.Attribute
 	version  uint32 // the format version read (headers are read later)
+	counted  int64  // what decoding counted them at (dec.mem)
 	// readers counts the profiles being read from them (Reader.take),
 	// under Reader.mu; a pointer, as a profile read last copies tables.
 	readers *int
@@ -451,22 +452,48 @@ func (t *tables) decodeAttrSets(d *dec) {
 // read from them: its form here, the unpacker's index of it (4 bytes) and
 // the profile's entry built from it, and what decoding it keeps beside
 // (the predictor's, a location's line offset). A bundle of 1M functions
-// and locations (20 MiB) counts 260 MiB so: refused under a memory limit
+// and locations (20 MiB) counts 207 MiB so: refused under a memory limit
 // that leaves less, rather than left to run out of memory. Without a
 // limit nothing is refused for it: a valid bundle's tables may take many
 // times their bytes.
 const (
-	memString   = 4 + int(unsafe.Sizeof("")) + 4
 	memMapping  = int(unsafe.Sizeof(mapping{})+unsafe.Sizeof(model.Mapping{})) + 8
-	memFunction = int(unsafe.Sizeof(function{})+unsafe.Sizeof(model.Function{})) + 4 + 9
-	memLocation = int(unsafe.Sizeof(location{})+unsafe.Sizeof(model.Location{})) + 4 + 4
-	memLine     = int(unsafe.Sizeof(line{}) + unsafe.Sizeof(model.Line{}))
 	memNode     = 4 + 8 + 4 + 4 // location; parent, listed unless a first child; a stack's offset and frame
 	memLabelSet = int(unsafe.Sizeof(labelSet{})+unsafe.Sizeof(model.LabelSet{})) + 4
 	memLabel    = int(unsafe.Sizeof(label{}) + unsafe.Sizeof(model.Label{}))
 	memLink     = int(2*unsafe.Sizeof(model.Link{})) + 4
 	memRow      = 4*4 + int(unsafe.Sizeof(model.Sample{}))
 )
+
+// entryMem is what an entry of the tables whose profile entries a
+// summary does not make takes: strings, functions, locations, lines.
+type entryMem struct{ str, function, location, line int }
+
+var (
+	wholeMem = entryMem{
+		str:      4 + int(unsafe.Sizeof("")) + 4,
+		function: int(unsafe.Sizeof(function{})+unsafe.Sizeof(model.Function{})) + 4 + 9,
+		location: int(unsafe.Sizeof(location{})+unsafe.Sizeof(model.Location{})) + 4 + 4,
+		line:     int(unsafe.Sizeof(line{}) + unsafe.Sizeof(model.Line{})),
+	}
+	// hollowMem: the tables are read for summaries (Reader.Hollow),
+	// which make no string, function, location or line of a profile.
+	hollowMem = entryMem{
+		str:      4 + 4,
+		function: int(unsafe.Sizeof(function{})) + 4 + 9,
+		location: int(unsafe.Sizeof(location{})) + 4 + 4,
+		line:     int(unsafe.Sizeof(line{})),
+	}
+)
+
+// modelMem is what t's strings, functions, locations and lines take as a
+// profile's beyond what hollowMem counted for them.
+func (t *tables) modelMem() int64 {
+	return int64(t.strings.len())*int64(wholeMem.str-hollowMem.str) +
+		int64(len(t.functions))*int64(wholeMem.function-hollowMem.function) +
+		int64(len(t.locations))*int64(wholeMem.location-hollowMem.location) +
+		int64(len(t.lines))*int64(wholeMem.line-hollowMem.line)
+}
 
 // decodeMappings reads the mapping columns.
 func (t *tables) decodeMappings(d *dec, ns int) {
@@ -505,7 +532,7 @@ func (t *tables) decodeMappings(d *dec, ns int) {
 
 // decodeFunctions reads the function columns.
 func (t *tables) decodeFunctions(d *dec, ns int) {
-	n := d.countMem("functions.count", 4, memFunction, "functions")
+	n := d.countMem("functions.count", 4, d.entryMem().function, "functions")
 	if n > math.MaxInt32 {
 		d.fail("functions.count", "%d functions, more than a bundle holds (%d)", n, math.MaxInt32)
 		return
@@ -571,7 +598,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 	t.decodeFunctions(d, ns)
 	nf := len(t.functions)
 
-	n = d.countMem("locations.count", 3, memLocation, "locations")
+	n = d.countMem("locations.count", 3, d.entryMem().location, "locations")
 	t.locations = make([]location, n)
 	for i := range t.locations {
 		t.locations[i].mf = d.ref("location.mapping", len(t.mappings)+1)
@@ -590,7 +617,7 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 		}
 		t.lineOff[i+1] = uint32(nlines)
 	}
-	d.reserve("lines", int(nlines), memLine)
+	d.reserve("lines", int(nlines), d.entryMem().line)
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -817,7 +844,7 @@ func commonPrefix(a, b string) int {
 
 func decodeStrings(d *dec, what string) strTable {
 	n := d.count(what+".count", 2)
-	d.reserve(what, n, memString)
+	d.reserve(what, n, d.entryMem().str)
 	if d.err != nil {
 		return strTable{}
 	}
