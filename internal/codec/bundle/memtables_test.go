@@ -8,20 +8,28 @@ import (
 	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
-// The shared tables are counted at what they take in memory before they
-// are allocated: under a memory limit that leaves less, a profile of 20k
-// functions and locations (about 5 MB in memory) is refused in one line;
-// with no limit, or a limit that leaves enough, it is read.
-func TestTablesCountedAgainstTheLimit(t *testing.T) {
-	b := synth.Locations(20000)
+// locationsBundle is a bundle of one profile of n functions, each at its
+// own location, and n one-frame samples.
+func locationsBundle(t *testing.T, n int) []byte {
+	t.Helper()
+	b := synth.Locations(n)
 	p := b.P
-	for i := range 20000 {
+	for i := range n {
 		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i)}), Values: []int64{1}, Link: model.NoLink})
 	}
 	data, err := bundleOf(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+// The shared tables are counted at what they take in memory before they
+// are allocated: under a memory limit that leaves less, a profile of 20k
+// functions and locations (about 5 MB in memory) is refused in one line;
+// with no limit, or a limit that leaves enough, it is read.
+func TestTablesCountedAgainstTheLimit(t *testing.T) {
+	data := locationsBundle(t, 20000)
 	defer model.SetMemoryAvailable(0)
 	for _, c := range []struct {
 		avail  int64
@@ -74,15 +82,7 @@ func TestWriterHeldToTheLimit(t *testing.T) {
 // and a whole profile is refused, from a fresh Reader or from the same
 // one after the summary.
 func TestHollowTablesCountLess(t *testing.T) {
-	b := synth.Locations(20000)
-	p := b.P
-	for i := range 20000 {
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i)}), Values: []int64{1}, Link: model.NoLink})
-	}
-	data, err := bundleOf(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := locationsBundle(t, 20000)
 	defer model.SetMemoryAvailable(0)
 	// The tables, their rows and the block count 6.2 MiB whole, 4.1
 	// hollow.
