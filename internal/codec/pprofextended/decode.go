@@ -93,6 +93,9 @@ func decodeBinary(data []byte) (*profilespb.ProfilesData, *stripped, error) {
 	if err := proto.Unmarshal(st.data, pd); err != nil {
 		return nil, nil, otlpcommon.LocateWireError(data, md, err)
 	}
+	// The copy without the samples (most of the input's size) is not
+	// read again: proto.Unmarshal copies what it keeps of it.
+	st.data = nil
 	return pd, st, nil
 }
 
