@@ -37,35 +37,54 @@ func protoToJSON(b, data []byte) ([]byte, error) {
 var jsonDescriptor = (&pb.ProfilesData{}).ProtoReflect().Descriptor()
 
 // jsonMessages reads one OTLP JSON object, or several one after the other
-// (JSON lines, as the collector's fileexporter writes them).
+// (JSON lines, as the collector's fileexporter writes them). Where each
+// message ends is found first, and each is then parsed in place, a slice
+// of data: the decoder that finds the ends holds a message's text while it
+// reads it, and is let go before the messages are parsed (a copy of each
+// message beside the input was most of what reading a large one held).
 func jsonMessages(data []byte, check bool) ([]*pb.ProfilesData, error) {
-	var out []*pb.ProfilesData
+	type span struct{ start, end int64 }
+	var spans []span
+	var endErr error // where finding the next message failed, after spans
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for n := 0; ; n++ {
-		var raw json.RawMessage
 		start := dec.InputOffset()
-		if err := dec.Decode(&raw); err != nil {
-			if errors.Is(err, io.EOF) && n > 0 {
-				break
+		if err := dec.Decode(&skipJSON{}); err != nil {
+			if !errors.Is(err, io.EOF) || n == 0 {
+				endErr = fmt.Errorf("otlp json: line %d: byte %d: %v", n+1, start, err)
 			}
-			return nil, fmt.Errorf("otlp json: line %d: byte %d: %v", n+1, start, err)
+			break
 		}
-		pd := &pb.ProfilesData{}
-		if err := otlpcommon.UnmarshalJSON(raw, pd.ProtoReflect()); err != nil {
-			return nil, jsonErr(n, dec.More(), err)
-		}
-		if check {
-			if f := firstError(pd); f != nil {
-				return nil, jsonErr(n, dec.More() || n > 0, fmt.Errorf("%s: %s", f.Path, f.Msg))
-			}
-		}
-		out = append(out, pd)
+		spans = append(spans, span{start, dec.InputOffset()})
 		if !dec.More() {
 			break
 		}
 	}
+	var out []*pb.ProfilesData
+	for n, sp := range spans {
+		// More after this message: its own line, or a line cut short.
+		more := n < len(spans)-1 || endErr != nil
+		pd := &pb.ProfilesData{}
+		if err := otlpcommon.UnmarshalJSON(data[sp.start:sp.end], pd.ProtoReflect()); err != nil {
+			return nil, jsonErr(n, more, err)
+		}
+		if check {
+			if f := firstError(pd); f != nil {
+				return nil, jsonErr(n, more || n > 0, fmt.Errorf("%s: %s", f.Path, f.Msg))
+			}
+		}
+		out = append(out, pd)
+	}
+	if endErr != nil {
+		return nil, endErr
+	}
 	return out, nil
 }
+
+// skipJSON takes a JSON value without keeping it.
+type skipJSON struct{}
+
+func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 func jsonErr(n int, lines bool, err error) error {
 	if lines || n > 0 {
