@@ -314,14 +314,14 @@ func TestProfileLast(t *testing.T) {
 	}
 }
 
-// Reads of one Reader at once, the last of each round by ProfileLast,
+// Reads of one Reader at once, one of each batch by ProfileLast,
 // give what reads one at a time give: ProfileLast takes the tables'
 // arrays as they are only when no other read uses them.
 func TestProfileLastConcurrent(t *testing.T) {
 	// Each profile uses every shared line, as a profile taken as it is.
 	ps := []*model.Profile{handBuilt(0), handBuilt(0), handBuilt(0)}
 	r := openBundleOf(t, ps...)
-	for round := 0; round < 50; round++ {
+	for batch := 0; batch < 50; batch++ {
 		var wg sync.WaitGroup
 		got := make([]*model.Profile, 4*len(ps))
 		errs := make([]error, len(got))
@@ -340,10 +340,10 @@ func TestProfileLastConcurrent(t *testing.T) {
 		wg.Wait()
 		for k, p := range got {
 			if errs[k] != nil {
-				t.Fatalf("round %d, read %d: %v", round, k, errs[k])
+				t.Fatalf("batch %d, read %d: %v", batch, k, errs[k])
 			}
 			if d := diffProfiles(ps[k%len(ps)], p); d != "" {
-				t.Fatalf("round %d, read %d (profile %d): %s", round, k, k%len(ps), d)
+				t.Fatalf("batch %d, read %d (profile %d): %s", batch, k, k%len(ps), d)
 			}
 		}
 	}
