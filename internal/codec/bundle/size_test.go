@@ -44,21 +44,15 @@ func TestCorpusSizes(t *testing.T) {
 			pps = append(pps, pp)
 			ps = append(ps, decodeFile(t, f))
 		}
-		data, err := bundleOf(ps...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Open(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := openBundleOf(t, ps...)
+		size := int(r.size)
 		var secs uint64
 		for _, e := range r.entries {
 			secs += e.size
 		}
 		pct := func(n int) float64 { return 100 * float64(n) / float64(sum) }
 		t.Logf("%s: %d profiles, inputs %d bytes, bundle %d bytes = %.1f%% (sections %d, tables %d, index+footer %d)",
-			kind, len(ps), sum, len(data), pct(len(data)), secs, r.tablesLen, uint64(len(data))-r.tablesOff-r.tablesLen)
+			kind, len(ps), sum, size, pct(size), secs, r.tablesLen, uint64(size)-r.tablesOff-r.tablesLen)
 		merged, err := profile.Merge(pps)
 		if err != nil {
 			t.Logf("%s: profile.Merge: %v", kind, err)
