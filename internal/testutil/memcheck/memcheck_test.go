@@ -1,6 +1,10 @@
 package memcheck
 
-import "testing"
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
 
 var sink []byte
 
@@ -27,5 +31,34 @@ func TestOver(t *testing.T) {
 	})
 	if over || runs != 2 || alloc >= 1<<20 {
 		t.Errorf("noise on the first run: %d bytes, over=%v, %d runs", alloc, over, runs)
+	}
+}
+
+var small [][]byte
+
+// Small objects are counted by the runtime's metrics only when the span
+// cached for their size is handed back: what other code allocated before
+// Of began must not be counted when a collection during f hands it back.
+func TestOfCountsOnlyItsOwn(t *testing.T) {
+	runtime.GOMAXPROCS(8)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var local [][]byte
+			for size := 16; size <= 16<<10; size += size / 4 {
+				local = append(local, make([]byte, size))
+			}
+			mu.Lock()
+			small = append(small, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if alloc := Of(runtime.GC); alloc > 64<<10 {
+		t.Errorf("a collection alone counted %d bytes allocated", alloc)
 	}
 }
