@@ -85,7 +85,7 @@ func decodeBinary(data []byte) (*profilespb.ProfilesData, *stripped, error) {
 	for _, n := range st.samples {
 		nsamples += n
 	}
-	need += int64(nsamples) * sampleModel
+	need += int64(nsamples)*sampleModel + 4*int64(st.nindices)
 	if err := model.CheckMemory("otlp", need, int64(len(data)),
 		fmt.Sprintf("%d samples and %d bytes of other messages", nsamples, len(st.data))); err != nil {
 		return nil, nil, &memoryError{err}
@@ -157,6 +157,8 @@ type containerReader struct {
 	mapIdx     []int32
 	funcIdx    []int32
 	linkIdx    []int32
+	nloc       int64   // the input's location table's length
+	li         []int32 // location_indices, checked against it
 	// slices maps a (start, length) of location_indices that samples
 	// share to its stack, resolved once.
 	slices map[[2]uint64]int32
@@ -350,10 +352,48 @@ func (r *containerReader) locations() error {
 			ml.Lines = lines[first:len(lines):len(lines)]
 		}
 	}
-	nloc := int64(len(prof.Location))
-	for i, x := range prof.LocationIndices {
+	r.nloc = int64(len(prof.Location))
+	// The generated tables are read: let them go before location_indices,
+	// the samples and their stacks are made.
+	prof.Mapping, prof.Function, prof.Location = nil, nil, nil
+	err := r.locationIndices()
+	prof.LocationIndices = nil
+	return err
+}
+
+// locationIndices reads location_indices, from the wire for binary input
+// (stripSamples took it out of what proto.Unmarshal read), and checks each
+// against the location table.
+func (r *containerReader) locationIndices() error {
+	d, prof, nloc := r.d, r.prof, r.nloc
+	var err error
+	check := func(i int, x int64) bool {
 		if x < 0 || x >= nloc {
-			return fmt.Errorf("%s.location_indices[%d]: %d beyond location (%d)", pp, i, x, nloc)
+			err = fmt.Errorf("%s.location_indices[%d]: %d beyond location (%d)", r.pp, i, x, nloc)
+			return false
+		}
+		r.li = append(r.li, int32(x))
+		return true
+	}
+	var ws []wireIndices
+	n := len(prof.LocationIndices)
+	if d.st != nil {
+		ws = d.st.indices[d.ci]
+		for _, w := range ws {
+			if w.packed {
+				n += packedCount(d.data[w.start:w.end])
+			} else {
+				n++
+			}
+		}
+	}
+	r.li = make([]int32, 0, n)
+	if eachIndex(d.data, ws, func(x int64) bool { return check(len(r.li), x) }); err != nil {
+		return err
+	}
+	for _, x := range prof.LocationIndices {
+		if !check(len(r.li), x) {
+			return err
 		}
 	}
 	return nil
@@ -402,7 +442,7 @@ func (r *containerReader) samples() error {
 		nsamples = d.st.samples[d.ci]
 	}
 	p.Samples = make([]model.Sample, nsamples)
-	r.slices = map[[2]uint64]int32{}
+	r.growStacks(ws)
 	var s sampleIn
 	one := func(i int) error { return r.sample(i, &s) }
 	if ws != nil {
@@ -423,11 +463,46 @@ func (r *containerReader) samples() error {
 	return nil
 }
 
+// growStacks makes room in the profile's stacks for the distinct slices
+// of location_indices the samples name (those in range; a stack that two
+// slices hold alike is counted twice), so that the stacks are made at
+// their size instead of grown by doubling. It numbers the slices -1 in
+// r.slices, to be made by sample.
+func (r *containerReader) growStacks(ws *wireSamples) {
+	r.slices = map[[2]uint64]int32{}
+	nli := uint64(len(r.li))
+	// What the input's size can justify, and one more: more frames than
+	// that are refused by sample, and not made room for.
+	room := r.d.frameRoom + 1
+	var frames int64
+	slice := func(start, length uint64) {
+		key := [2]uint64{start, length}
+		if length == 0 || start > nli || length > nli-start {
+			return
+		}
+		if _, ok := r.slices[key]; !ok {
+			r.slices[key] = -1
+			frames = min(frames+int64(length), room)
+		}
+	}
+	if ws != nil {
+		ws.slices(slice)
+	} else {
+		for _, g := range r.prof.Sample {
+			slice(g.LocationsStartIndex, g.LocationsLength)
+		}
+	}
+	if frames > 0 && frames < room {
+		r.p.Stacks.Fit(int(r.nloc))
+		r.p.Stacks.Grow(len(r.slices), int(frames))
+	}
+}
+
 // sample reads sample i, as read from the input into s.
 func (r *containerReader) sample(i int, s *sampleIn) error {
 	d, prof, p, pp, b := r.d, r.prof, r.p, r.pp, r.b
-	li := prof.LocationIndices
-	nli, nloc := uint64(len(li)), int64(len(prof.Location))
+	li := r.li
+	nli, nloc := uint64(len(li)), r.nloc
 	ms := &p.Samples[i]
 	if s.start != 0 || s.length != 0 || len(s.locIndex) == 0 {
 		if s.start > nli {
@@ -438,16 +513,11 @@ func (r *containerReader) sample(i int, s *sampleIn) error {
 		}
 		key := [2]uint64{s.start, s.length}
 		stack, ok := r.slices[key]
-		if !ok {
+		if !ok || stack < 0 {
 			if d.frameRoom -= int64(s.length); d.frameRoom < 0 {
 				return fmt.Errorf("%s.sample[%d]: the samples' distinct stacks reach more frames than the input's size can justify (a crafted file?)", pp, i)
 			}
-			frames := d.frames[:0]
-			for _, x := range li[s.start : s.start+s.length] {
-				frames = append(frames, int32(x))
-			}
-			d.frames = frames
-			stack = b.Stack(frames)
+			stack = b.Stack(li[s.start : s.start+s.length])
 			r.slices[key] = stack
 		}
 		ms.Stack = stack

@@ -17,7 +17,9 @@ import (
 // few hundred bytes for a sample that may take two on the wire. So the
 // binary reader takes the samples out of the data before proto.Unmarshal
 // sees it (stripSamples) and decodes them itself, straight into the model,
-// from the original bytes (wireSamples). Everything else goes through the
+// from the original bytes (wireSamples). So it does with location_indices,
+// the samples' stacks, which the generated code holds as 8 bytes an entry
+// in a slice grown by doubling, and the reader as 4 (wireIndices). Everything else goes through the
 // generated code, after its memory was estimated from the wire
 // (wireMemory) and found to be what the input's size can justify.
 
@@ -39,6 +41,18 @@ type stripped struct {
 	bodies [][][2]int
 	// samples[c] counts the samples of container c.
 	samples []int
+	// indices[c] lists the location_indices fields of container c's
+	// Profile messages, in order, as offsets into the original data of
+	// their values: a packed list, or one varint.
+	indices [][]wireIndices
+	// nindices counts the entries of every location_indices.
+	nindices int
+}
+
+// wireIndices is one location_indices field as it is on the wire.
+type wireIndices struct {
+	start, end int
+	packed     bool
 }
 
 // stripSamples rewrites a ProfilesData without the samples of its profiles.
@@ -59,6 +73,7 @@ func (s *stripped) strip(b []byte, base, level int, out []byte) ([]byte, error) 
 	if level == 3 {
 		s.bodies = append(s.bodies, nil)
 		s.samples = append(s.samples, 0)
+		s.indices = append(s.indices, nil)
 	}
 	for off := 0; off < len(b); {
 		num, typ, n := protowire.ConsumeTag(b[off:])
@@ -88,6 +103,10 @@ func (s *stripped) strip(b []byte, base, level int, out []byte) ([]byte, error) 
 					continue
 				}
 			}
+		}
+		if level == 4 && num == fProfileLocationIndices && s.takeIndices(typ, b[off+n:off+n+m], base+off+n) {
+			off += n + m
+			continue
 		}
 		if !into {
 			out = append(out, field...)
@@ -120,6 +139,50 @@ func (s *stripped) strip(b []byte, base, level int, out []byte) ([]byte, error) 
 		off += n + m
 	}
 	return out, nil
+}
+
+// takeIndices records location_indices field value v (at offset at of
+// the data), when it is what proto.Unmarshal reads as a list: a packed
+// list of well-formed varints, or one varint. Anything else is left in
+// the data, for proto.Unmarshal to refuse or keep as unknown.
+func (s *stripped) takeIndices(typ protowire.Type, v []byte, at int) bool {
+	var w wireIndices
+	switch typ {
+	case protowire.VarintType:
+		w = wireIndices{start: at, end: at + len(v)}
+		s.nindices++
+	case protowire.BytesType:
+		body, n := protowire.ConsumeBytes(v)
+		for b := body; len(b) > 0; {
+			_, k := protowire.ConsumeVarint(b)
+			if k < 0 {
+				return false
+			}
+			b = b[k:]
+		}
+		w = wireIndices{start: at + n - len(body), end: at + n, packed: true}
+		s.nindices += packedCount(body)
+	default:
+		return false
+	}
+	c := len(s.indices) - 1
+	s.indices[c] = append(s.indices[c], w)
+	return true
+}
+
+// eachIndex calls fn with each value of the location_indices fields ws of
+// data, in order, until it returns false.
+func eachIndex(data []byte, ws []wireIndices, fn func(x int64) bool) {
+	for _, w := range ws {
+		b := data[w.start:w.end]
+		for len(b) > 0 {
+			x, k := protowire.ConsumeVarint(b) // checked by takeIndices
+			if !fn(int64(x)) {
+				return
+			}
+			b = b[k:]
+		}
+	}
 }
 
 // sampleIn is one OTLP sample as read, from the wire or from a generated
@@ -180,6 +243,44 @@ func (w *wireSamples) each(s *sampleIn, fn func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// slices calls fn with each sample's locations_start_index and
+// locations_length (the last of each, as proto.Unmarshal keeps), reading
+// nothing else; a sample that does not parse is left to each.
+func (w *wireSamples) slices(fn func(start, length uint64)) {
+	for _, span := range w.bodies {
+		b := w.data[span[0]:span[1]]
+		for off := 0; off < len(b); {
+			num, typ, n := protowire.ConsumeTag(b[off:])
+			m := protowire.ConsumeFieldValue(num, typ, b[off+n:]) // checked by stripSamples
+			if num == fSample && typ == protowire.BytesType {
+				body, _ := protowire.ConsumeBytes(b[off+n:])
+				var start, length uint64
+				for k := 0; k < len(body); {
+					num, typ, n := protowire.ConsumeTag(body[k:])
+					if n < 0 {
+						break
+					}
+					m := protowire.ConsumeFieldValue(num, typ, body[k+n:])
+					if m < 0 {
+						break
+					}
+					if typ == protowire.VarintType && (num == 7 || num == 8) {
+						x, _ := protowire.ConsumeVarint(body[k+n:])
+						if num == 7 {
+							start = x
+						} else {
+							length = x
+						}
+					}
+					k += n + m
+				}
+				fn(start, length)
+			}
+			off += n + m
+		}
+	}
 }
 
 // sample reads one Sample message, as proto.Unmarshal would: a field of a
