@@ -96,10 +96,11 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 			}
 		}
 	}
-	msgs, layouts, err := otlp.MessagesLayout(data, do)
+	parsed, err := otlp.ReadForDecode(data, do)
 	if err != nil {
 		return err
 	}
+	msgs, layouts := parsed.Messages, parsed.Layouts
 	// The Sample layout the binary messages were read in (told, or
 	// from their bytes).
 	layout = otlp.LayoutAuto
@@ -117,7 +118,7 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 	framed := in.Format == detect.OTLP && in.Layout == "" && otlp.LooksFramed(data)
 	data = nil
 	do.Release = true // only the messages' profiles are counted below
-	ps, err := otlp.DecodeMessages(msgs, do)
+	ps, err := parsed.Decode(do)
 	if err != nil {
 		return err
 	}

@@ -28,21 +28,54 @@ const maxDecompressed = 4 << 30
 // several sample types. Every index is checked first; the error names the
 // first bad one by its field path.
 func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
-	msgs, err := Messages(data, opts)
+	p, err := ReadForDecode(data, opts)
 	if err != nil {
 		return nil, err
 	}
 	opts.Release = true
-	return DecodeMessages(msgs, opts)
+	return p.Decode(opts)
 }
 
 // DecodeMessages turns messages that Messages returned into model profiles
 // (see Decode).
 func DecodeMessages(msgs []*pb.ProfilesData, opts DecodeOptions) ([]*model.Profile, error) {
+	return (&Parsed{Messages: msgs}).Decode(opts)
+}
+
+// Parsed is what ReadForDecode read, to be made into profiles once
+// (Decode).
+type Parsed struct {
+	Messages []*pb.ProfilesData
+	// Layouts is the Sample layout each binary message was read in
+	// (LayoutAuto for a JSON one, whose field names say what they are).
+	Layouts []SampleLayout
+	// lts[i] is message i's location_table when the parser read it in the
+	// model's layout (its generated table is then empty), else nil.
+	lts []*locTable
+}
+
+// ReadForDecode is Messages for Parsed.Decode: the messages' location
+// tables are read straight into the model's layout, not the generated
+// structs, where the fast parser reads them (so Messages[i]'s
+// dictionary has no location_table), and Layouts is filled in.
+func ReadForDecode(data []byte, opts DecodeOptions) (*Parsed, error) {
+	opts.compact = true
+	return readMessages(data, opts, true)
+}
+
+// Decode turns the messages into model profiles (see Decode). The
+// profiles take the location tables read compact as they are: p decodes
+// once.
+func (p *Parsed) Decode(opts DecodeOptions) ([]*model.Profile, error) {
 	d := newDecoder(opts)
 	var out []*model.Profile
+	msgs := p.Messages
 	for i, pd := range msgs {
-		ps, err := d.profilesData(pd)
+		var lt *locTable
+		if i < len(p.lts) {
+			lt, p.lts[i] = p.lts[i], nil
+		}
+		ps, err := d.profilesData(pd, lt)
 		if err != nil {
 			if len(msgs) > 1 {
 				return nil, fmt.Errorf("otlp: message %d: %v", i, err)
@@ -72,54 +105,74 @@ func Parse(data []byte, opts DecodeOptions) ([]*pb.ProfilesData, error) {
 }
 
 func messages(data []byte, opts DecodeOptions, check bool) ([]*pb.ProfilesData, error) {
-	msgs, _, err := readMessages(data, opts, check)
-	return msgs, err
+	p, err := readMessages(data, opts, check)
+	if err != nil {
+		return nil, err
+	}
+	return p.Messages, nil
 }
 
 // MessagesLayout is Messages that also returns the Sample layout each
 // binary message was read in (LayoutAuto for a JSON one, whose field
 // names say what they are).
 func MessagesLayout(data []byte, opts DecodeOptions) ([]*pb.ProfilesData, []SampleLayout, error) {
-	return readMessages(data, opts, true)
-}
-
-func readMessages(data []byte, opts DecodeOptions, check bool) ([]*pb.ProfilesData, []SampleLayout, error) {
-	data, err := inflate.Gzip(data, maxDecompressed, "otlp")
+	p, err := readMessages(data, opts, true)
 	if err != nil {
 		return nil, nil, err
 	}
+	return p.Messages, p.Layouts, nil
+}
+
+func readMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) {
+	data, err := inflate.Gzip(data, maxDecompressed, "otlp")
+	if err != nil {
+		return nil, err
+	}
 	if len(data) == 0 {
-		return nil, nil, fmt.Errorf("otlp: empty input")
+		return nil, fmt.Errorf("otlp: empty input")
 	}
 	if isJSON(data) {
 		msgs, err := jsonMessages(data, check)
-		return msgs, make([]SampleLayout, len(msgs)), err
+		if err != nil {
+			return nil, err
+		}
+		return &Parsed{Messages: msgs, Layouts: make([]SampleLayout, len(msgs))}, nil
 	}
 	frames, framed := splitFramed(data)
 	if !framed {
 		frames = [][]byte{data}
 	}
-	out := make([]*pb.ProfilesData, 0, len(frames))
-	layouts := make([]SampleLayout, 0, len(frames))
+	p := &Parsed{Messages: make([]*pb.ProfilesData, 0, len(frames)), Layouts: make([]SampleLayout, 0, len(frames))}
 	for i, f := range frames {
-		pd, l, err := binaryMessage(f, opts, check)
+		pd, lt, l, err := binaryMessage(f, opts, check)
 		if err != nil {
 			if framed {
-				return nil, nil, fmt.Errorf("otlp: framed message %d: %v", i, err)
+				return nil, fmt.Errorf("otlp: framed message %d: %v", i, err)
 			}
-			return nil, nil, fmt.Errorf("otlp: %v", err)
+			return nil, fmt.Errorf("otlp: %v", err)
 		}
-		out = append(out, pd)
-		layouts = append(layouts, l)
+		p.Messages = append(p.Messages, pd)
+		p.Layouts = append(p.Layouts, l)
+		if lt != nil {
+			if p.lts == nil {
+				p.lts = make([]*locTable, len(frames))
+			}
+			p.lts[i] = lt
+		}
 	}
-	return out, layouts, nil
+	return p, nil
 }
 
 // binaryMessage parses one binary ProfilesData in the Sample layout told,
-// or else the one its bytes say (layout.go), and returns the layout.
-func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesData, SampleLayout, error) {
+// or else the one its bytes say (layout.go), and returns the layout, and
+// its location_table when the parser read it compact (opts.compact).
+func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesData, *locTable, SampleLayout, error) {
+	var lt *locTable // of the last parse
 	parseWarn := func(l SampleLayout, warn func(string)) (*pb.ProfilesData, error) {
-		if pd, err := (&parser{layout: l}).data(data); err == nil {
+		ps := &parser{layout: l, compact: opts.compact}
+		lt = nil
+		if pd, err := ps.data(data); err == nil {
+			lt = ps.lt
 			return pd, nil
 		}
 		// Off the fast path: the generated code parses, and says what is
@@ -149,10 +202,10 @@ func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesDat
 		var err error
 		layout, err = chooseLayout(detectLayout(data), layout, func(l SampleLayout) bool {
 			pd, err := parse(l)
-			return err == nil && firstError(pd) == nil
+			return err == nil && firstError(pd, lt) == nil
 		})
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 	}
 	other, name, flag := LayoutV19, "v1.9", "--otlp-proto 1.9"
@@ -162,7 +215,7 @@ func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesDat
 	// otherFits adds to an error of a sample that the message reads
 	// cleanly in the other layout.
 	otherFits := func(msg string) error {
-		if alt, err := parse(other); err == nil && firstError(alt) == nil && hasSamples(alt) {
+		if alt, err := parse(other); err == nil && firstError(alt, lt) == nil && hasSamples(alt) {
 			return fmt.Errorf("%s (this looks like OTLP profiles proto %s, whose Sample fields are numbered differently: read it with %s)",
 				msg, name, flag)
 		}
@@ -171,21 +224,22 @@ func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesDat
 	pd, err := parseWarn(layout, opts.Warn)
 	if err != nil {
 		if strings.Contains(err.Error(), "samples[") {
-			return nil, 0, otherFits(err.Error())
+			return nil, nil, 0, otherFits(err.Error())
 		}
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
+	plt := lt
 	if !check {
-		return pd, layout, nil
+		return pd, plt, layout, nil
 	}
-	f := firstError(pd)
+	f := firstError(pd, plt)
 	if f == nil {
-		return pd, layout, nil
+		return pd, plt, layout, nil
 	}
 	if f.Path != "dictionary" && strings.Contains(f.Path, ".samples[") {
-		return nil, 0, otherFits(f.Path + ": " + f.Msg)
+		return nil, nil, 0, otherFits(f.Path + ": " + f.Msg)
 	}
-	return nil, 0, fmt.Errorf("%s: %s", f.Path, f.Msg)
+	return nil, nil, 0, fmt.Errorf("%s: %s", f.Path, f.Msg)
 }
 
 func hasSamples(pd *pb.ProfilesData) bool {
@@ -245,7 +299,9 @@ func (t *dict) str(i int32) string {
 	return t.strs[i]
 }
 
-func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
+// dictionary makes the message's tables into the model's; lt is its
+// location_table when it was read compact (taken as it is), else nil.
+func (d *decoder) dictionary(pd *pb.ProfilesData, lt *locTable) *dict {
 	dd := pd.GetDictionary()
 	t := &dict{strs: dd.GetStringTable()}
 	if len(t.strs) == 0 {
@@ -282,46 +338,17 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 			d.warn("otlp: functions that name nothing (which the spec forbids) were read as functions with empty names")
 		}
 	}
-	lt := dd.GetLocationTable()
-	if len(lt) > 1 {
-		p.Locations = make([]model.Location, len(lt)-1)
-	}
-	nlines := 0
-	for _, l := range lt {
-		nlines += len(l.GetLines())
-	}
-	lines := make([]model.Line, 0, nlines)
-	for i := 1; i < len(lt); i++ {
-		l := lt[i]
-		ml := &p.Locations[i-1]
-		ml.Address, ml.Mapping = l.Address, l.MappingIndex-1
-		first := len(lines)
-		for _, ln := range l.Lines {
-			lines = append(lines, model.Line{Function: ln.FunctionIndex - 1, Line: ln.Line, Column: ln.Column})
-		}
-		if len(lines) > first {
-			ml.Lines = lines[first:len(lines):len(lines)]
-		}
-		var as []model.Attribute
-		for _, a := range l.AttributeIndices {
-			if a == 0 {
-				continue
-			}
-			at := &t.attrs[a]
-			if at.key == AttrIsFolded && at.value.Kind == model.KindBool {
-				ml.IsFolded = at.value.Bool
-				continue
-			}
-			as = append(as, model.Attribute{Key: at.key, Value: at.value, Unit: at.unit})
-		}
-		p.SetLocationAttrs(i-1, as)
+	if lt != nil {
+		d.takeLocations(t, p, lt)
+	} else {
+		d.locations(t, p, dd.GetLocationTable())
 	}
 	if d.release && dd != nil {
 		// The generated structs of these tables take some 100 bytes an
 		// entry and a pointer, more than the model's of them: let them go
 		// before the stacks are made.
 		dd.MappingTable, dd.FunctionTable, dd.LocationTable, dd.AttributeTable = nil, nil, nil, nil
-		mt, ft, lt = nil, nil, nil
+		mt, ft = nil, nil
 	}
 	st := dd.GetStackTable()
 	frames := 0
@@ -353,6 +380,68 @@ func (d *decoder) dictionary(pd *pb.ProfilesData) *dict {
 	}
 	t.tmpl = p
 	return t
+}
+
+// locations makes the model's locations of the generated location table.
+func (d *decoder) locations(t *dict, p *model.Profile, lt []*pb.Location) {
+	if len(lt) > 1 {
+		p.Locations = make([]model.Location, len(lt)-1)
+	}
+	nlines := 0
+	for _, l := range lt {
+		nlines += len(l.GetLines())
+	}
+	lines := make([]model.Line, 0, nlines)
+	for i := 1; i < len(lt); i++ {
+		l := lt[i]
+		ml := &p.Locations[i-1]
+		ml.Address, ml.Mapping = l.Address, l.MappingIndex-1
+		first := len(lines)
+		for _, ln := range l.Lines {
+			lines = append(lines, model.Line{Function: ln.FunctionIndex - 1, Line: ln.Line, Column: ln.Column})
+		}
+		if len(lines) > first {
+			ml.Lines = lines[first:len(lines):len(lines)]
+		}
+		d.locationAttrs(t, p, i-1, l.AttributeIndices)
+	}
+}
+
+// takeLocations makes the location table read compact the model's, in
+// place: the input's indices (checked) become the model's, one less.
+func (d *decoder) takeLocations(t *dict, p *model.Profile, lt *locTable) {
+	if len(lt.locs) > 1 {
+		p.Locations = lt.locs[1:len(lt.locs):len(lt.locs)]
+	}
+	for i := range p.Locations {
+		ml := &p.Locations[i]
+		ml.Mapping--
+		for j := range ml.Lines {
+			ml.Lines[j].Function--
+		}
+		d.locationAttrs(t, p, i, lt.attrsOf(i+1))
+	}
+	*lt = locTable{}
+}
+
+// locationAttrs gives model location i the attributes of its
+// attribute_indices: the folded flag its field, the others its
+// attributes.
+func (d *decoder) locationAttrs(t *dict, p *model.Profile, i int, indices []int32) {
+	ml := &p.Locations[i]
+	var as []model.Attribute
+	for _, a := range indices {
+		if a == 0 {
+			continue
+		}
+		at := &t.attrs[a]
+		if at.key == AttrIsFolded && at.value.Kind == model.KindBool {
+			ml.IsFolded = at.value.Bool
+			continue
+		}
+		as = append(as, model.Attribute{Key: at.key, Value: at.value, Unit: at.unit})
+	}
+	p.SetLocationAttrs(i, as)
 }
 
 // mappingAttrs reads a mapping's attributes: its build id (the GNU one
@@ -467,8 +556,8 @@ func (t *dict) keyValues(kvs []*commonpb.KeyValue, depth int) []model.Attribute 
 	return out
 }
 
-func (d *decoder) profilesData(pd *pb.ProfilesData) ([]*model.Profile, error) {
-	t := d.dictionary(pd)
+func (d *decoder) profilesData(pd *pb.ProfilesData, lt *locTable) ([]*model.Profile, error) {
+	t := d.dictionary(pd, lt)
 	type group struct {
 		rp    *pb.ResourceProfiles
 		sp    *pb.ScopeProfiles

@@ -52,8 +52,9 @@ func seeds(f *testing.F) {
 }
 
 // FuzzDecode: the reader (binary, JSON, JSON lines, framed; each Sample
-// layout, and the layout told from the bytes) never panics, allocates within its bound, and what it accepts
-// is a valid model that writes and reads back.
+// layout, and the layout told from the bytes) never panics, allocates
+// within its bound, reads what it reads through the generated structs,
+// and what it accepts is a valid model that writes and reads back.
 func FuzzDecode(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -77,6 +78,10 @@ func FuzzDecode(f *testing.F) {
 			if alloc, over := memcheck.Over(allocBound(len(data)), func() { ps, err = Decode(data, DecodeOptions{Layout: layout}) }); over {
 				t.Fatalf("allocated %d bytes for a %d-byte input (bound %d)", alloc, len(data), allocBound(len(data)))
 			}
+			// Decode reads location tables compact, in the model's
+			// layout: through the generated structs, the same profiles,
+			// or the same error.
+			decodeBoth(t, "input", data, DecodeOptions{Layout: layout})
 			if err != nil {
 				continue
 			}

@@ -69,7 +69,7 @@ func jsonMessages(data []byte, check bool) ([]*pb.ProfilesData, error) {
 			return nil, jsonErr(n, more, err)
 		}
 		if check {
-			if f := firstError(pd); f != nil {
+			if f := firstError(pd, nil); f != nil {
 				return nil, jsonErr(n, more || n > 0, fmt.Errorf("%s: %s", f.Path, f.Msg))
 			}
 		}

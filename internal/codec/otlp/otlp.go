@@ -151,6 +151,9 @@ type DecodeOptions struct {
 	// at once: the messages' dictionaries are empty after. Decode, which
 	// owns its messages, always does.
 	Release bool
+	// compact: the parser reads location tables in the model's layout
+	// (ReadForDecode).
+	compact bool
 }
 
 func allZero(b []byte) bool {

@@ -26,6 +26,10 @@ var errSlow = errors.New("otlp: not the fast path")
 
 type parser struct {
 	layout SampleLayout
+	// compact: the dictionary's location_table is read into lt, in the
+	// model's layout, not into the generated structs (ReadForDecode).
+	compact bool
+	lt      *locTable
 	// The repeated scalar fields of many small messages (a stack's
 	// locations, a sample's values and attributes) are slices of a few
 	// shared blocks, not one allocation each: with the collector that
@@ -408,6 +412,7 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 	if !dp.allocate(b) {
 		return nil, errSlow
 	}
+	ps.lt = dp.lt
 	d := dp.d
 	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 		if typ != protowire.BytesType {
@@ -417,6 +422,9 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 		case 1:
 			return dp.mapping(v)
 		case 2:
+			if dp.lt != nil {
+				return dp.lt.location(v, &dp.ps.i32)
+			}
 			return dp.location(v)
 		case 3:
 			return dp.function(v)
@@ -453,6 +461,7 @@ type dictParser struct {
 	lines    []pb.Line
 	lptrs    []*pb.Line // each location's Lines is a slice of these
 	nextLine int
+	lt       *locTable // the locations, when the parser is compact
 	attrs    []pb.KeyValueAndUnit
 	stacks   []pb.Stack
 	strbuf   []byte // the strings, back to back
@@ -485,13 +494,19 @@ func (dp *dictParser) allocate(b []byte) bool {
 		return false
 	}
 	d := dp.d
-	dp.maps, dp.locs, dp.funcs = make([]pb.Mapping, count[1]), make([]pb.Location, count[2]), make([]pb.Function, count[3])
-	dp.lines, dp.attrs, dp.stacks = make([]pb.Line, nlines), make([]pb.KeyValueAndUnit, count[6]), make([]pb.Stack, count[7])
-	dp.lptrs = make([]*pb.Line, nlines)
-	for i := range dp.lines {
-		dp.lptrs[i] = &dp.lines[i]
+	dp.maps, dp.funcs = make([]pb.Mapping, count[1]), make([]pb.Function, count[3])
+	dp.attrs, dp.stacks = make([]pb.KeyValueAndUnit, count[6]), make([]pb.Stack, count[7])
+	if dp.ps.compact {
+		dp.lt = newLocTable(count[2], nlines)
+	} else {
+		dp.locs, dp.lines = make([]pb.Location, count[2]), make([]pb.Line, nlines)
+		dp.lptrs = make([]*pb.Line, nlines)
+		for i := range dp.lines {
+			dp.lptrs[i] = &dp.lines[i]
+		}
+		d.LocationTable = make([]*pb.Location, 0, count[2])
 	}
-	d.MappingTable, d.LocationTable, d.FunctionTable = make([]*pb.Mapping, 0, count[1]), make([]*pb.Location, 0, count[2]), make([]*pb.Function, 0, count[3])
+	d.MappingTable, d.FunctionTable = make([]*pb.Mapping, 0, count[1]), make([]*pb.Function, 0, count[3])
 	d.StringTable, d.AttributeTable, d.StackTable = make([]string, 0, count[5]), make([]*pb.KeyValueAndUnit, 0, count[6]), make([]*pb.Stack, 0, count[7])
 	dp.strbuf = make([]byte, 0, nstrbytes)
 	return true

@@ -47,6 +47,7 @@ type checker struct {
 	nMust    int
 
 	d                                   *pb.ProfilesDictionary
+	lt                                  *locTable // d's location_table, when read compact
 	nstr, nmap, nloc, nfun, nlnk, nattr int
 	nstack                              int
 }
@@ -77,9 +78,10 @@ func Validate(pd *pb.ProfilesData, limit int) []Finding {
 	return c.out
 }
 
-// firstError returns the first MUST failure the reader cannot read past.
-func firstError(pd *pb.ProfilesData) *Finding {
-	c := &checker{mustOnly: true}
+// firstError returns the first MUST failure the reader cannot read past;
+// lt is pd's location_table when it was read compact (else nil).
+func firstError(pd *pb.ProfilesData, lt *locTable) *Finding {
+	c := &checker{mustOnly: true, lt: lt}
 	c.data(pd)
 	if len(c.out) > 0 {
 		return &c.out[0]
@@ -92,6 +94,9 @@ func (c *checker) data(pd *pb.ProfilesData) {
 	c.d = d
 	c.nstr, c.nmap, c.nloc = len(d.GetStringTable()), len(d.GetMappingTable()), len(d.GetLocationTable())
 	c.nfun, c.nlnk, c.nattr, c.nstack = len(d.GetFunctionTable()), len(d.GetLinkTable()), len(d.GetAttributeTable()), len(d.GetStackTable())
+	if c.lt != nil {
+		c.nloc = len(c.lt.locs)
+	}
 	nprof := 0
 	for _, rp := range pd.GetResourceProfiles() {
 		for _, sp := range rp.GetScopeProfiles() {
@@ -155,7 +160,11 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 	zeroMsg := func(m proto.Message) bool { return proto.Size(m) == 0 }
 	c.zeroEntry("string_table", c.nstr, c.nstr > 0 && d.StringTable[0] == "")
 	c.zeroEntry("mapping_table", c.nmap, c.nmap > 0 && zeroMsg(d.MappingTable[0]))
-	c.zeroEntry("location_table", c.nloc, c.nloc > 0 && zeroMsg(d.LocationTable[0]))
+	if c.lt != nil {
+		c.zeroEntry("location_table", c.nloc, c.nloc > 0 && c.lt.zero())
+	} else {
+		c.zeroEntry("location_table", c.nloc, c.nloc > 0 && zeroMsg(d.LocationTable[0]))
+	}
 	c.zeroEntry("function_table", c.nfun, c.nfun > 0 && zeroMsg(d.FunctionTable[0]))
 	c.zeroEntry("link_table", c.nlnk, c.nlnk > 0 && allZero(d.LinkTable[0].GetTraceId()) && allZero(d.LinkTable[0].GetSpanId()))
 	// (The collector's pdata writes attribute_table[0] with an empty
@@ -211,14 +220,15 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 		}
 	}
 	for i, l := range d.LocationTable {
-		if i == 0 {
-			continue
+		if i > 0 {
+			c.location(i, l.GetMappingIndex(), l.GetAttributeIndices(), len(l.GetLines()), func(j int) int32 { return l.Lines[j].GetFunctionIndex() })
 		}
-		c.index(l.GetMappingIndex(), c.nmap, "mapping_table", func() string { return fmt.Sprintf("dictionary.location_table[%d].mapping_index", i) })
-		for j, ln := range l.GetLines() {
-			c.index(ln.GetFunctionIndex(), c.nfun, "function_table", func() string { return fmt.Sprintf("dictionary.location_table[%d].lines[%d].function_index", i, j) })
+	}
+	if c.lt != nil {
+		for i := 1; i < len(c.lt.locs); i++ {
+			l := &c.lt.locs[i]
+			c.location(i, l.Mapping, c.lt.attrsOf(i), len(l.Lines), func(j int) int32 { return l.Lines[j].Function })
 		}
-		c.attrIndices(l.GetAttributeIndices(), func() string { return fmt.Sprintf("dictionary.location_table[%d]", i) })
 	}
 	for i, l := range d.LinkTable {
 		if i == 0 {
@@ -241,6 +251,17 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 			}
 		}
 	}
+}
+
+// location checks location_table[i]: its mapping_index, the
+// function_index of each of its nlines lines (fn) and its
+// attribute_indices.
+func (c *checker) location(i int, mapping int32, attrs []int32, nlines int, fn func(j int) int32) {
+	c.index(mapping, c.nmap, "mapping_table", func() string { return fmt.Sprintf("dictionary.location_table[%d].mapping_index", i) })
+	for j := range nlines {
+		c.index(fn(j), c.nfun, "function_table", func() string { return fmt.Sprintf("dictionary.location_table[%d].lines[%d].function_index", i, j) })
+	}
+	c.attrIndices(attrs, func() string { return fmt.Sprintf("dictionary.location_table[%d]", i) })
 }
 
 func (c *checker) hasBuildID(as []int32) bool {
@@ -418,10 +439,11 @@ func ValidateData(data []byte, opts DecodeOptions, limit int) ([]Finding, int, e
 	opts.Warn = func(s string) {
 		skipped = append(skipped, Finding{Should, "wire format", strings.TrimPrefix(s, "otlp: ") + " (protobuf encoding: a field's wire type is its schema type's)"})
 	}
-	msgs, layouts, err := readMessages(data, opts, false)
+	p, err := readMessages(data, opts, false)
 	if err != nil {
 		return nil, 0, err
 	}
+	msgs, layouts := p.Messages, p.Layouts
 	out := skipped
 	var alt []*pb.ProfilesData
 	for i, pd := range msgs {
@@ -432,10 +454,10 @@ func ValidateData(data []byte, opts DecodeOptions, limit int) ([]Finding, int, e
 		}
 		if f := firstMust(fs); f != nil && strings.Contains(f.Path, ".samples[") && layouts[i] != LayoutAuto {
 			alt = nil
-			if a, _, err := readMessages(data, DecodeOptions{Layout: other}, false); err == nil && len(a) == len(msgs) {
-				alt = a
+			if a, err := readMessages(data, DecodeOptions{Layout: other}, false); err == nil && len(a.Messages) == len(msgs) {
+				alt = a.Messages
 			}
-			if i < len(alt) && firstError(alt[i]) == nil && hasSamples(alt[i]) {
+			if i < len(alt) && firstError(alt[i], nil) == nil && hasSamples(alt[i]) {
 				fs = append(fs, Finding{Must, f.Path, "this message reads cleanly as OTLP profiles proto " + name})
 			}
 		}
