@@ -49,9 +49,9 @@ type Parsed struct {
 	// Layouts is the Sample layout each binary message was read in
 	// (LayoutAuto for a JSON one, whose field names say what they are).
 	Layouts []SampleLayout
-	// lts[i] is message i's location_table when the parser read it in the
+	// cts[i] is message i's location_table when the parser read it in the
 	// model's layout (its generated table is then empty), else nil.
-	lts []*locTable
+	cts []*compactTables
 }
 
 // ReadForDecode is Messages for Parsed.Decode: the messages' location
@@ -71,11 +71,11 @@ func (p *Parsed) Decode(opts DecodeOptions) ([]*model.Profile, error) {
 	var out []*model.Profile
 	msgs := p.Messages
 	for i, pd := range msgs {
-		var lt *locTable
-		if i < len(p.lts) {
-			lt, p.lts[i] = p.lts[i], nil
+		var ct *compactTables
+		if i < len(p.cts) {
+			ct, p.cts[i] = p.cts[i], nil
 		}
-		ps, err := d.profilesData(pd, lt)
+		ps, err := d.profilesData(pd, ct)
 		if err != nil {
 			if len(msgs) > 1 {
 				return nil, fmt.Errorf("otlp: message %d: %v", i, err)
@@ -144,7 +144,7 @@ func readMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 	}
 	p := &Parsed{Messages: make([]*pb.ProfilesData, 0, len(frames)), Layouts: make([]SampleLayout, 0, len(frames))}
 	for i, f := range frames {
-		pd, lt, l, err := binaryMessage(f, opts, check)
+		pd, ct, l, err := binaryMessage(f, opts, check)
 		if err != nil {
 			if framed {
 				return nil, fmt.Errorf("otlp: framed message %d: %v", i, err)
@@ -153,11 +153,11 @@ func readMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 		}
 		p.Messages = append(p.Messages, pd)
 		p.Layouts = append(p.Layouts, l)
-		if lt != nil {
-			if p.lts == nil {
-				p.lts = make([]*locTable, len(frames))
+		if ct != nil {
+			if p.cts == nil {
+				p.cts = make([]*compactTables, len(frames))
 			}
-			p.lts[i] = lt
+			p.cts[i] = ct
 		}
 	}
 	return p, nil
@@ -166,13 +166,13 @@ func readMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 // binaryMessage parses one binary ProfilesData in the Sample layout told,
 // or else the one its bytes say (layout.go), and returns the layout, and
 // its location_table when the parser read it compact (opts.compact).
-func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesData, *locTable, SampleLayout, error) {
-	var lt *locTable // of the last parse
+func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesData, *compactTables, SampleLayout, error) {
+	var ct *compactTables // of the last parse
 	parseWarn := func(l SampleLayout, warn func(string)) (*pb.ProfilesData, error) {
 		ps := &parser{layout: l, compact: opts.compact}
-		lt = nil
+		ct = nil
 		if pd, err := ps.data(data); err == nil {
-			lt = ps.lt
+			ct = ps.ct
 			return pd, nil
 		}
 		// Off the fast path: the generated code parses, and says what is
@@ -202,7 +202,7 @@ func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesDat
 		var err error
 		layout, err = chooseLayout(detectLayout(data), layout, func(l SampleLayout) bool {
 			pd, err := parse(l)
-			return err == nil && firstError(pd, lt) == nil
+			return err == nil && firstError(pd, ct) == nil
 		})
 		if err != nil {
 			return nil, nil, 0, err
@@ -215,7 +215,7 @@ func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesDat
 	// otherFits adds to an error of a sample that the message reads
 	// cleanly in the other layout.
 	otherFits := func(msg string) error {
-		if alt, err := parse(other); err == nil && firstError(alt, lt) == nil && hasSamples(alt) {
+		if alt, err := parse(other); err == nil && firstError(alt, ct) == nil && hasSamples(alt) {
 			return fmt.Errorf("%s (this looks like OTLP profiles proto %s, whose Sample fields are numbered differently: read it with %s)",
 				msg, name, flag)
 		}
@@ -228,13 +228,13 @@ func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesDat
 		}
 		return nil, nil, 0, err
 	}
-	plt := lt
+	pct := ct
 	if !check {
-		return pd, plt, layout, nil
+		return pd, pct, layout, nil
 	}
-	f := firstError(pd, plt)
+	f := firstError(pd, pct)
 	if f == nil {
-		return pd, plt, layout, nil
+		return pd, pct, layout, nil
 	}
 	if f.Path != "dictionary" && strings.Contains(f.Path, ".samples[") {
 		return nil, nil, 0, otherFits(f.Path + ": " + f.Msg)
@@ -299,9 +299,9 @@ func (t *dict) str(i int32) string {
 	return t.strs[i]
 }
 
-// dictionary makes the message's tables into the model's; lt is its
+// dictionary makes the message's tables into the model's; ct is its
 // location_table when it was read compact (taken as it is), else nil.
-func (d *decoder) dictionary(pd *pb.ProfilesData, lt *locTable) *dict {
+func (d *decoder) dictionary(pd *pb.ProfilesData, ct *compactTables) *dict {
 	dd := pd.GetDictionary()
 	t := &dict{strs: dd.GetStringTable()}
 	if len(t.strs) == 0 {
@@ -327,28 +327,36 @@ func (d *decoder) dictionary(pd *pb.ProfilesData, lt *locTable) *dict {
 		mm.Start, mm.Limit, mm.Offset, mm.File = m.MemoryStart, m.MemoryLimit, m.FileOffset, m.FilenameStrindex
 		d.mappingAttrs(t, p, mm, m.AttributeIndices)
 	}
-	ft := dd.GetFunctionTable()
-	if len(ft) > 1 {
-		p.Functions = make([]model.Function, len(ft)-1)
-	}
-	for i := 1; i < len(ft); i++ {
-		f := ft[i]
-		p.Functions[i-1] = model.Function{Name: f.NameStrindex, SystemName: f.SystemNameStrindex, Filename: f.FilenameStrindex, StartLine: f.StartLine}
-		if f.NameStrindex == 0 && f.SystemNameStrindex == 0 && f.FilenameStrindex == 0 {
-			d.warn("otlp: functions that name nothing (which the spec forbids) were read as functions with empty names")
+	if ct != nil {
+		// The functions' string indices are the model's as they are.
+		if n := len(ct.funcs); n > 1 {
+			p.Functions = ct.funcs[1:n:n]
 		}
-	}
-	if lt != nil {
-		d.takeLocations(t, p, lt)
+		d.takeLocations(t, p, ct)
+		*ct = compactTables{}
 	} else {
+		ft := dd.GetFunctionTable()
+		if len(ft) > 1 {
+			p.Functions = make([]model.Function, len(ft)-1)
+		}
+		for i := 1; i < len(ft); i++ {
+			f := ft[i]
+			p.Functions[i-1] = model.Function{Name: f.NameStrindex, SystemName: f.SystemNameStrindex, Filename: f.FilenameStrindex, StartLine: f.StartLine}
+		}
 		d.locations(t, p, dd.GetLocationTable())
+	}
+	for _, f := range p.Functions {
+		if f.Name == 0 && f.SystemName == 0 && f.Filename == 0 {
+			d.warn("otlp: functions that name nothing (which the spec forbids) were read as functions with empty names")
+			break
+		}
 	}
 	if d.release && dd != nil {
 		// The generated structs of these tables take some 100 bytes an
 		// entry and a pointer, more than the model's of them: let them go
 		// before the stacks are made.
 		dd.MappingTable, dd.FunctionTable, dd.LocationTable, dd.AttributeTable = nil, nil, nil, nil
-		mt, ft = nil, nil
+		mt = nil
 	}
 	st := dd.GetStackTable()
 	frames := 0
@@ -383,17 +391,17 @@ func (d *decoder) dictionary(pd *pb.ProfilesData, lt *locTable) *dict {
 }
 
 // locations makes the model's locations of the generated location table.
-func (d *decoder) locations(t *dict, p *model.Profile, lt []*pb.Location) {
-	if len(lt) > 1 {
-		p.Locations = make([]model.Location, len(lt)-1)
+func (d *decoder) locations(t *dict, p *model.Profile, locs []*pb.Location) {
+	if len(locs) > 1 {
+		p.Locations = make([]model.Location, len(locs)-1)
 	}
 	nlines := 0
-	for _, l := range lt {
+	for _, l := range locs {
 		nlines += len(l.GetLines())
 	}
 	lines := make([]model.Line, 0, nlines)
-	for i := 1; i < len(lt); i++ {
-		l := lt[i]
+	for i := 1; i < len(locs); i++ {
+		l := locs[i]
 		ml := &p.Locations[i-1]
 		ml.Address, ml.Mapping = l.Address, l.MappingIndex-1
 		first := len(lines)
@@ -409,9 +417,9 @@ func (d *decoder) locations(t *dict, p *model.Profile, lt []*pb.Location) {
 
 // takeLocations makes the location table read compact the model's, in
 // place: the input's indices (checked) become the model's, one less.
-func (d *decoder) takeLocations(t *dict, p *model.Profile, lt *locTable) {
-	if len(lt.locs) > 1 {
-		p.Locations = lt.locs[1:len(lt.locs):len(lt.locs)]
+func (d *decoder) takeLocations(t *dict, p *model.Profile, ct *compactTables) {
+	if len(ct.locs) > 1 {
+		p.Locations = ct.locs[1:len(ct.locs):len(ct.locs)]
 	}
 	for i := range p.Locations {
 		ml := &p.Locations[i]
@@ -419,9 +427,8 @@ func (d *decoder) takeLocations(t *dict, p *model.Profile, lt *locTable) {
 		for j := range ml.Lines {
 			ml.Lines[j].Function--
 		}
-		d.locationAttrs(t, p, i, lt.attrsOf(i+1))
+		d.locationAttrs(t, p, i, ct.attrsOf(i+1))
 	}
-	*lt = locTable{}
 }
 
 // locationAttrs gives model location i the attributes of its
@@ -556,8 +563,8 @@ func (t *dict) keyValues(kvs []*commonpb.KeyValue, depth int) []model.Attribute 
 	return out
 }
 
-func (d *decoder) profilesData(pd *pb.ProfilesData, lt *locTable) ([]*model.Profile, error) {
-	t := d.dictionary(pd, lt)
+func (d *decoder) profilesData(pd *pb.ProfilesData, ct *compactTables) ([]*model.Profile, error) {
+	t := d.dictionary(pd, ct)
 	type group struct {
 		rp    *pb.ResourceProfiles
 		sp    *pb.ScopeProfiles

@@ -26,10 +26,11 @@ var errSlow = errors.New("otlp: not the fast path")
 
 type parser struct {
 	layout SampleLayout
-	// compact: the dictionary's location_table is read into lt, in the
-	// model's layout, not into the generated structs (ReadForDecode).
+	// compact: the dictionary's location_table and function_table are
+	// read into ct, in the model's layout, not into the generated
+	// structs (ReadForDecode).
 	compact bool
-	lt      *locTable
+	ct      *compactTables
 	// The repeated scalar fields of many small messages (a stack's
 	// locations, a sample's values and attributes) are slices of a few
 	// shared blocks, not one allocation each: with the collector that
@@ -412,7 +413,7 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 	if !dp.allocate(b) {
 		return nil, errSlow
 	}
-	ps.lt = dp.lt
+	ps.ct = dp.ct
 	d := dp.d
 	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 		if typ != protowire.BytesType {
@@ -422,11 +423,14 @@ func (ps *parser) dictionary(b []byte) (*pb.ProfilesDictionary, error) {
 		case 1:
 			return dp.mapping(v)
 		case 2:
-			if dp.lt != nil {
-				return dp.lt.location(v, &dp.ps.i32)
+			if dp.ct != nil {
+				return dp.ct.location(v, &dp.ps.i32)
 			}
 			return dp.location(v)
 		case 3:
+			if dp.ct != nil {
+				return dp.ct.function(v)
+			}
 			return dp.function(v)
 		case 4:
 			return dp.link(v)
@@ -461,7 +465,7 @@ type dictParser struct {
 	lines    []pb.Line
 	lptrs    []*pb.Line // each location's Lines is a slice of these
 	nextLine int
-	lt       *locTable // the locations, when the parser is compact
+	ct       *compactTables // the locations and functions, when the parser is compact
 	attrs    []pb.KeyValueAndUnit
 	stacks   []pb.Stack
 	strbuf   []byte // the strings, back to back
@@ -494,19 +498,19 @@ func (dp *dictParser) allocate(b []byte) bool {
 		return false
 	}
 	d := dp.d
-	dp.maps, dp.funcs = make([]pb.Mapping, count[1]), make([]pb.Function, count[3])
+	dp.maps = make([]pb.Mapping, count[1])
 	dp.attrs, dp.stacks = make([]pb.KeyValueAndUnit, count[6]), make([]pb.Stack, count[7])
 	if dp.ps.compact {
-		dp.lt = newLocTable(count[2], nlines)
+		dp.ct = newCompactTables(count[2], nlines, count[3])
 	} else {
-		dp.locs, dp.lines = make([]pb.Location, count[2]), make([]pb.Line, nlines)
+		dp.locs, dp.lines, dp.funcs = make([]pb.Location, count[2]), make([]pb.Line, nlines), make([]pb.Function, count[3])
 		dp.lptrs = make([]*pb.Line, nlines)
 		for i := range dp.lines {
 			dp.lptrs[i] = &dp.lines[i]
 		}
-		d.LocationTable = make([]*pb.Location, 0, count[2])
+		d.LocationTable, d.FunctionTable = make([]*pb.Location, 0, count[2]), make([]*pb.Function, 0, count[3])
 	}
-	d.MappingTable, d.FunctionTable = make([]*pb.Mapping, 0, count[1]), make([]*pb.Function, 0, count[3])
+	d.MappingTable = make([]*pb.Mapping, 0, count[1])
 	d.StringTable, d.AttributeTable, d.StackTable = make([]string, 0, count[5]), make([]*pb.KeyValueAndUnit, 0, count[6]), make([]*pb.Stack, 0, count[7])
 	dp.strbuf = make([]byte, 0, nstrbytes)
 	return true

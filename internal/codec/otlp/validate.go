@@ -8,6 +8,7 @@ import (
 
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
 	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // Severity of a validation finding.
@@ -47,7 +48,7 @@ type checker struct {
 	nMust    int
 
 	d                                   *pb.ProfilesDictionary
-	lt                                  *locTable // d's location_table, when read compact
+	ct                                  *compactTables // d's location_table, when read compact
 	nstr, nmap, nloc, nfun, nlnk, nattr int
 	nstack                              int
 }
@@ -79,9 +80,9 @@ func Validate(pd *pb.ProfilesData, limit int) []Finding {
 }
 
 // firstError returns the first MUST failure the reader cannot read past;
-// lt is pd's location_table when it was read compact (else nil).
-func firstError(pd *pb.ProfilesData, lt *locTable) *Finding {
-	c := &checker{mustOnly: true, lt: lt}
+// ct is pd's location_table when it was read compact (else nil).
+func firstError(pd *pb.ProfilesData, ct *compactTables) *Finding {
+	c := &checker{mustOnly: true, ct: ct}
 	c.data(pd)
 	if len(c.out) > 0 {
 		return &c.out[0]
@@ -94,8 +95,8 @@ func (c *checker) data(pd *pb.ProfilesData) {
 	c.d = d
 	c.nstr, c.nmap, c.nloc = len(d.GetStringTable()), len(d.GetMappingTable()), len(d.GetLocationTable())
 	c.nfun, c.nlnk, c.nattr, c.nstack = len(d.GetFunctionTable()), len(d.GetLinkTable()), len(d.GetAttributeTable()), len(d.GetStackTable())
-	if c.lt != nil {
-		c.nloc = len(c.lt.locs)
+	if c.ct != nil {
+		c.nloc, c.nfun = len(c.ct.locs), len(c.ct.funcs)
 	}
 	nprof := 0
 	for _, rp := range pd.GetResourceProfiles() {
@@ -160,12 +161,16 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 	zeroMsg := func(m proto.Message) bool { return proto.Size(m) == 0 }
 	c.zeroEntry("string_table", c.nstr, c.nstr > 0 && d.StringTable[0] == "")
 	c.zeroEntry("mapping_table", c.nmap, c.nmap > 0 && zeroMsg(d.MappingTable[0]))
-	if c.lt != nil {
-		c.zeroEntry("location_table", c.nloc, c.nloc > 0 && c.lt.zero())
+	if c.ct != nil {
+		c.zeroEntry("location_table", c.nloc, c.nloc > 0 && c.ct.zeroLocation())
 	} else {
 		c.zeroEntry("location_table", c.nloc, c.nloc > 0 && zeroMsg(d.LocationTable[0]))
 	}
-	c.zeroEntry("function_table", c.nfun, c.nfun > 0 && zeroMsg(d.FunctionTable[0]))
+	if c.ct != nil {
+		c.zeroEntry("function_table", c.nfun, c.nfun > 0 && c.ct.funcs[0] == model.Function{})
+	} else {
+		c.zeroEntry("function_table", c.nfun, c.nfun > 0 && zeroMsg(d.FunctionTable[0]))
+	}
 	c.zeroEntry("link_table", c.nlnk, c.nlnk > 0 && allZero(d.LinkTable[0].GetTraceId()) && allZero(d.LinkTable[0].GetSpanId()))
 	// (The collector's pdata writes attribute_table[0] with an empty
 	// AnyValue, value: {}: no value is set, which is the zero value.)
@@ -206,17 +211,14 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 		}
 	}
 	for i, f := range d.FunctionTable {
-		if i == 0 {
-			continue
+		if i > 0 {
+			c.function(i, f.GetNameStrindex(), f.GetSystemNameStrindex(), f.GetFilenameStrindex())
 		}
-		path := func() string { return fmt.Sprintf("dictionary.function_table[%d]", i) }
-		c.str(f.GetNameStrindex(), func() string { return fmt.Sprintf("dictionary.function_table[%d].name_strindex", i) })
-		c.str(f.GetSystemNameStrindex(), func() string { return fmt.Sprintf("dictionary.function_table[%d].system_name_strindex", i) })
-		c.str(f.GetFilenameStrindex(), func() string { return fmt.Sprintf("dictionary.function_table[%d].filename_strindex", i) })
-		// (The reader takes such a function as an empty one, with a
-		// warning: it needs nothing of it.)
-		if !c.mustOnly && f.GetNameStrindex() == 0 && f.GetSystemNameStrindex() == 0 && f.GetFilenameStrindex() == 0 {
-			c.add(Must, path, "names nothing: one of name_strindex, system_name_strindex, filename_strindex must be set")
+	}
+	if c.ct != nil {
+		for i := 1; i < len(c.ct.funcs); i++ {
+			f := &c.ct.funcs[i]
+			c.function(i, f.Name, f.SystemName, f.Filename)
 		}
 	}
 	for i, l := range d.LocationTable {
@@ -224,10 +226,10 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 			c.location(i, l.GetMappingIndex(), l.GetAttributeIndices(), len(l.GetLines()), func(j int) int32 { return l.Lines[j].GetFunctionIndex() })
 		}
 	}
-	if c.lt != nil {
-		for i := 1; i < len(c.lt.locs); i++ {
-			l := &c.lt.locs[i]
-			c.location(i, l.Mapping, c.lt.attrsOf(i), len(l.Lines), func(j int) int32 { return l.Lines[j].Function })
+	if c.ct != nil {
+		for i := 1; i < len(c.ct.locs); i++ {
+			l := &c.ct.locs[i]
+			c.location(i, l.Mapping, c.ct.attrsOf(i), len(l.Lines), func(j int) int32 { return l.Lines[j].Function })
 		}
 	}
 	for i, l := range d.LinkTable {
@@ -250,6 +252,18 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 				c.add(Must, func() string { return fmt.Sprintf("dictionary.stack_table[%d].location_indices[%d]", i, j) }, "0 is the zero location, not a frame")
 			}
 		}
+	}
+}
+
+// function checks function_table[i]'s string indices.
+func (c *checker) function(i int, name, systemName, filename int32) {
+	c.str(name, func() string { return fmt.Sprintf("dictionary.function_table[%d].name_strindex", i) })
+	c.str(systemName, func() string { return fmt.Sprintf("dictionary.function_table[%d].system_name_strindex", i) })
+	c.str(filename, func() string { return fmt.Sprintf("dictionary.function_table[%d].filename_strindex", i) })
+	// (The reader takes such a function as an empty one, with a
+	// warning: it needs nothing of it.)
+	if !c.mustOnly && name == 0 && systemName == 0 && filename == 0 {
+		c.add(Must, func() string { return fmt.Sprintf("dictionary.function_table[%d]", i) }, "names nothing: one of name_strindex, system_name_strindex, filename_strindex must be set")
 	}
 }
 

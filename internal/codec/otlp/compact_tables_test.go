@@ -34,9 +34,9 @@ func decodeBoth(t *testing.T, what string, data []byte, opts DecodeOptions) ([]*
 	return got, err
 }
 
-// The location table read compact gives the profiles the generated structs
-// give, for every OTLP fixture and every fixture written in every layout.
-func TestCompactLocationsFixtures(t *testing.T) {
+// The location and function tables read compact give the profiles the
+// generated structs give, for every OTLP fixture.
+func TestCompactTablesFixtures(t *testing.T) {
 	files, _ := filepath.Glob("../../../testdata/otlp-dev/*.otlp*")
 	more, _ := filepath.Glob("../../../testdata/otlp-dev/translator/*.otlp")
 	files = append(append(files, more...), "../../../testdata/otlp-dev/cpu.framed")
@@ -56,8 +56,8 @@ func TestCompactLocationsFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, lt := range p.lts {
-			if lt != nil {
+		for _, ct := range p.cts {
+			if ct != nil {
 				compact++
 				break
 			}
@@ -94,17 +94,18 @@ func compactPD() *pb.ProfilesData {
 	}
 }
 
-func TestCompactLocations(t *testing.T) {
+func TestCompactTables(t *testing.T) {
 	data := marshal(t, compactPD())
 	p, err := ReadForDecode(data, DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.lts) != 1 || p.lts[0] == nil || len(p.lts[0].locs) != 4 {
-		t.Fatal("the location table was not read compact")
+	if len(p.cts) != 1 || p.cts[0] == nil || len(p.cts[0].locs) != 4 || len(p.cts[0].funcs) != 3 {
+		t.Fatal("the location and function tables were not read compact")
 	}
-	if n := len(p.Messages[0].GetDictionary().GetLocationTable()); n != 0 {
-		t.Errorf("the generated location table has %d entries beside the compact one", n)
+	d := p.Messages[0].GetDictionary()
+	if n := len(d.GetLocationTable()) + len(d.GetFunctionTable()); n != 0 {
+		t.Errorf("the generated location and function tables have %d entries beside the compact ones", n)
 	}
 	ps, err := decodeBoth(t, "compactPD", data, DecodeOptions{})
 	if err != nil {
@@ -117,9 +118,9 @@ func TestCompactLocations(t *testing.T) {
 	}
 }
 
-// An index out of range in the location table is refused with the error
-// the generated structs' checker gives.
-func TestCompactLocationsErrors(t *testing.T) {
+// An index out of range in the location or function table is refused with
+// the error the generated structs' checker gives.
+func TestCompactTablesErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		break_ func(d *pb.ProfilesDictionary)
@@ -142,6 +143,18 @@ func TestCompactLocationsErrors(t *testing.T) {
 		{"no zero entry", func(d *pb.ProfilesDictionary) {
 			d.LocationTable, d.StackTable = nil, []*pb.Stack{{}}
 		}, "dictionary.location_table: empty"},
+		{"function name beyond", func(d *pb.ProfilesDictionary) { d.FunctionTable[2].NameStrindex = 8 },
+			"dictionary.function_table[2].name_strindex: 8 beyond string_table (8)"},
+		{"function file negative", func(d *pb.ProfilesDictionary) { d.FunctionTable[1].FilenameStrindex = -2 },
+			"dictionary.function_table[1].filename_strindex: -2 is negative"},
+		{"function zero entry with a start line", func(d *pb.ProfilesDictionary) { d.FunctionTable[0].StartLine = 1 },
+			"dictionary.function_table[0]: must be the zero value"},
+		{"no function zero entry", func(d *pb.ProfilesDictionary) {
+			d.FunctionTable = nil
+			for _, l := range d.LocationTable {
+				l.Lines = nil
+			}
+		}, "dictionary.function_table: empty"},
 		{"stack beyond", func(d *pb.ProfilesDictionary) { d.StackTable[2].LocationIndices[0] = 4 },
 			"dictionary.stack_table[2].location_indices[0]: 4 beyond location_table (4)"},
 	} {

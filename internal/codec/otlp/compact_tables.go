@@ -6,29 +6,55 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-// locTable is a dictionary's location_table read straight into the
-// model's layout, for a message read to be decoded (ReadForDecode): the
-// generated structs of a location of one line take 184 bytes with their
-// pointers, these 64, and the model takes them as they are. Until checked
-// and renumbered (take), the indices are the input's: each location's
+// compactTables are a dictionary's location_table and function_table
+// read straight into the model's layout, for a message read to be decoded
+// (ReadForDecode): the generated structs of a location of one line take
+// 184 bytes with their pointers, these 64, a function 72 bytes, this 24,
+// and the model takes them as they are. Until checked and renumbered
+// (decoder.takeLocations), a location's indices are the input's: its
 // Mapping is its mapping_index and each line's Function its
-// function_index, 0 meaning none, possibly out of range.
-type locTable struct {
+// function_index, 0 meaning none, possibly out of range. A function's
+// string indices are the model's as they are.
+type compactTables struct {
 	locs     []model.Location
 	lines    []model.Line // the locations' lines, back to back
 	nextLine int
 	// attrs[i] is location i's attribute_indices; nil when no location
 	// has any.
 	attrs [][]int32
+	funcs []model.Function
 }
 
-func newLocTable(nlocs, nlines int) *locTable {
-	return &locTable{locs: make([]model.Location, 0, nlocs), lines: make([]model.Line, nlines)}
+func newCompactTables(nlocs, nlines, nfuncs int) *compactTables {
+	return &compactTables{locs: make([]model.Location, 0, nlocs), lines: make([]model.Line, nlines),
+		funcs: make([]model.Function, 0, nfuncs)}
+}
+
+// function parses a Function message as the next entry, as
+// dictParser.function parses it into the generated struct.
+func (t *compactTables) function(v []byte) bool {
+	t.funcs = append(t.funcs, model.Function{})
+	f := &t.funcs[len(t.funcs)-1]
+	return fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
+		switch num {
+		case 1:
+			f.Name = int32(x)
+		case 2:
+			f.SystemName = int32(x)
+		case 3:
+			f.Filename = int32(x)
+		case 4:
+			f.StartLine = int64(x)
+		default:
+			return false
+		}
+		return typ == protowire.VarintType
+	}) == nil
 }
 
 // location parses a Location message as the next entry, as
 // dictParser.location parses it into the generated struct.
-func (t *locTable) location(v []byte, blk *block[int32]) bool {
+func (t *compactTables) location(v []byte, blk *block[int32]) bool {
 	i := len(t.locs)
 	t.locs = append(t.locs, model.Location{})
 	l := &t.locs[i]
@@ -82,16 +108,16 @@ func modelLine(ln *model.Line, v []byte) bool {
 }
 
 // attrsOf returns location i's attribute_indices.
-func (t *locTable) attrsOf(i int) []int32 {
+func (t *compactTables) attrsOf(i int) []int32 {
 	if t.attrs == nil {
 		return nil
 	}
 	return t.attrs[i]
 }
 
-// zero reports whether location 0 is the zero value, as the generated
-// struct would have no field set.
-func (t *locTable) zero() bool {
+// zeroLocation reports whether location 0 is the zero value, as the
+// generated struct would have no field set.
+func (t *compactTables) zeroLocation() bool {
 	l := &t.locs[0]
 	return l.Address == 0 && l.Mapping == 0 && len(l.Lines) == 0 && len(t.attrsOf(0)) == 0
 }
