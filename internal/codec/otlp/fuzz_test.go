@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -102,7 +103,10 @@ func FuzzDecode(f *testing.F) {
 }
 
 // FuzzValidate: the validator never panics and reports at least one
-// MUST failure for whatever the reader refuses after parsing.
+// MUST failure for whatever the reader refuses after parsing, and the
+// reader refuses what breaks a MUST, but for the one it reads past by
+// design: a function that names nothing is read as a function with empty
+// names, with a warning (readerReadsPast).
 func FuzzValidate(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -119,10 +123,16 @@ func FuzzValidate(f *testing.F) {
 		}
 		must := false
 		for _, f := range fs {
-			must = must || f.Severity == Must
+			must = must || (f.Severity == Must && !readerReadsPast(f))
 		}
 		if _, err := Messages(data, DecodeOptions{}); (err != nil) != must {
 			t.Fatalf("validator says must-failure %v, reader says %v", must, err)
 		}
 	})
+}
+
+// readerReadsPast reports whether f is a MUST failure the reader reads
+// past: a function_table entry that names nothing.
+func readerReadsPast(f Finding) bool {
+	return strings.HasPrefix(f.Path, "dictionary.function_table[") && strings.HasPrefix(f.Msg, "names nothing:")
 }
