@@ -10,6 +10,6 @@ import (
 func ResetTarget(noFloor bool) {
 	target.Lock()
 	defer target.Unlock()
-	target.bytes, target.floor, target.live, target.set, target.ceiling, target.noFloor = 0, 0, 0, 0, 0, noFloor
+	target.bytes, target.floor, target.live, target.set, target.ceiling, target.pages, target.noFloor = 0, 0, 0, 0, 0, 0, noFloor
 	debug.SetMemoryLimit(math.MaxInt64)
 }

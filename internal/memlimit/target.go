@@ -29,6 +29,7 @@ var target struct {
 	floor   int64 // what was live at the last two collections, and a quarter
 	live    int64 // what was live at the last collection
 	set     int64 // the soft limit this file last set (0: none)
+	pages   int64 // the program pages taken off it then
 	ceiling int64 // the soft limit in force before it first did
 	noFloor bool  // the floor is off (BenchmarkPastTheBound compares)
 }
@@ -80,13 +81,21 @@ func afterGC() {
 }
 
 // sawLive raises the floor, as afterGC says, after a collection that
-// left live bytes live.
+// left live bytes live, and takes off the soft limit the program's pages
+// that became resident since it was set.
 func sawLive(live int64) {
 	target.Lock()
 	defer target.Unlock()
 	last := target.live
 	target.live = live
-	if target.set == 0 || target.noFloor {
+	if target.set == 0 {
+		return
+	}
+	if programPages() > target.pages {
+		// More of the program was run since: its pages count too.
+		applyLocked()
+	}
+	if target.noFloor {
 		return
 	}
 	live = min(live, last)
@@ -148,7 +157,8 @@ func applyLocked() {
 	case cur != target.set:
 		target.ceiling = min(target.ceiling, cur)
 	}
-	want := min(max(target.bytes-programPages(), target.floor), target.ceiling)
+	target.pages = programPages()
+	want := min(max(target.bytes-target.pages, target.floor), target.ceiling)
 	if want != cur {
 		debug.SetMemoryLimit(want)
 	}

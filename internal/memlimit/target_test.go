@@ -16,14 +16,14 @@ func withTarget(t *testing.T, limit int64, f func()) {
 	old := debug.SetMemoryLimit(limit)
 	defer debug.SetMemoryLimit(old)
 	target.Lock()
-	on, bytes, floor, live, set, ceiling := target.on, target.bytes, target.floor, target.live, target.set, target.ceiling
-	target.on, target.bytes, target.floor, target.live, target.set, target.ceiling = false, 0, 0, 0, 0, 0
+	on, bytes, floor, live, set, ceiling, pg := target.on, target.bytes, target.floor, target.live, target.set, target.ceiling, target.pages
+	target.on, target.bytes, target.floor, target.live, target.set, target.ceiling, target.pages = false, 0, 0, 0, 0, 0, 0
 	pages := programPages
 	programPages = func() int64 { return 0 }
 	target.Unlock()
 	defer func() {
 		target.Lock()
-		target.on, target.bytes, target.floor, target.live, target.set, target.ceiling = on, bytes, floor, live, set, ceiling
+		target.on, target.bytes, target.floor, target.live, target.set, target.ceiling, target.pages = on, bytes, floor, live, set, ceiling, pg
 		programPages = pages
 		target.Unlock()
 	}()
@@ -119,6 +119,33 @@ func TestTargetLessProgramPages(t *testing.T) {
 		Reserve(100 * mib)
 		if got, want := debug.SetMemoryLimit(-1), int64(Fixed+PerByte*100*mib-11*mib); got != want {
 			t.Errorf("soft limit %d, want %d (the target less 11 MiB of program pages)", got, want)
+		}
+	})
+}
+
+// Program pages that become resident after the soft limit was set are
+// taken off it at the next collection.
+func TestTargetFollowsProgramPages(t *testing.T) {
+	const mib = 1 << 20
+	withTarget(t, math.MaxInt64, func() {
+		pages := int64(9 * mib)
+		programPages = func() int64 { return pages }
+		target.Lock()
+		target.on = true
+		target.Unlock()
+		Reserve(100 * mib)
+		base := int64(Fixed + PerByte*100*mib)
+		if got := debug.SetMemoryLimit(-1); got != base-9*mib {
+			t.Fatalf("soft limit %d, want %d", got, base-9*mib)
+		}
+		// Two collections raise the floor to 10 MiB and a quarter (below
+		// the target); a third that finds less live leaves it.
+		sawLive(10 * mib)
+		sawLive(10 * mib)
+		pages = 12 * mib
+		sawLive(1 * mib)
+		if got := debug.SetMemoryLimit(-1); got != base-12*mib {
+			t.Errorf("after the program's pages grew to 12 MiB: soft limit %d, want %d", got, base-12*mib)
 		}
 	})
 }
