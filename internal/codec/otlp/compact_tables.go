@@ -34,7 +34,12 @@ func newCompactTables(nlocs, nlines, nfuncs int) *compactTables {
 // dictParser.function parses it into the generated struct.
 func (t *compactTables) function(v []byte) bool {
 	t.funcs = append(t.funcs, model.Function{})
-	f := &t.funcs[len(t.funcs)-1]
+	return modelFunction(&t.funcs[len(t.funcs)-1], v)
+}
+
+// modelFunction reads a Function message into f, its string indices as
+// they are.
+func modelFunction(f *model.Function, v []byte) bool {
 	return fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
 		switch num {
 		case 1:

@@ -2,7 +2,6 @@ package otlp
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,14 +36,8 @@ func decodeBoth(t *testing.T, what string, data []byte, opts DecodeOptions) ([]*
 // The location and function tables read compact give the profiles the
 // generated structs give, for every OTLP fixture.
 func TestCompactTablesFixtures(t *testing.T) {
-	files, _ := filepath.Glob("../../../testdata/otlp-dev/*.otlp*")
-	more, _ := filepath.Glob("../../../testdata/otlp-dev/translator/*.otlp")
-	files = append(append(files, more...), "../../../testdata/otlp-dev/cpu.framed")
-	if len(files) < 5 {
-		t.Fatalf("%d OTLP fixtures found", len(files))
-	}
 	compact := 0
-	for _, name := range files {
+	for _, name := range otlpFixtures(t) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

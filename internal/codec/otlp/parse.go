@@ -11,6 +11,7 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/commonpb"
 	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/codec/otlp/otlppb/resourcepb"
+	"github.com/pprofx/pprofx/internal/model"
 )
 
 // A hand-written parser for the profile messages, into the generated
@@ -573,38 +574,17 @@ func (dp *dictParser) location(v []byte) bool {
 
 // line reads a Line message into ln.
 func line(ln *pb.Line, v []byte) bool {
-	return fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
-		switch num {
-		case 1:
-			ln.FunctionIndex = int32(x)
-		case 2:
-			ln.Line = int64(x)
-		case 3:
-			ln.Column = int64(x)
-		default:
-			return false
-		}
-		return typ == protowire.VarintType
-	}) == nil
+	var ml model.Line
+	ok := modelLine(&ml, v)
+	ln.FunctionIndex, ln.Line, ln.Column = ml.Function, ml.Line, ml.Column
+	return ok
 }
 
 func (dp *dictParser) function(v []byte) bool {
 	f := &dp.funcs[len(dp.d.FunctionTable)]
-	ok := fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
-		switch num {
-		case 1:
-			f.NameStrindex = int32(x)
-		case 2:
-			f.SystemNameStrindex = int32(x)
-		case 3:
-			f.FilenameStrindex = int32(x)
-		case 4:
-			f.StartLine = int64(x)
-		default:
-			return false
-		}
-		return typ == protowire.VarintType
-	}) == nil
+	var mf model.Function
+	ok := modelFunction(&mf, v)
+	f.NameStrindex, f.SystemNameStrindex, f.FilenameStrindex, f.StartLine = mf.Name, mf.SystemName, mf.Filename, mf.StartLine
 	dp.d.FunctionTable = append(dp.d.FunctionTable, f)
 	return ok
 }

@@ -10,13 +10,7 @@ import (
 // leaves the messages' dictionaries without the tables it made the
 // model's of; without Release the messages decode again the same.
 func TestDecodeMessagesRelease(t *testing.T) {
-	files, _ := filepath.Glob("../../../testdata/otlp-dev/*.otlp*")
-	more, _ := filepath.Glob("../../../testdata/otlp-dev/translator/*.otlp")
-	files = append(append(files, more...), "../../../testdata/otlp-dev/cpu.framed")
-	if len(files) < 5 {
-		t.Fatalf("%d OTLP fixtures found", len(files))
-	}
-	for _, name := range files {
+	for _, name := range otlpFixtures(t) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -46,4 +40,17 @@ func TestDecodeMessagesRelease(t *testing.T) {
 			}
 		}
 	}
+}
+
+// otlpFixtures lists the OTLP fixtures: the collector's and the eBPF
+// profiler's files, and the translator's outputs.
+func otlpFixtures(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob("../../../testdata/otlp-dev/*.otlp*")
+	more, _ := filepath.Glob("../../../testdata/otlp-dev/translator/*.otlp")
+	files = append(append(files, more...), "../../../testdata/otlp-dev/cpu.framed")
+	if len(files) < 5 {
+		t.Fatalf("%d OTLP fixtures found", len(files))
+	}
+	return files
 }

@@ -223,6 +223,17 @@ type wireSamples struct {
 }
 
 func (w *wireSamples) each(s *sampleIn, fn func(i int) error) error {
+	return w.bodiesOf(func(i int, body []byte) error {
+		if err := w.sample(body, s); err != nil {
+			return fmt.Errorf("sample[%d]: %v", i, err)
+		}
+		return fn(i)
+	})
+}
+
+// bodiesOf calls fn with each Sample message's bytes, in order, until it
+// returns an error.
+func (w *wireSamples) bodiesOf(fn func(i int, body []byte) error) error {
 	i := 0
 	for _, span := range w.bodies {
 		b := w.data[span[0]:span[1]]
@@ -231,10 +242,7 @@ func (w *wireSamples) each(s *sampleIn, fn func(i int) error) error {
 			m := protowire.ConsumeFieldValue(num, typ, b[off+n:]) // checked by stripSamples
 			if num == fSample && typ == protowire.BytesType {
 				body, _ := protowire.ConsumeBytes(b[off+n:])
-				if err := w.sample(body, s); err != nil {
-					return fmt.Errorf("sample[%d]: %v", i, err)
-				}
-				if err := fn(i); err != nil {
+				if err := fn(i, body); err != nil {
 					return err
 				}
 				i++
@@ -249,38 +257,30 @@ func (w *wireSamples) each(s *sampleIn, fn func(i int) error) error {
 // locations_length (the last of each, as proto.Unmarshal keeps), reading
 // nothing else; a sample that does not parse is left to each.
 func (w *wireSamples) slices(fn func(start, length uint64)) {
-	for _, span := range w.bodies {
-		b := w.data[span[0]:span[1]]
-		for off := 0; off < len(b); {
-			num, typ, n := protowire.ConsumeTag(b[off:])
-			m := protowire.ConsumeFieldValue(num, typ, b[off+n:]) // checked by stripSamples
-			if num == fSample && typ == protowire.BytesType {
-				body, _ := protowire.ConsumeBytes(b[off+n:])
-				var start, length uint64
-				for k := 0; k < len(body); {
-					num, typ, n := protowire.ConsumeTag(body[k:])
-					if n < 0 {
-						break
-					}
-					m := protowire.ConsumeFieldValue(num, typ, body[k+n:])
-					if m < 0 {
-						break
-					}
-					if typ == protowire.VarintType && (num == 7 || num == 8) {
-						x, _ := protowire.ConsumeVarint(body[k+n:])
-						if num == 7 {
-							start = x
-						} else {
-							length = x
-						}
-					}
-					k += n + m
-				}
-				fn(start, length)
+	w.bodiesOf(func(_ int, body []byte) error {
+		var start, length uint64
+		for k := 0; k < len(body); {
+			num, typ, n := protowire.ConsumeTag(body[k:])
+			if n < 0 {
+				break
 			}
-			off += n + m
+			m := protowire.ConsumeFieldValue(num, typ, body[k+n:])
+			if m < 0 {
+				break
+			}
+			if typ == protowire.VarintType && (num == 7 || num == 8) {
+				x, _ := protowire.ConsumeVarint(body[k+n:])
+				if num == 7 {
+					start = x
+				} else {
+					length = x
+				}
+			}
+			k += n + m
 		}
-	}
+		fn(start, length)
+		return nil
+	})
 }
 
 // sample reads one Sample message, as proto.Unmarshal would: a field of a
