@@ -49,23 +49,24 @@ type Parsed struct {
 	// Layouts is the Sample layout each binary message was read in
 	// (LayoutAuto for a JSON one, whose field names say what they are).
 	Layouts []SampleLayout
-	// cts[i] is message i's location_table when the parser read it in the
-	// model's layout (its generated table is then empty), else nil.
+	// cts[i] is message i's location and function tables when the parser
+	// read them in the model's layout (its generated tables are then
+	// empty), else nil.
 	cts []*compactTables
 }
 
-// ReadForDecode is Messages for Parsed.Decode: the messages' location
-// tables are read straight into the model's layout, not the generated
-// structs, where the fast parser reads them (so Messages[i]'s
-// dictionary has no location_table), and Layouts is filled in.
+// ReadForDecode is Messages for Parsed.Decode: the messages' location and
+// function tables are read straight into the model's layout, not the
+// generated structs, where the fast parser reads them (so Messages[i]'s
+// dictionary may have no location_table and function_table), and Layouts
+// is filled in.
 func ReadForDecode(data []byte, opts DecodeOptions) (*Parsed, error) {
 	opts.compact = true
 	return readMessages(data, opts, true)
 }
 
 // Decode turns the messages into model profiles (see Decode). The
-// profiles take the location tables read compact as they are: p decodes
-// once.
+// profiles take the tables read compact as they are: p decodes once.
 func (p *Parsed) Decode(opts DecodeOptions) ([]*model.Profile, error) {
 	d := newDecoder(opts)
 	var out []*model.Profile
@@ -165,7 +166,8 @@ func readMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 
 // binaryMessage parses one binary ProfilesData in the Sample layout told,
 // or else the one its bytes say (layout.go), and returns the layout, and
-// its location_table when the parser read it compact (opts.compact).
+// its location and function tables when the parser read them compact
+// (opts.compact).
 func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesData, *compactTables, SampleLayout, error) {
 	var ct *compactTables // of the last parse
 	parseWarn := func(l SampleLayout, warn func(string)) (*pb.ProfilesData, error) {
@@ -300,7 +302,8 @@ func (t *dict) str(i int32) string {
 }
 
 // dictionary makes the message's tables into the model's; ct is its
-// location_table when it was read compact (taken as it is), else nil.
+// location and function tables when they were read compact (taken as
+// they are), else nil.
 func (d *decoder) dictionary(pd *pb.ProfilesData, ct *compactTables) *dict {
 	dd := pd.GetDictionary()
 	t := &dict{strs: dd.GetStringTable()}

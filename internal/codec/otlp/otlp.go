@@ -151,8 +151,8 @@ type DecodeOptions struct {
 	// at once: the messages' dictionaries are empty after. Decode, which
 	// owns its messages, always does.
 	Release bool
-	// compact: the parser reads location tables in the model's layout
-	// (ReadForDecode).
+	// compact: the parser reads location and function tables in the
+	// model's layout (ReadForDecode).
 	compact bool
 }
 

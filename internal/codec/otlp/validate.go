@@ -48,7 +48,7 @@ type checker struct {
 	nMust    int
 
 	d                                   *pb.ProfilesDictionary
-	ct                                  *compactTables // d's location_table, when read compact
+	ct                                  *compactTables // d's location and function tables, when read compact
 	nstr, nmap, nloc, nfun, nlnk, nattr int
 	nstack                              int
 }
@@ -80,7 +80,8 @@ func Validate(pd *pb.ProfilesData, limit int) []Finding {
 }
 
 // firstError returns the first MUST failure the reader cannot read past;
-// ct is pd's location_table when it was read compact (else nil).
+// ct is pd's location and function tables when they were read compact
+// (else nil).
 func firstError(pd *pb.ProfilesData, ct *compactTables) *Finding {
 	c := &checker{mustOnly: true, ct: ct}
 	c.data(pd)
