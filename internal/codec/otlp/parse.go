@@ -513,7 +513,7 @@ func (dp *dictParser) allocate(b []byte) bool {
 	}
 	d.MappingTable = make([]*pb.Mapping, 0, count[1])
 	d.StringTable, d.AttributeTable, d.StackTable = make([]string, 0, count[5]), make([]*pb.KeyValueAndUnit, 0, count[6]), make([]*pb.Stack, 0, count[7])
-	dp.strbuf = make([]byte, 0, nstrbytes)
+	dp.strbuf, dp.strEnds = make([]byte, 0, nstrbytes), make([]int, 0, count[5])
 	return true
 }
 
