@@ -36,9 +36,14 @@ type node struct {
 	// parsed it: its struct and its pointer in the parent's slice.
 	cost int64
 	// lists are its fields whose LEN values become a Go slice or string
-	// (strings, bytes, packed numbers), by number: what one byte of them
-	// takes (1 for strings, 8 for packed numbers).
+	// (strings, bytes, packed fixed-size numbers), by number: what one
+	// byte of them takes (1).
 	lists map[uint64]int64
+	// varints are its packed varint fields, by number: what one number
+	// takes (4 for 32-bit kinds, 8 for 64-bit ones, 1 for bool). Their
+	// numbers are counted as the bytes go by: a number's last byte is
+	// below 0x80.
+	varints map[uint64]int64
 }
 
 // schemas holds the compiled schemas, by message name.
@@ -59,7 +64,7 @@ func compile(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]*
 	if n, ok := seen[md.FullName()]; ok {
 		return n
 	}
-	n := &node{name: string(md.Name()), kids: map[uint64]*node{}, lists: map[uint64]int64{}, cost: 64 + 16}
+	n := &node{name: string(md.Name()), kids: map[uint64]*node{}, lists: map[uint64]int64{}, varints: map[uint64]int64{}, cost: 64 + 16}
 	if mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName()); err == nil {
 		n.cost = int64(reflect.TypeOf(mt.New().Interface()).Elem().Size()) + 16
 	}
@@ -73,7 +78,16 @@ func compile(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]*
 		case fd.Kind() == protoreflect.StringKind || fd.Kind() == protoreflect.BytesKind:
 			n.lists[uint64(fd.Number())] = 1
 		case fd.IsList():
-			n.lists[uint64(fd.Number())] = 8
+			switch fd.Kind() {
+			case protoreflect.BoolKind:
+				n.varints[uint64(fd.Number())] = 1
+			case protoreflect.EnumKind, protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Uint32Kind:
+				n.varints[uint64(fd.Number())] = 4
+			case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Uint64Kind:
+				n.varints[uint64(fd.Number())] = 8
+			default: // fixed-size: its bytes are its numbers'
+				n.lists[uint64(fd.Number())] = 1
+			}
 		}
 	}
 	return n
@@ -106,7 +120,10 @@ type schemaState struct {
 	v       uint64 // varint being read
 	shift   uint
 	skip    int64 // bytes left of a value being skipped
-	err     error
+	// perVarint is what each number of the packed varint field being
+	// skipped takes (0: the value is not one).
+	perVarint int64
+	err       error
 	// need is what the messages so far take once parsed (see node.cost).
 	need int64
 }
@@ -297,11 +314,14 @@ func (p *Proto) scan(s *schemaState, b []byte) error {
 		top := &s.stack[len(s.stack)-1]
 		if s.state == stSkip {
 			k := min(s.skip, int64(len(b)-i))
+			if s.perVarint > 0 {
+				s.need += s.perVarint * int64(varintEnds(b[i:i+int(k)]))
+			}
 			s.skip -= k
 			i += int(k)
 			off += k
 			if s.skip == 0 {
-				s.state = stTag
+				s.state, s.perVarint = stTag, 0
 			}
 			continue
 		}
@@ -371,10 +391,13 @@ func (p *Proto) scan(s *schemaState, b []byte) error {
 			if err := p.within(s, off, int64(v), fail); err != nil {
 				return err
 			}
-			s.state, s.skip = stSkip, int64(v)
+			s.state, s.skip, s.perVarint = stSkip, int64(v), 0
 			if top.n != nil {
 				if per, ok := top.n.lists[s.num]; ok {
 					s.need += 24 + per*int64(v)
+				} else if per, ok := top.n.varints[s.num]; ok {
+					s.need += 24
+					s.perVarint = per
 				} else if top.n.kids[s.num] == nil {
 					s.need += int64(v) // an unknown field, kept as bytes
 				}
@@ -435,4 +458,15 @@ func (n *node) kid(num uint64) *node {
 		return nil
 	}
 	return n.kids[num]
+}
+
+// varintEnds counts the bytes of b that end a varint (below 0x80).
+func varintEnds(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c < 0x80 {
+			n++
+		}
+	}
+	return n
 }
