@@ -133,11 +133,7 @@ func readMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 		return nil, fmt.Errorf("otlp: empty input")
 	}
 	if isJSON(data) {
-		msgs, err := jsonMessages(data, check)
-		if err != nil {
-			return nil, err
-		}
-		return &Parsed{Messages: msgs, Layouts: make([]SampleLayout, len(msgs))}, nil
+		return jsonMessages(data, opts, check)
 	}
 	frames, framed := splitFramed(data)
 	if !framed {
@@ -225,7 +221,7 @@ func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesDat
 	}
 	pd, err := parseWarn(layout, opts.Warn)
 	if err != nil {
-		if strings.Contains(err.Error(), "samples[") {
+		if strings.Contains(err.Error(), "samples[") && !opts.fromJSON {
 			return nil, nil, 0, otherFits(err.Error())
 		}
 		return nil, nil, 0, err
@@ -238,7 +234,7 @@ func binaryMessage(data []byte, opts DecodeOptions, check bool) (*pb.ProfilesDat
 	if f == nil {
 		return pd, pct, layout, nil
 	}
-	if f.Path != "dictionary" && strings.Contains(f.Path, ".samples[") {
+	if f.Path != "dictionary" && strings.Contains(f.Path, ".samples[") && !opts.fromJSON {
 		return nil, nil, 0, otherFits(f.Path + ": " + f.Msg)
 	}
 	return nil, nil, 0, fmt.Errorf("%s: %s", f.Path, f.Msg)

@@ -37,12 +37,14 @@ func protoToJSON(b, data []byte) ([]byte, error) {
 var jsonDescriptor = (&pb.ProfilesData{}).ProtoReflect().Descriptor()
 
 // jsonMessages reads one OTLP JSON object, or several one after the other
-// (JSON lines, as the collector's fileexporter writes them). Where each
-// message ends is found first, and each is then parsed in place, a slice
-// of data: the decoder that finds the ends holds a message's text while it
-// reads it, and is let go before the messages are parsed (a copy of each
-// message beside the input was most of what reading a large one held).
-func jsonMessages(data []byte, check bool) ([]*pb.ProfilesData, error) {
+// (JSON lines, as the collector's fileexporter writes them), as
+// binaryMessage reads its binary encoding (otlpcommon.JSONToBinary): the
+// tables and samples go to the model's layout, not to the generated
+// structs of the whole text. Where each message ends is found first, and
+// each is then read in place, a slice of data: the decoder that finds the
+// ends holds a message's text while it reads it, and is let go before the
+// messages are read.
+func jsonMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) {
 	type span struct{ start, end int64 }
 	var spans []span
 	var endErr error // where finding the next message failed, after spans
@@ -60,25 +62,32 @@ func jsonMessages(data []byte, check bool) ([]*pb.ProfilesData, error) {
 			break
 		}
 	}
-	var out []*pb.ProfilesData
+	dec = nil
+	// The text's field names are those of the current Sample layout.
+	opts.Layout, opts.fromJSON = LayoutV110, true
+	p := &Parsed{}
 	for n, sp := range spans {
 		// More after this message: its own line, or a line cut short.
 		more := n < len(spans)-1 || endErr != nil
-		pd := &pb.ProfilesData{}
-		if err := otlpcommon.UnmarshalJSON(data[sp.start:sp.end], pd.ProtoReflect()); err != nil {
+		wire, err := otlpcommon.JSONToBinary(data[sp.start:sp.end], jsonDescriptor)
+		if err != nil {
 			return nil, jsonErr(n, more, err)
 		}
-		if check {
-			if f := firstError(pd, nil); f != nil {
-				return nil, jsonErr(n, more || n > 0, fmt.Errorf("%s: %s", f.Path, f.Msg))
-			}
+		pd, ct, _, err := binaryMessage(wire, opts, check)
+		if err != nil {
+			return nil, jsonErr(n, more, err)
 		}
-		out = append(out, pd)
+		p.Messages = append(p.Messages, pd)
+		p.Layouts = append(p.Layouts, LayoutAuto)
+		if ct != nil {
+			p.cts = append(p.cts, make([]*compactTables, n+1-len(p.cts))...)
+			p.cts[n] = ct
+		}
 	}
 	if endErr != nil {
 		return nil, endErr
 	}
-	return out, nil
+	return p, nil
 }
 
 // skipJSON takes a JSON value without keeping it.

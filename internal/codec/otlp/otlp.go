@@ -154,6 +154,9 @@ type DecodeOptions struct {
 	// compact: the parser reads location and function tables in the
 	// model's layout (ReadForDecode).
 	compact bool
+	// fromJSON: the binary was made of OTLP JSON (jsonMessages), whose
+	// field names told the Sample layout.
+	fromJSON bool
 }
 
 func allZero(b []byte) bool {

@@ -4,7 +4,6 @@
 package otlpcommon
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -144,33 +143,10 @@ func (p *jpath) String() string {
 	return s
 }
 
-// jsonToMessage reads OTLP JSON into m. The text is read token by token
-// straight into the message, never into a tree of maps first, after a
-// count of its objects was found to be what the input's size can justify:
-// a million "{}" would take a generated struct each.
-func jsonToMessage(data []byte, m protoreflect.Message) error {
-	objects := jsonObjects(data)
-	if err := model.CheckMemory("otlp json", objects*jsonObjectSize, int64(len(data)),
-		fmt.Sprintf("%d objects", objects)); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	r := &jsonReader{dec: dec}
-	tok, err := r.token()
-	if err == nil {
-		err = r.message(m, tok, nil)
-	}
-	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
-			err = fmt.Errorf("byte %d: data after the top-level object", dec.InputOffset())
-		}
-	}
-	return err
-}
-
-// jsonObjectSize is what one JSON object costs once read: its generated
-// struct, and its share of the model's tables.
+// jsonObjectSize is what one JSON object may cost once read, counted
+// before the text is: a generated struct (a binary reader's slow path
+// parses into them), and its share of the model's tables. A million "{}"
+// are refused before they are read.
 const jsonObjectSize = 200
 
 // jsonObjects counts the objects of a JSON text: the '{' outside strings.
@@ -243,94 +219,6 @@ func tokenKind(tok json.Token) string {
 		return "an array"
 	}
 	return jsonKind(tok)
-}
-
-// message reads the object that begins with tok into m.
-func (r *jsonReader) message(m protoreflect.Message, tok json.Token, path *jpath) error {
-	if tok != json.Delim('{') {
-		return fmt.Errorf("%s: want an object, got %s", pathOrTop(path), tokenKind(tok))
-	}
-	if r.depth++; r.depth > 100 {
-		return fmt.Errorf("byte %d: %s: objects nested deeper than 100", r.dec.InputOffset(), pathOrTop(path))
-	}
-	defer func() { r.depth-- }()
-	fds := m.Descriptor().Fields()
-	for r.dec.More() {
-		kt, err := r.token()
-		if err != nil {
-			return err
-		}
-		k, _ := kt.(string)
-		val, err := r.token()
-		if err != nil {
-			return err
-		}
-		fd := fds.ByJSONName(k)
-		if fd == nil {
-			fd = fds.ByName(protoreflect.Name(k))
-		}
-		if fd == nil && k == "timestamps" {
-			// The OTEP's name for Sample.timestamps_unix_nano (same field 13).
-			fd = fds.ByName("timestamps_unix_nano")
-		}
-		if fd == nil || val == nil {
-			// unknown fields are ignored; null is unset
-			if err := r.skip(val); err != nil {
-				return err
-			}
-			continue
-		}
-		fp := &jpath{parent: path, name: string(fd.Name()), index: -1}
-		if fd.IsList() {
-			if val != json.Delim('[') {
-				return fmt.Errorf("%s: want an array, got %s", fp, tokenKind(val))
-			}
-			l := m.Mutable(fd).List()
-			for j := 0; r.dec.More(); j++ {
-				e, err := r.token()
-				if err != nil {
-					return err
-				}
-				ep := &jpath{parent: path, name: string(fd.Name()), index: j}
-				if fd.Kind() == protoreflect.MessageKind {
-					el := l.NewElement()
-					if err := r.message(el.Message(), e, ep); err != nil {
-						return err
-					}
-					l.Append(el)
-					continue
-				}
-				if _, ok := e.(json.Delim); ok {
-					return fmt.Errorf("%s: want a scalar, got %s", ep, tokenKind(e))
-				}
-				x, err := jsonScalar(fd, e, ep)
-				if err != nil {
-					return err
-				}
-				l.Append(x)
-			}
-			if _, err := r.token(); err != nil { // ']'
-				return err
-			}
-			continue
-		}
-		if fd.Kind() == protoreflect.MessageKind {
-			if err := r.message(m.Mutable(fd).Message(), val, fp); err != nil {
-				return err
-			}
-			continue
-		}
-		if _, ok := val.(json.Delim); ok {
-			return fmt.Errorf("%s: want a scalar, got %s", fp, tokenKind(val))
-		}
-		x, err := jsonScalar(fd, val, fp)
-		if err != nil {
-			return err
-		}
-		m.Set(fd, x)
-	}
-	_, err := r.token() // '}'
-	return err
 }
 
 func jsonKind(v any) string {
@@ -609,10 +497,6 @@ func WriteJSON(w io.Writer, data []byte, md protoreflect.MessageDescriptor, form
 	_, err := w.Write(append(j.b, '\n'))
 	return err
 }
-
-// UnmarshalJSON reads one OTLP JSON object into m. It takes snake_case keys
-// too, ignores unknown ones, and names a bad value by its field path.
-func UnmarshalJSON(data []byte, m protoreflect.Message) error { return jsonToMessage(data, m) }
 
 // LocateWireError finds where binary data fails to parse as md: the byte
 // offset and field path of the first bad field; err when it finds none.

@@ -27,29 +27,35 @@ func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	pd := &profilespb.ProfilesData{}
+	var pd *profilespb.ProfilesData
 	var st *stripped
+	in := data // the input, which the memory checks hold the tables to
 	switch {
 	case len(data) > 0 && data[0] == 0x0a && looksJSON(data):
 		// A newline then '{': binary, if it parses, else JSON.
 		var binErr error
-		if pd, st, binErr = decodeBinary(data); binErr == nil {
+		if pd, st, binErr = decodeBinary(data, len(in)); binErr == nil {
 			break
 		}
 		if _, ok := binErr.(*memoryError); ok {
 			return nil, binErr
 		}
-		pd = &profilespb.ProfilesData{}
-		if err := otlpcommon.UnmarshalJSON(data, pd.ProtoReflect()); err != nil {
+		if pd, st, data, err = decodeJSON(data); err != nil {
+			if _, ok := err.(*memoryError); ok {
+				return nil, err
+			}
 			return nil, fmt.Errorf("otlp: neither binary (%v) nor JSON (%v)", binErr, err)
 		}
 	case looksJSON(data):
-		if err := otlpcommon.UnmarshalJSON(data, pd.ProtoReflect()); err != nil {
+		if pd, st, data, err = decodeJSON(data); err != nil {
+			if _, ok := err.(*memoryError); ok {
+				return nil, err
+			}
 			return nil, fmt.Errorf("otlp json: %v", err)
 		}
 	default:
 		var err error
-		if pd, st, err = decodeBinary(data); err != nil {
+		if pd, st, err = decodeBinary(data, len(in)); err != nil {
 			if _, ok := err.(*memoryError); ok {
 				return nil, err
 			}
@@ -57,7 +63,7 @@ func Decode(data []byte, opts DecodeOptions) ([]*model.Profile, error) {
 		}
 	}
 	d := &decoder{warnFn: opts.Warn, warned: map[string]bool{}, data: data, st: st,
-		frameRoom: (model.MemoryPerInputByte*int64(len(data)) + 16<<20) / 4}
+		frameRoom: (model.MemoryPerInputByte*int64(len(in)) + 16<<20) / 4}
 	return d.profilesData(pd)
 }
 
@@ -66,11 +72,25 @@ type memoryError struct{ err error }
 
 func (e *memoryError) Error() string { return e.err.Error() }
 
+// decodeJSON reads OTLP JSON ProfilesData as decodeBinary reads its binary
+// encoding (otlpcommon.JSONToBinary), which it also returns: the samples
+// and location_indices go to the model's layout, not to the generated
+// structs of the whole text.
+func decodeJSON(text []byte) (*profilespb.ProfilesData, *stripped, []byte, error) {
+	data, err := otlpcommon.JSONToBinary(text, (&profilespb.ProfilesData{}).ProtoReflect().Descriptor())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pd, st, err := decodeBinary(data, len(text))
+	return pd, st, data, err
+}
+
 // decodeBinary reads binary ProfilesData: the samples are left in data
 // (st says where) for the decoder to read into the model directly, and
 // what the rest takes in memory is checked against the input's size
-// before proto.Unmarshal allocates it.
-func decodeBinary(data []byte) (*profilespb.ProfilesData, *stripped, error) {
+// (inputBytes: data's, or the JSON's it was made of) before
+// proto.Unmarshal allocates it.
+func decodeBinary(data []byte, inputBytes int) (*profilespb.ProfilesData, *stripped, error) {
 	pd := &profilespb.ProfilesData{}
 	md := pd.ProtoReflect().Descriptor()
 	st, err := stripSamples(data)
@@ -86,7 +106,7 @@ func decodeBinary(data []byte) (*profilespb.ProfilesData, *stripped, error) {
 		nsamples += n
 	}
 	need += int64(nsamples)*sampleModel + 4*int64(st.nindices)
-	if err := model.CheckMemory("otlp", need, int64(len(data)),
+	if err := model.CheckMemory("otlp", need, int64(inputBytes),
 		fmt.Sprintf("%d samples and %d bytes of other messages", nsamples, len(st.data))); err != nil {
 		return nil, nil, &memoryError{err}
 	}
