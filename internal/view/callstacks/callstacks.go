@@ -5,7 +5,6 @@
 package callstacks
 
 import (
-	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"path"
@@ -14,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
@@ -149,9 +149,6 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		frames  = make([]int32, 0, nframes)
 		offsets = make([]int32, 1, nused+1)
 		values  = make([]int64, 0, nused*nt)
-		seq     []int32
-		st      []int32
-		key     []byte
 	)
 	for si := 0; si < nstacks; si++ {
 		if !used[si] {
@@ -167,19 +164,19 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		if zero {
 			continue
 		}
-		st = p.Stacks.Append(st[:0], si)
-		seq = seq[:0]
-		for j := len(st) - 1; j >= 0; j-- {
-			names := nm.location(st[j])
+		// The stack's names go where a new stack's would, read from the
+		// model's stack in place, and are taken back when the stack was
+		// seen: a stack of millions of frames is held once more, not
+		// three times (a copy of its frames, its names, a key of them).
+		start := len(frames)
+		for j := p.Stacks.StackLen(si) - 1; j >= 0; j-- {
+			names := nm.location(p.Stacks.Frame(si, j))
 			for k := len(names) - 1; k >= 0; k-- {
-				seq = append(seq, names[k])
+				frames = append(frames, names[k])
 			}
 		}
-		key = key[:0]
-		for _, f := range seq {
-			key = binary.LittleEndian.AppendUint32(key, uint32(f))
-		}
-		h := maphash.Bytes(seed, key)
+		seq := frames[start:]
+		h := maphash.Bytes(seed, int32Bytes(seq))
 		id := int32(-1)
 		head, seen := byHash[h]
 		if seen {
@@ -197,10 +194,10 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 			}
 			chain = append(chain, head)
 			byHash[h] = id
-			frames = append(frames, seq...)
 			offsets = append(offsets, int32(len(frames)))
 			values = append(values, row...)
 		} else {
+			frames = frames[:start]
 			for t, v := range row {
 				values[int(id)*nt+t] += v
 			}
@@ -243,6 +240,12 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		}
 	}
 	return out
+}
+
+// int32Bytes is the memory of xs, for hashing: the bytes of the same
+// numbers are the same in one process.
+func int32Bytes(xs []int32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(xs))), 4*len(xs))
 }
 
 // invert replaces the permutation p of 0 to len(p)-1 by its inverse, in
