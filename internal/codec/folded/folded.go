@@ -65,20 +65,19 @@ func Encode(w io.Writer, p *model.Profile, opts WriteOptions) error {
 	if opts.Warn != nil {
 		warnLosses(p, ti, escaped, opts.Warn)
 	}
+	// A line goes out as it is made: a stack of millions of frames is a
+	// line of tens of megabytes.
 	bw := bufio.NewWriterSize(w, 1<<16)
-	var line []byte
+	var num []byte
 	for i := 0; i < set.Len(); i++ {
-		line = line[:0]
 		for j, f := range set.Stack(i) {
 			if j > 0 {
-				line = append(line, ';')
+				bw.WriteByte(';')
 			}
-			line = append(line, set.Names[f]...)
+			bw.WriteString(set.Names[f])
 		}
-		line = append(line, ' ')
-		line = strconv.AppendInt(line, set.Values[0][i], 10)
-		line = append(line, '\n')
-		if _, err := bw.Write(line); err != nil {
+		num = append(strconv.AppendInt(append(num[:0], ' '), set.Values[0][i], 10), '\n')
+		if _, err := bw.Write(num); err != nil {
 			return err
 		}
 	}

@@ -119,12 +119,12 @@ func Encode(w io.Writer, p *model.Profile, opts Options) error {
 					b = append(b, ',')
 				}
 				b = strconv.AppendInt(b, int64(f), 10)
+				if len(b) > 1<<16 { // a stack may have millions of frames
+					bw.Write(b)
+					b = b[:0]
+				}
 			}
 			b = append(b, ']')
-			if len(b) > 1<<16 {
-				bw.Write(b)
-				b = b[:0]
-			}
 		}
 		b = append(b, `],"weights":[`...)
 		first = true

@@ -220,8 +220,8 @@ func writeData(bw *bufio.Writer, p *model.Profile, set *callstacks.Set, nt, acti
 			}
 			first = false
 			b = strconv.AppendInt(b, int64(f), 10)
+			flush() // a stack may have millions of frames
 		}
-		flush()
 	}
 	b = append(b, `],"active":`...)
 	b = strconv.AppendInt(b, int64(active), 10)
