@@ -81,29 +81,51 @@ func EncodeJSON(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 	return writeJSON(w, data, opts.Gzip)
 }
 
-// streamJSONAt is the binary size from which its JSON is written as it is
-// made, not held whole. The text is at least a quarter of the binary (a
-// packed double: 8 bytes, "0,"), so from here it is larger than
-// smallOutput and gzipped at the level its size calls for.
-const streamJSONAt = 4*smallOutput + 1
-
-// writeJSON writes the JSON of the binary ProfilesData data, and a newline.
+// writeJSON writes the JSON of the binary ProfilesData data, and a newline,
+// as it is made: a megabyte of the text is held at most, and, gzipped, the
+// first smallOutput bytes until they tell the level (levelGzip).
 func writeJSON(w io.Writer, data []byte, gz bool) error {
-	if len(data) < streamJSONAt {
-		b, err := protoToJSON(nil, data)
-		if err != nil {
-			return err
-		}
-		return write(w, append(b, '\n'), gz)
-	}
 	if !gz {
 		return otlpcommon.WriteJSON(w, data, jsonDescriptor, "otlp json")
 	}
-	zw := newGzip(w, math.MaxInt64)
+	// The text is about 4 times the binary.
+	zw := &levelGzip{w: w, buf: make([]byte, 0, min(smallOutput, 4*len(data)+64))}
 	if err := otlpcommon.WriteJSON(zw, data, jsonDescriptor, "otlp json"); err != nil {
 		return err
 	}
 	return zw.Close()
+}
+
+// levelGzip gzips what is written to it at the level its whole size calls
+// for (newGzip): it holds the first smallOutput bytes, and gzips them at
+// the small outputs' level if no more come, or else at the default, then
+// the rest as it comes. The bytes are those of the whole written at once.
+type levelGzip struct {
+	w   io.Writer
+	buf []byte
+	zw  *gzip.Writer
+}
+
+func (l *levelGzip) Write(p []byte) (int, error) {
+	if l.zw == nil {
+		if len(l.buf)+len(p) <= smallOutput {
+			l.buf = append(l.buf, p...)
+			return len(p), nil
+		}
+		l.zw = newGzip(l.w, math.MaxInt64)
+		if _, err := l.zw.Write(l.buf); err != nil {
+			return 0, err
+		}
+		l.buf = nil
+	}
+	return l.zw.Write(p)
+}
+
+func (l *levelGzip) Close() error {
+	if l.zw == nil {
+		return write(l.w, l.buf, true)
+	}
+	return l.zw.Close()
 }
 
 // AppendProto appends the binary ProfilesData of ps to b (never gzipped).
