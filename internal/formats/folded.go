@@ -21,9 +21,10 @@ func init() {
 		return nil
 	})
 	registerWriter(OutFolded, writer{
-		desc:     "folded stacks, one sample type (.folded, .collapsed)",
-		suffixes: []string{".folded", ".collapsed"},
-		text:     true,
+		desc:      "folded stacks, one sample type (.folded, .collapsed)",
+		stackView: true,
+		suffixes:  []string{".folded", ".collapsed"},
+		text:      true,
 		write: func(w io.Writer, items []Item, opts WriteOptions) error {
 			return folded.Encode(w, items[0].Profile, folded.WriteOptions{SampleType: opts.SampleType, Lines: opts.Lines, Warn: opts.Warn})
 		},

@@ -664,6 +664,9 @@ type writer struct {
 	multi bool
 	// text: the format is text (ending with a newline) unless gzipped.
 	text bool
+	// stackView: the format names each stack's frames (folded, speedscope,
+	// HTML: internal/view/callstacks), and writes its text as it is made.
+	stackView bool
 }
 
 var writers = map[OutFormat]writer{}
@@ -825,22 +828,38 @@ func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
 // written, and its own tables (OTLP's dictionary, pprof's shared stacks).
 const writeMemPerByte = 2
 
+// viewMemPerFrame is what a stack view takes per frame of the profile's
+// stacks, beyond the profile's size: the frames of its stacks of names,
+// as 4-byte name numbers (a profile of fewer than 65,537 locations keeps
+// a frame in 2). Its text goes out as it is made.
+const viewMemPerFrame = 4
+
+// memory is what writing p in the format may take, beyond p.
+func (w *writer) memory(p *model.Profile) int64 {
+	if w.stackView {
+		return p.MemSize() + viewMemPerFrame*int64(p.Stacks.NumFrames())
+	}
+	return writeMemPerByte * p.MemSize()
+}
+
 // checkWriteMemory refuses to write items when that would take more than
 // the memory limit leaves now, once they were read: a profile that fit
 // the limit as it was decoded is refused in one line rather than left to
 // run out of memory as it is written.
 func checkWriteMemory(f OutFormat, items []Item) error {
-	var size int64
+	w := writers[f]
+	var size, need int64
 	for _, it := range items {
 		if it.Profile != nil {
 			size += it.Profile.MemSize()
+			need += w.memory(it.Profile)
 		}
 	}
 	what := fmt.Sprintf("writing a profile that holds %s", model.HumanBytes(size))
 	if len(items) > 1 {
 		what = fmt.Sprintf("writing %d profiles that hold %s", len(items), model.HumanBytes(size))
 	}
-	return model.CheckAvailableNow(string(f), writeMemPerByte*size, what)
+	return model.CheckAvailableNow(string(f), need, what)
 }
 
 // TakesStream reports whether format f can be written from an Item.Stream.

@@ -30,9 +30,10 @@ func init() {
 		return nil
 	})
 	registerWriter(OutSpeedscope, writer{
-		desc:     "speedscope JSON, every sample type (.speedscope.json)",
-		suffixes: []string{".speedscope.json"},
-		text:     true,
+		desc:      "speedscope JSON, every sample type (.speedscope.json)",
+		stackView: true,
+		suffixes:  []string{".speedscope.json"},
+		text:      true,
 		write: func(w io.Writer, items []Item, opts WriteOptions) error {
 			return speedscope.Encode(w, items[0].Profile, speedscope.Options{SampleType: opts.SampleType, Lines: opts.Lines,
 				Name: items[0].Name, Exporter: "pprofx " + opts.ScopeVersion, Warn: opts.Warn})
