@@ -11,10 +11,8 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/otlp"
 	devpb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	oldpb "github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
-	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
 // sameReading reads text as a message of m's kind with UnmarshalJSONStructs (the generated structs), and
@@ -158,18 +156,7 @@ func FuzzJSONToBinary(f *testing.F) {
 //
 //	go test -run '^$' -bench JSONDecode -benchmem -count 6 ./internal/codec/otlpcommon | benchstat -col /impl -
 func BenchmarkJSONDecode(b *testing.B) {
-	cpu, err := os.ReadFile("../../../testdata/go/cpu.pb.gz")
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := pprof.Decode(cpu)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, c := range []struct {
-		name string
-		p    *model.Profile
-	}{{"cpu", p}, {"deep", synth.DeepStack(1 << 20)}} {
+	for _, c := range benchProfiles(b) {
 		text, err := otlp.AppendJSON(nil, []*model.Profile{c.p}, otlp.EncodeOptions{})
 		if err != nil {
 			b.Fatal(err)

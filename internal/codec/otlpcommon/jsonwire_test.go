@@ -251,18 +251,7 @@ func FuzzWireJSON(f *testing.F) {
 //
 //	go test -run '^$' -bench JSON -benchmem -count 6 ./internal/codec/otlpcommon | benchstat -col /impl -
 func BenchmarkJSON(b *testing.B) {
-	cpu, err := os.ReadFile("../../../testdata/go/cpu.pb.gz")
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := pprof.Decode(cpu)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, c := range []struct {
-		name string
-		p    *model.Profile
-	}{{"cpu", p}, {"deep", synth.DeepStack(1 << 20)}} {
+	for _, c := range benchProfiles(b) {
 		data, err := otlp.AppendProto(nil, []*model.Profile{c.p}, otlp.EncodeOptions{})
 		if err != nil {
 			b.Fatal(err)
@@ -289,4 +278,23 @@ func BenchmarkJSON(b *testing.B) {
 			}
 		})
 	}
+}
+
+type benchProfile struct {
+	name string
+	p    *model.Profile
+}
+
+// benchProfiles are the JSON benchmarks' profiles: the Go runtime's CPU
+// profile, and one sample of 1M location ids.
+func benchProfiles(b *testing.B) []benchProfile {
+	cpu, err := os.ReadFile("../../../testdata/go/cpu.pb.gz")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := pprof.Decode(cpu)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []benchProfile{{"cpu", p}, {"deep", synth.DeepStack(1 << 20)}}
 }
