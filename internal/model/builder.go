@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"strings"
+	"unsafe"
 
 	"github.com/pprofx/pprofx/internal/hashindex"
 )
@@ -99,13 +100,13 @@ func (b *Builder) findString(s string) (uint32, int, bool) {
 
 func (b *Builder) rehashString(v uint32) uint64 { return maphash.String(b.seed, b.P.Strings[v]) }
 
-func (b *Builder) hashStack(frames []int32) uint64 {
-	k := b.keyBuf[:0]
-	for _, f := range frames {
-		k = binary.LittleEndian.AppendUint32(k, uint32(f))
-	}
-	b.keyBuf = k
-	return maphash.Bytes(b.seed, k)
+func (b *Builder) hashStack(frames []int32) uint64 { return HashFrames(b.seed, frames) }
+
+// HashFrames hashes frames as they lie in memory, without a copy: a stack
+// may have millions of frames. The same frames hash the same in one
+// process.
+func HashFrames(seed maphash.Seed, frames []int32) uint64 {
+	return maphash.Bytes(seed, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(frames))), 4*len(frames)))
 }
 
 func (b *Builder) findStack(frames []int32) (uint32, int, bool) {

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
@@ -176,7 +175,7 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 			}
 		}
 		seq := frames[start:]
-		h := maphash.Bytes(seed, int32Bytes(seq))
+		h := model.HashFrames(seed, seq)
 		id := int32(-1)
 		head, seen := byHash[h]
 		if seen {
@@ -240,12 +239,6 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		}
 	}
 	return out
-}
-
-// int32Bytes is the memory of xs, for hashing: the bytes of the same
-// numbers are the same in one process.
-func int32Bytes(xs []int32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(xs))), 4*len(xs))
 }
 
 // invert replaces the permutation p of 0 to len(p)-1 by its inverse, in
