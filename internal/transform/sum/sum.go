@@ -157,10 +157,10 @@ type summer struct {
 	valSlab  []int64
 
 	// Scratch.
-	key, key2       []byte
-	frames, frames2 []int32
-	lines           []model.Line
-	vals            []int64
+	key, key2 []byte
+	frames    []int32
+	lines     []model.Line
+	vals      []int64
 }
 
 type mapInfo struct {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/pprofx/pprofx/internal/formats"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
 	"github.com/pprofx/pprofx/internal/transform/sum"
 )
 
@@ -177,5 +179,28 @@ func TestUnion(t *testing.T) {
 	_, err = sum.Sum([]sum.Input{{Name: "a", Profile: a}, {Name: "d", Profile: d}}, nil)
 	if se, ok := err.(*sum.Error); !ok || !reflect.DeepEqual(se.Names, []string{"a", "d"}) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A stack of 1M frames added to itself is held once more, as the sum's
+// locations, beside the sum's stack: its frames are not copied into the
+// samples' keys (three copies, 24 MB, when they were).
+func TestDeepStackHeldOnce(t *testing.T) {
+	const frames = 1 << 20
+	a, b := synth.DeepStack(frames), synth.DeepStack(frames)
+	var out *model.Profile
+	peak := memcheck.Peak(func() {
+		var err error
+		if out, err = sum.Sum([]sum.Input{{Name: "a", Profile: a}, {Name: "b", Profile: b}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n := out.Stacks.StackLen(int(out.Samples[0].Stack)); len(out.Samples) != 1 || n != frames || out.Samples[0].Values[0] != 2*a.Samples[0].Values[0] {
+		t.Fatalf("%d samples, the first of %d frames and %v, want one of %d and twice %v", len(out.Samples), n, out.Samples[0].Values, frames, a.Samples[0].Values)
+	}
+	// The sum's stack (2 bytes a frame), its frames as read (4), and a
+	// copy of them to rehash the index of stacks (4).
+	if bound := uint64(12 * frames); peak > bound {
+		t.Errorf("summing took %d bytes, want %d at most", peak, bound)
 	}
 }

@@ -65,13 +65,16 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 		if src.Link != model.NoLink {
 			link = s.link(p.Links[src.Link])
 		}
+		// The sum's stack stands for the frames in the sample's key: a
+		// stack of millions of frames is not copied into keys again.
+		stack := s.b.Stack(s.frames)
 		// A sample with timestamps stays one of its own, so that its
 		// times keep their values.
 		if len(src.Timestamps) > 0 {
-			s.addSample(p, src, vals, link)
+			s.addSample(p, src, stack, vals, link)
 			continue
 		}
-		s.key = sampleKey(s.key[:0], p, s.frames, src.LabelSet, link)
+		s.key = sampleKey(s.key[:0], p, stack, src.LabelSet, link)
 		k := s.key
 		at, slot, found := s.smps.Find(maphash.Bytes(s.seed, k), func(v uint32) bool { return bytes.Equal(s.sumSampleKey(v), k) })
 		if found {
@@ -80,19 +83,19 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 			}
 			continue
 		}
-		s.addSample(p, src, vals, link)
+		s.addSample(p, src, stack, vals, link)
 		s.smps.Add(slot, uint32(len(out.Samples)-1), func(v uint32) uint64 { return maphash.Bytes(s.seed, s.sumSampleKey(v)) })
 	}
 }
 
-// addSample adds a sample of the frames in s.frames to the sum.
-func (s *summer) addSample(p *model.Profile, src *model.Sample, vals []int64, link int32) {
+// addSample adds a sample of the sum's stack stack to the sum.
+func (s *summer) addSample(p *model.Profile, src *model.Sample, stack int32, vals []int64, link int32) {
 	out := s.b.P
 	var ts []uint64
 	if len(src.Timestamps) > 0 {
 		ts = append(ts, src.Timestamps...)
 	}
-	out.Samples = append(out.Samples, model.Sample{Stack: s.b.Stack(s.frames), Values: cut(&s.valSlab, vals),
+	out.Samples = append(out.Samples, model.Sample{Stack: stack, Values: cut(&s.valSlab, vals),
 		LabelSet: s.labelSet(p, src.LabelSet), Link: link, Timestamps: ts})
 }
 
@@ -114,8 +117,7 @@ func cut[E any](slab *[]E, v []E) []E {
 func (s *summer) sumSampleKey(v uint32) []byte {
 	out := s.b.P
 	smp := &out.Samples[v]
-	s.frames2 = out.Stacks.Append(s.frames2[:0], int(smp.Stack))
-	s.key2 = sampleKey(s.key2[:0], out, s.frames2, smp.LabelSet, smp.Link)
+	s.key2 = sampleKey(s.key2[:0], out, smp.Stack, smp.LabelSet, smp.Link)
 	return s.key2
 }
 
@@ -128,15 +130,12 @@ func fill(b []int32, n int) []int32 {
 }
 
 // sampleKey appends to k profile.Merge's key of a sample of p: the sum's
-// locations (frames), then the labels of p's label set ls by sorted key,
+// locations (its stack of them), then the labels of p's label set ls by sorted key,
 // string then numeric (with units); then the link. The key of a sum's
 // sample, made from the sum, is the key of the input samples added into
 // it.
-func sampleKey(k []byte, p *model.Profile, frames []int32, ls, link int32) []byte {
-	for _, f := range frames {
-		k = binary.AppendUvarint(k, uint64(f)+1)
-	}
-	k = binary.AppendUvarint(k, 0)
+func sampleKey(k []byte, p *model.Profile, stack, ls, link int32) []byte {
+	k = binary.AppendUvarint(k, uint64(stack))
 	labels := p.LabelSets[ls].Labels
 	for _, numeric := range []bool{false, true} {
 		var keys []string
