@@ -42,7 +42,7 @@ var jsonDescriptor = (&pb.ProfilesData{}).ProtoReflect().Descriptor()
 // tables and samples go to the model's layout, not to the generated
 // structs of the whole text. Where each message ends is found first, and
 // each is then read in place, a slice of data: the decoder that finds the
-// ends holds a message's text while it reads it, and is let go before the
+// ends holds a message's text while it reads it, and is done before the
 // messages are read.
 func jsonMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) {
 	type span struct{ start, end int64 }
@@ -62,7 +62,6 @@ func jsonMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 			break
 		}
 	}
-	dec = nil
 	// The text's field names are those of the current Sample layout.
 	opts.Layout, opts.fromJSON = LayoutV110, true
 	p := &Parsed{}
