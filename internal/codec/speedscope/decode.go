@@ -1,11 +1,9 @@
 package speedscope
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 
@@ -50,7 +48,7 @@ type profileJSON struct {
 	Unit       string        `json:"unit"`
 	StartValue json.Number   `json:"startValue"`
 	EndValue   json.Number   `json:"endValue"`
-	Samples    [][]int       `json:"samples"`
+	Samples    [][]int32     `json:"samples"` // 4 bytes a frame: a sample may have millions
 	Weights    []json.Number `json:"weights"`
 	Events     []eventJSON   `json:"events"`
 }
@@ -79,14 +77,11 @@ var units = map[string]struct {
 // file, or, for a file pprofx wrote (its profiles are the sample types of
 // one profile), one profile with every sample type.
 func Decode(data []byte, opts ReadOptions) ([]Profile, error) {
+	// Unmarshal reads data in place (a Decoder would copy it into a
+	// buffer of its own, grown as it reads).
 	var f fileJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&f); err != nil {
+	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, jsonError(data, err)
-	}
-	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
-		return nil, fmt.Errorf("speedscope: byte %d: data after the file's JSON object", off)
 	}
 	if f.Shared == nil {
 		return nil, fmt.Errorf("speedscope: no shared.frames")
@@ -117,12 +112,14 @@ func jsonError(data []byte, err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &se) && strings.HasSuffix(se.Error(), "after top-level value"):
+		return fmt.Errorf("speedscope: byte %d: data after the file's JSON object", se.Offset-1)
+	case errors.As(err, &se) && se.Error() == "unexpected end of JSON input":
+		return fmt.Errorf("speedscope: byte %d: the JSON is cut short", len(data))
 	case errors.As(err, &se):
 		return fmt.Errorf("speedscope: byte %d: %v", se.Offset, err)
 	case errors.As(err, &te):
 		return fmt.Errorf("speedscope: byte %d: %s is a JSON %s, want %s", te.Offset, te.Field, te.Value, te.Type)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("speedscope: byte %d: the JSON is cut short", len(data))
 	}
 	return fmt.Errorf("speedscope: %v", err)
 }
@@ -211,10 +208,10 @@ func wholeNumber(n *json.Number) (int64, error) {
 }
 
 // stackOf returns the stack id of a root-first list of frames.
-func (t *tables) stackOf(frames []int) (int32, error) {
+func stackOf[F int | int32](t *tables, frames []F) (int32, error) {
 	t.stack = t.stack[:0]
 	for j := len(frames) - 1; j >= 0; j-- {
-		l, err := t.location(frames[j])
+		l, err := t.location(int(frames[j]))
 		if err != nil {
 			return 0, err
 		}
@@ -281,7 +278,7 @@ func (d *decoder) profile(i int) (*model.Profile, error) {
 			return nil, fmt.Errorf("speedscope: profiles[%d]: %d samples but %d weights", i, len(sp.Samples), len(sp.Weights))
 		}
 		for j, s := range sp.Samples {
-			st, err := t.stackOf(s)
+			st, err := stackOf(t, s)
 			if err != nil {
 				return nil, fmt.Errorf("speedscope: profiles[%d].samples[%d]: %v", i, j, err)
 			}
@@ -346,7 +343,7 @@ func (d *decoder) events(i int, t *tables, factor float64, add func(int32, int64
 			return fmt.Errorf("speedscope: profiles[%d].events[%d]: at %s is before the event before it or startValue (%v)", i, j, ev.At.String(), last)
 		}
 		if at > last {
-			st, err := t.stackOf(open)
+			st, err := stackOf(t, open)
 			if err != nil {
 				return fmt.Errorf("speedscope: profiles[%d].events[%d]: %v", i, j, err)
 			}
@@ -398,7 +395,7 @@ func (d *decoder) merged(types [][2]string) (*model.Profile, error) {
 			return nil, fmt.Errorf("speedscope: profiles[%d]: %d samples but %d weights", i, len(sp.Samples), len(sp.Weights))
 		}
 		for j, s := range sp.Samples {
-			st, err := t.stackOf(s)
+			st, err := stackOf(t, s)
 			if err != nil {
 				return nil, fmt.Errorf("speedscope: profiles[%d].samples[%d]: %v", i, j, err)
 			}
