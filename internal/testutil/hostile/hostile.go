@@ -104,6 +104,7 @@ func Cases(small bool) []Case {
 	nBigStrings := pick(1_070_000_000, 20<<20)    // 2 bytes each
 	nTableStrings := pick(134_000_000, 2_500_000) // 16 bytes each
 	nEntries := pick(1_000_000, 100_000)
+	nDeep := pick(3_000_000, 300_000)
 
 	var cs []Case
 	add := func(c Case) { cs = append(cs, c) }
@@ -116,6 +117,10 @@ func Cases(small bool) []Case {
 	add(Case{Name: "pprof-locids.pb.gz", Desc: fmt.Sprintf("pprof: one sample of %d location ids", nIDs),
 		Args: []string{"inspect", "IN"}, Exit: 0,
 		Raw: nIDs + 32, Gen: gz(func(w io.Writer) error { return pprofLocIDs(w, nIDs) })})
+	deep := pprofDeep(nDeep)
+	add(Case{Name: "pprof-deep.pb.gz", Desc: fmt.Sprintf("pprof: one stack of %d frames over 1000 functions", nDeep),
+		Args: []string{"inspect", "IN"}, Exit: 0,
+		Raw: int64(len(deep)), Gen: gz(func(w io.Writer) error { _, err := w.Write(deep); return err })})
 	add(Case{Name: "otlp-empty-samples.otlp.gz", Desc: fmt.Sprintf("OTLP: %d empty samples", nOTLP),
 		Args: []string{"inspect", "IN"}, Exit: 1, Msg: "otlp: " + fmt.Sprint(nOTLP) + " samples",
 		Raw: 2*nOTLP + 32, Gen: gz(func(w io.Writer) error { return otlpEmptySamples(w, nOTLP) })})
@@ -355,6 +360,43 @@ func pprofLocIDs(w io.Writer, n int64) error {
 		return err
 	}
 	return repeat(w, []byte{0x01}, n)
+}
+
+// pprofDeep: a pprof of one sample (samples/count 1) whose stack has n
+// frames, location i % 1000 + 1 at frame i, each location a line of its
+// own function: the stack views can write it, and each frame takes 2
+// bytes of input.
+func pprofDeep(n int64) []byte {
+	const funcs = 1000
+	var b []byte
+	for _, s := range []string{"", "samples", "count"} {
+		b = protowire.AppendTag(b, 6, protowire.BytesType)
+		b = protowire.AppendString(b, s)
+	}
+	for i := range funcs {
+		b = protowire.AppendTag(b, 6, protowire.BytesType)
+		b = protowire.AppendString(b, fmt.Sprintf("fn%d", i))
+	}
+	// sample_type {type: 1, unit: 2}
+	b = protowire.AppendTag(b, 1, protowire.BytesType)
+	b = protowire.AppendBytes(b, []byte{0x08, 0x01, 0x10, 0x02})
+	for i := uint64(1); i <= funcs; i++ {
+		// function {id: i, name: i + 2}; location {id: i, line {function_id: i}}
+		f := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), i)
+		f = protowire.AppendVarint(protowire.AppendTag(f, 2, protowire.VarintType), i+2)
+		b = protowire.AppendBytes(protowire.AppendTag(b, 5, protowire.BytesType), f)
+		line := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), i)
+		l := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), i)
+		l = protowire.AppendBytes(protowire.AppendTag(l, 4, protowire.BytesType), line)
+		b = protowire.AppendBytes(protowire.AppendTag(b, 4, protowire.BytesType), l)
+	}
+	var ids []byte
+	for i := range n {
+		ids = protowire.AppendVarint(ids, uint64(i%funcs)+1)
+	}
+	smp := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), ids)
+	smp = protowire.AppendBytes(protowire.AppendTag(smp, 2, protowire.BytesType), []byte{0x01})
+	return protowire.AppendBytes(protowire.AppendTag(b, 2, protowire.BytesType), smp)
 }
 
 // pprofOfSize: a valid pprof of exactly size bytes (>= 8): string table
