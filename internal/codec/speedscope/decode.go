@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/model"
@@ -48,9 +50,116 @@ type profileJSON struct {
 	Unit       string        `json:"unit"`
 	StartValue json.Number   `json:"startValue"`
 	EndValue   json.Number   `json:"endValue"`
-	Samples    [][]int32     `json:"samples"` // 4 bytes a frame: a sample may have millions
+	Samples    samplesJSON   `json:"samples"`
 	Weights    []json.Number `json:"weights"`
 	Events     []eventJSON   `json:"events"`
+}
+
+// samplesJSON is a sampled profile's samples: sample j's frames, root
+// first, are At(j). They are kept in one array made at its size, 4 bytes
+// a frame: a sample may have millions, and a frame take 2 bytes of text.
+type samplesJSON struct {
+	frames []int32
+	off    []uint32 // sample j is frames[off[j]:off[j+1]]
+}
+
+// Len is the number of samples.
+func (s *samplesJSON) Len() int { return max(len(s.off)-1, 0) }
+
+// At returns sample j's frames, root first.
+func (s *samplesJSON) At(j int) []int32 { return s.frames[s.off[j]:s.off[j+1]:s.off[j+1]] }
+
+// UnmarshalJSON reads an array of arrays of frame indices (null: none),
+// b being valid JSON: once to count the samples and frames, once to fill
+// the array made for them.
+func (s *samplesJSON) UnmarshalJSON(b []byte) error {
+	nsamples, nframes, err := scanSamples(b, nil, nil)
+	if err != nil {
+		return err
+	}
+	s.frames = make([]int32, 0, nframes)
+	s.off = make([]uint32, 1, nsamples+1)
+	_, _, err = scanSamples(b, &s.frames, &s.off)
+	return err
+}
+
+// scanSamples walks the samples' JSON, counting them and their frames,
+// and appends the frames and the samples' ends to frames and off when
+// they are given.
+func scanSamples(b []byte, frames *[]int32, off *[]uint32) (nsamples, nframes int, err error) {
+	i := 0
+	ws := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+	}
+	// null: no samples; null for a sample: no frames.
+	null := func() bool {
+		ws()
+		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
+			i += 4
+			return true
+		}
+		return false
+	}
+	if null() {
+		return 0, 0, nil
+	}
+	if i >= len(b) || b[i] != '[' {
+		return 0, 0, fmt.Errorf("samples: want an array of samples")
+	}
+	i++
+	for ws(); i < len(b) && b[i] != ']'; ws() {
+		if nsamples > 0 {
+			i++ // ','
+		}
+		if !null() {
+			ws()
+			if i >= len(b) || b[i] != '[' {
+				return 0, 0, fmt.Errorf("samples[%d]: want an array of frame indices", nsamples)
+			}
+			i++
+			for k := 0; ; k++ {
+				ws()
+				if i < len(b) && b[i] == ']' {
+					i++
+					break
+				}
+				if k > 0 {
+					i++ // ','
+					ws()
+				}
+				start := i
+				for i < len(b) && (b[i] == '-' || b[i] >= '0' && b[i] <= '9' || b[i] == '.' || b[i] == 'e' || b[i] == 'E' || b[i] == '+') {
+					i++
+				}
+				if start == i && null() {
+					// As encoding/json reads null into a number: 0.
+					if frames != nil {
+						*frames = append(*frames, 0)
+					}
+					nframes++
+					continue
+				}
+				if start == i {
+					return 0, 0, fmt.Errorf("samples[%d][%d]: want a frame index", nsamples, k)
+				}
+				v, perr := strconv.ParseInt(string(b[start:i]), 10, 32)
+				if perr != nil {
+					return 0, 0, fmt.Errorf("samples[%d][%d]: %s is not a frame index (a whole number of 32 bits)", nsamples, k, b[start:i])
+				}
+				if frames != nil {
+					*frames = append(*frames, int32(v))
+				}
+				nframes++
+			}
+		}
+		nsamples++
+		if off != nil {
+			*off = append(*off, uint32(len(*frames)))
+		}
+	}
+	return nsamples, nframes, nil
 }
 
 type eventJSON struct {
@@ -208,16 +317,31 @@ func wholeNumber(n *json.Number) (int64, error) {
 }
 
 // stackOf returns the stack id of a root-first list of frames.
-func stackOf[F int | int32](t *tables, frames []F) (int32, error) {
+func (t *tables) stackOf(frames []int) (int32, error) {
 	t.stack = t.stack[:0]
 	for j := len(frames) - 1; j >= 0; j-- {
-		l, err := t.location(int(frames[j]))
+		l, err := t.location(frames[j])
 		if err != nil {
 			return 0, err
 		}
 		t.stack = append(t.stack, l)
 	}
 	return t.b.Stack(t.stack), nil
+}
+
+// sampleStack returns the stack id of a sample's root-first frames,
+// which it turns, in place, into the stack's locations, leaf first: a
+// sample is read once.
+func (t *tables) sampleStack(frames []int32) (int32, error) {
+	slices.Reverse(frames)
+	for j, f := range frames {
+		l, err := t.location(int(f))
+		if err != nil {
+			return 0, err
+		}
+		frames[j] = l
+	}
+	return t.b.Stack(frames), nil
 }
 
 // value converts a weight to the target unit, rounding to a whole number.
@@ -274,11 +398,11 @@ func (d *decoder) profile(i int) (*model.Profile, error) {
 	}
 	switch sp.Type {
 	case "sampled":
-		if len(sp.Samples) != len(sp.Weights) {
-			return nil, fmt.Errorf("speedscope: profiles[%d]: %d samples but %d weights", i, len(sp.Samples), len(sp.Weights))
+		if sp.Samples.Len() != len(sp.Weights) {
+			return nil, fmt.Errorf("speedscope: profiles[%d]: %d samples but %d weights", i, sp.Samples.Len(), len(sp.Weights))
 		}
-		for j, s := range sp.Samples {
-			st, err := stackOf(t, s)
+		for j := range sp.Samples.Len() {
+			st, err := t.sampleStack(sp.Samples.At(j))
 			if err != nil {
 				return nil, fmt.Errorf("speedscope: profiles[%d].samples[%d]: %v", i, j, err)
 			}
@@ -343,7 +467,7 @@ func (d *decoder) events(i int, t *tables, factor float64, add func(int32, int64
 			return fmt.Errorf("speedscope: profiles[%d].events[%d]: at %s is before the event before it or startValue (%v)", i, j, ev.At.String(), last)
 		}
 		if at > last {
-			st, err := stackOf(t, open)
+			st, err := t.stackOf(open)
 			if err != nil {
 				return fmt.Errorf("speedscope: profiles[%d].events[%d]: %v", i, j, err)
 			}
@@ -391,11 +515,11 @@ func (d *decoder) merged(types [][2]string) (*model.Profile, error) {
 	}
 	index := map[int32]int{}
 	for i, sp := range d.f.Profiles {
-		if len(sp.Samples) != len(sp.Weights) {
-			return nil, fmt.Errorf("speedscope: profiles[%d]: %d samples but %d weights", i, len(sp.Samples), len(sp.Weights))
+		if sp.Samples.Len() != len(sp.Weights) {
+			return nil, fmt.Errorf("speedscope: profiles[%d]: %d samples but %d weights", i, sp.Samples.Len(), len(sp.Weights))
 		}
-		for j, s := range sp.Samples {
-			st, err := stackOf(t, s)
+		for j := range sp.Samples.Len() {
+			st, err := t.sampleStack(sp.Samples.At(j))
 			if err != nil {
 				return nil, fmt.Errorf("speedscope: profiles[%d].samples[%d]: %v", i, j, err)
 			}
