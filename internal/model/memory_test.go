@@ -36,7 +36,7 @@ func TestCheckAvailableNow(t *testing.T) {
 func TestMemSize(t *testing.T) {
 	p := New()
 	before := p.MemSize()
-	p.Locations = append(p.Locations, Location{Mapping: NoMapping, Lines: []Line{{Function: NoFunction}}})
+	p.AddLocation(Location{Mapping: NoMapping}, Line{Function: NoFunction})
 	p.Samples = append(p.Samples, Sample{Stack: p.Stacks.Add([]int32{0}), Values: []int64{1, 2}, Link: NoLink})
 	want := int64(unsafe.Sizeof(Location{})+unsafe.Sizeof(Line{})+unsafe.Sizeof(Sample{})) + 2*8 + // location, sample, values
 		2 + 4 // one frame, one more stack offset

@@ -31,6 +31,7 @@ type Profile struct {
 	Mappings  []Mapping  // binaries mapped into the address space
 	Functions []Function // functions named by location lines
 	Locations []Location // program counters with their symbolization
+	Lines     []Line     // the locations' lines (see Profile.LinesOf)
 	Stacks    Stacks     // distinct stacks of location indices, leaf first
 	LabelSets []LabelSet // distinct label sets; LabelSets[0] is empty
 	Links     []Link     // trace/span links referenced by samples
@@ -105,17 +106,23 @@ type Function struct {
 	StartLine  int64
 }
 
-// Location is one program counter and what it symbolizes to. (Its fields
-// are ordered so that it takes 40 bytes: a profile may hold millions.
-// Its OpenTelemetry attributes are in Profile.LocationAttributes, which
-// most profiles do not need.)
+// Location is one program counter and what it symbolizes to. It takes
+// 24 bytes, for a profile may hold millions: its lines are a range of
+// the profile's table of lines, not a slice of their own, and its
+// OpenTelemetry attributes are in Profile.LocationAttributes, which most
+// profiles do not need.
 type Location struct {
 	Address uint64
-	// Lines in inline order: Lines[0] is the innermost inlined function,
-	// the last line is the caller the others were inlined into.
-	Lines    []Line
-	Mapping  int32 // index into Mappings, or NoMapping
-	IsFolded bool
+	Mapping int32 // index into Mappings, or NoMapping
+	// The location's lines are Profile.Lines[FirstLine:FirstLine+NumLines],
+	// in inline order: the first is the innermost inlined function, the
+	// last the caller the others were inlined into (see Profile.LinesOf).
+	// Locations may share lines: code that changes a location's lines
+	// gives it new ones (Profile.SetLines), never writes into those it
+	// has.
+	FirstLine uint32
+	NumLines  uint32
+	IsFolded  bool
 }
 
 // Line is a source position in a function.
@@ -232,6 +239,41 @@ func (p *Profile) String(i int32) string {
 	return p.Strings[i]
 }
 
+// LinesOf returns the lines of l, a location of p, in place (nil when
+// its range is out of the table's: use Validate to find those). The
+// slice's capacity ends with it.
+func (p *Profile) LinesOf(l *Location) []Line {
+	end := uint64(l.FirstLine) + uint64(l.NumLines)
+	if l.NumLines == 0 || end > uint64(len(p.Lines)) {
+		return nil
+	}
+	return p.Lines[l.FirstLine:end:end]
+}
+
+// LocationLines returns the lines of location i (see LinesOf).
+func (p *Profile) LocationLines(i int) []Line {
+	return p.LinesOf(&p.Locations[i])
+}
+
+// SetLines gives l, a location of p, these lines: a copy of them at the
+// end of p's table of lines. No lines at all is the range 0:0.
+func (p *Profile) SetLines(l *Location, lines ...Line) {
+	if len(lines) == 0 {
+		l.FirstLine, l.NumLines = 0, 0
+		return
+	}
+	l.FirstLine, l.NumLines = uint32(len(p.Lines)), uint32(len(lines))
+	p.Lines = append(p.Lines, lines...)
+}
+
+// AddLocation appends l with these lines (as SetLines gives them) to
+// p's locations and returns its index.
+func (p *Profile) AddLocation(l Location, lines ...Line) int32 {
+	p.SetLines(&l, lines...)
+	p.Locations = append(p.Locations, l)
+	return int32(len(p.Locations) - 1)
+}
+
 // LocationAttrs returns the attributes of location i (nil for none).
 func (p *Profile) LocationAttrs(i int) []Attribute {
 	if i < 0 || i >= len(p.LocationAttributes) {
@@ -267,7 +309,8 @@ func New() *Profile {
 
 // MemSize is about what p holds in memory: its tables, stacks, samples
 // and label sets, each slice counted where it is referenced (slices that
-// entries share are counted for each of them, so it errs high).
+// entries share are counted for each of them, so it errs high; the
+// table of lines is counted as long as it is).
 func (p *Profile) MemSize() int64 {
 	const (
 		str     = int64(unsafe.Sizeof(""))
@@ -288,9 +331,7 @@ func (p *Profile) MemSize() int64 {
 	for i := range p.Mappings {
 		n += int64(len(p.Mappings[i].Attributes)) * attr
 	}
-	for i := range p.Locations {
-		n += int64(len(p.Locations[i].Lines)) * line
-	}
+	n += int64(len(p.Lines)) * line
 	n += int64(len(p.LocationAttributes)) * int64(unsafe.Sizeof([]Attribute{}))
 	for _, as := range p.LocationAttributes {
 		n += int64(len(as)) * attr

@@ -16,7 +16,7 @@ func TestTableEntrySizes(t *testing.T) {
 		name      string
 		got, want uintptr
 	}{
-		{"Location", unsafe.Sizeof(Location{}), 40},
+		{"Location", unsafe.Sizeof(Location{}), 24},
 		{"Function", unsafe.Sizeof(Function{}), 24},
 		{"Line", unsafe.Sizeof(Line{}), 24},
 	} {
@@ -32,10 +32,8 @@ func small() *Profile {
 	p.SampleTypes = []ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
 	p.Mappings = []Mapping{{Start: 0x1000, Limit: 0x2000, File: b.String("/bin/x")}}
 	p.Functions = []Function{{Name: b.String("main")}}
-	p.Locations = []Location{
-		{Address: 0x1010, Mapping: 0, Lines: []Line{{Function: 0, Line: 3}}},
-		{Address: 0x5, Mapping: NoMapping},
-	}
+	p.AddLocation(Location{Address: 0x1010, Mapping: 0}, Line{Function: 0, Line: 3})
+	p.AddLocation(Location{Address: 0x5, Mapping: NoMapping})
 	s := b.Stack([]int32{1, 0})
 	ls := b.LabelSet([]Label{{Key: b.String("k"), Str: b.String("v")}})
 	p.Samples = []Sample{{Stack: s, Values: []int64{1}, LabelSet: ls, Link: NoLink}}
@@ -85,7 +83,9 @@ func TestValidate(t *testing.T) {
 	}{
 		{"string", func(p *Profile) { p.Functions[0].Name = 99 }, "function[0].name: string index 99"},
 		{"mapping", func(p *Profile) { p.Locations[0].Mapping = 3 }, "location[0].mapping: index 3"},
-		{"function", func(p *Profile) { p.Locations[0].Lines[0].Function = -2 }, "location[0].line[0].function"},
+		{"function", func(p *Profile) { p.LocationLines(0)[0].Function = -2 }, "location[0].line[0].function"},
+		{"lines", func(p *Profile) { p.Locations[0].NumLines = 2 }, "location[0].lines: lines 0 to 2 out of range (1 lines)"},
+		{"lines past 4G", func(p *Profile) { p.Locations[0].FirstLine = 1<<32 - 1 }, "location[0].lines: lines 4294967295 to 4294967296 out of range (1 lines)"},
 		{"stack", func(p *Profile) { p.Stacks.narrow[1] = 7 }, "stack[0][1]: location index 7"},
 		{"sample stack", func(p *Profile) { p.Samples[0].Stack = 1 }, "sample[0].stack"},
 		{"values", func(p *Profile) { p.Samples[0].Values = nil }, "sample[0]: 0 values for 1 sample types"},
@@ -172,5 +172,27 @@ func TestLocationAttrs(t *testing.T) {
 	p.LocationAttributes = append(p.LocationAttributes, as)
 	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "3 entries for 2 locations") {
 		t.Fatalf("a table longer than the locations: %v", err)
+	}
+}
+
+// A location's lines are a range of the profile's, found in place, and
+// new ones go to the end of the table.
+func TestLocationLines(t *testing.T) {
+	p := New()
+	a := p.AddLocation(Location{Mapping: NoMapping}, Line{Function: NoFunction, Line: 1}, Line{Function: NoFunction, Line: 2})
+	b := p.AddLocation(Location{Mapping: NoMapping})
+	if got := p.LocationLines(int(a)); len(got) != 2 || got[0].Line != 1 || got[1].Line != 2 || cap(got) != 2 {
+		t.Errorf("lines of a: %+v (cap %d)", got, cap(got))
+	}
+	if got := p.LocationLines(int(b)); got != nil || p.Locations[b].FirstLine != 0 {
+		t.Errorf("lines of b: %+v at %d", got, p.Locations[b].FirstLine)
+	}
+	p.SetLines(&p.Locations[b], p.LocationLines(int(a))[1:]...)
+	if l := p.Locations[b]; l.FirstLine != 2 || l.NumLines != 1 || len(p.Lines) != 3 || p.LocationLines(int(b))[0].Line != 2 {
+		t.Errorf("b after SetLines: %+v, %d lines", l, len(p.Lines))
+	}
+	p.Locations[a].NumLines = 9
+	if got := p.LocationLines(int(a)); got != nil {
+		t.Errorf("a range past the table: %+v", got)
 	}
 }

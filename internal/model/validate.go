@@ -94,7 +94,10 @@ func (v *validator) locations() error {
 		if l.Mapping != NoMapping && (l.Mapping < 0 || int(l.Mapping) >= len(p.Mappings)) {
 			return fmt.Errorf("location[%d].mapping: index %d out of range (%d mappings)", i, l.Mapping, len(p.Mappings))
 		}
-		for j, ln := range l.Lines {
+		if end := uint64(l.FirstLine) + uint64(l.NumLines); l.NumLines > 0 && end > uint64(len(p.Lines)) {
+			return fmt.Errorf("location[%d].lines: lines %d to %d out of range (%d lines)", i, l.FirstLine, end, len(p.Lines))
+		}
+		for j, ln := range p.LinesOf(&l) {
 			if ln.Function != NoFunction && (ln.Function < 0 || int(ln.Function) >= nf) {
 				return fmt.Errorf("location[%d].line[%d].function: index %d out of range (%d functions)", i, j, ln.Function, nf)
 			}

@@ -194,8 +194,8 @@ func (p *Pusher) estimate(prof *model.Profile) int {
 	for _, s := range prof.Strings {
 		n += len(s) + 2
 	}
-	for _, l := range prof.Locations {
-		n += 8 + 8*len(l.Lines)
+	for i := range prof.Locations {
+		n += 8 + 8*len(prof.LocationLines(i))
 	}
 	for _, ls := range prof.LabelSets {
 		n += 6 * len(ls.Labels)

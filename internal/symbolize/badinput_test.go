@@ -42,7 +42,7 @@ func mappingByBase(t *testing.T, p *model.Profile, base string) *model.Mapping {
 // symbolized counts the locations of mapping base that have lines.
 func symbolized(p *model.Profile, base string) (n int) {
 	for _, l := range p.Locations {
-		if l.Mapping >= 0 && filepath.Base(p.String(p.Mappings[l.Mapping].File)) == base && len(l.Lines) > 0 {
+		if l.Mapping >= 0 && filepath.Base(p.String(p.Mappings[l.Mapping].File)) == base && len(p.LinesOf(&l)) > 0 {
 			n++
 		}
 	}
@@ -89,7 +89,7 @@ func TestFlagsAndExtras(t *testing.T) {
 	}
 	cols := 0
 	for _, l := range p.Locations {
-		for _, ln := range l.Lines {
+		for _, ln := range p.LinesOf(&l) {
 			if ln.Column > 0 {
 				cols++
 			}
@@ -156,7 +156,7 @@ func TestTruncatedBinaries(t *testing.T) {
 			// full file's answers.
 			want, _ := symbolizeFixture(t, "cprog.prof", "bin", symbolize.Local)
 			for i, l := range p.Locations {
-				if len(l.Lines) > 0 && !sameLines(p, l, want, want.Locations[i]) {
+				if len(p.LinesOf(&l)) > 0 && !sameLines(p, l, want, want.Locations[i]) {
 					t.Errorf("cut at %d: location %#x differs from the whole binary's", n, l.Address)
 				}
 			}
@@ -168,12 +168,13 @@ func TestTruncatedBinaries(t *testing.T) {
 }
 
 func sameLines(p *model.Profile, l model.Location, q *model.Profile, m model.Location) bool {
-	if len(l.Lines) != len(m.Lines) {
+	ll, ml := p.LinesOf(&l), q.LinesOf(&m)
+	if len(ll) != len(ml) {
 		return false
 	}
-	for i := range l.Lines {
-		a, b := p.Functions[l.Lines[i].Function], q.Functions[m.Lines[i].Function]
-		if p.String(a.Name) != q.String(b.Name) || p.String(a.Filename) != q.String(b.Filename) || l.Lines[i].Line != m.Lines[i].Line {
+	for i := range ll {
+		a, b := p.Functions[ll[i].Function], q.Functions[ml[i].Function]
+		if p.String(a.Name) != q.String(b.Name) || p.String(a.Filename) != q.String(b.Filename) || ll[i].Line != ml[i].Line {
 			return false
 		}
 	}
@@ -236,29 +237,30 @@ func TestCorruptDWARF(t *testing.T) {
 		dir := dirWith(t, map[string][]byte{"cprog": b})
 		p, warns := symbolizeFixture(t, "cprog.prof", dir, symbolize.Local)
 		for i, l := range p.Locations {
-			if len(l.Lines) == 0 || filepath.Base(p.String(p.Mappings[l.Mapping].File)) != "cprog" {
+			ll := p.LinesOf(&l)
+			if len(ll) == 0 || filepath.Base(p.String(p.Mappings[l.Mapping].File)) != "cprog" {
 				continue
 			}
 			// What is given must be right: the function named last (the
 			// one not inlined) is the whole binary's; a file and line,
 			// where given, are too.
-			w := want.Locations[i]
-			got, exp := l.Lines[len(l.Lines)-1], w.Lines[len(w.Lines)-1]
+			wl := want.LocationLines(i)
+			got, exp := ll[len(ll)-1], wl[len(wl)-1]
 			gf, ef := p.Functions[got.Function], want.Functions[exp.Function]
 			if p.String(gf.Name) != want.String(ef.Name) {
 				t.Errorf("%s: %#x: function %q, want %q", name, l.Address, p.String(gf.Name), want.String(ef.Name))
 			}
-			for j, ln := range l.Lines {
-				if j >= len(w.Lines) {
-					t.Errorf("%s: %#x: %d frames, the whole binary's %d", name, l.Address, len(l.Lines), len(w.Lines))
+			for j, ln := range ll {
+				if j >= len(wl) {
+					t.Errorf("%s: %#x: %d frames, the whole binary's %d", name, l.Address, len(ll), len(wl))
 					break
 				}
 				if ln.Line == 0 {
 					continue // not known, not wrong
 				}
-				gf, ef := p.Functions[ln.Function], want.Functions[w.Lines[j].Function]
+				gf, ef := p.Functions[ln.Function], want.Functions[wl[j].Function]
 				file := p.String(gf.Filename) // "" when the line table is gone
-				if p.String(gf.Name) != want.String(ef.Name) || file != "" && file != want.String(ef.Filename) || ln.Line != w.Lines[j].Line {
+				if p.String(gf.Name) != want.String(ef.Name) || file != "" && file != want.String(ef.Filename) || ln.Line != wl[j].Line {
 					t.Errorf("%s: %#x frame %d differs from the whole binary's", name, l.Address, j)
 				}
 			}

@@ -107,12 +107,13 @@ func main() { fmt.Println(work(10)) }
 	}
 	for i, l := range p.Locations {
 		want := lines[2*i] + " " + lines[2*i+1]
-		if len(l.Lines) != 1 {
-			t.Errorf("%#x: %d lines", l.Address, len(l.Lines))
+		ll := p.LinesOf(&l)
+		if len(ll) != 1 {
+			t.Errorf("%#x: %d lines", l.Address, len(ll))
 			continue
 		}
-		fn := p.Functions[l.Lines[0].Function]
-		got := fmt.Sprintf("%s %s:%d", p.String(fn.Name), p.String(fn.Filename), l.Lines[0].Line)
+		fn := p.Functions[ll[0].Function]
+		got := fmt.Sprintf("%s %s:%d", p.String(fn.Name), p.String(fn.Filename), ll[0].Line)
 		if got != want {
 			t.Errorf("%#x: %s, go tool addr2line %s", l.Address, got, want)
 		}

@@ -85,7 +85,7 @@ func compareToReference(t *testing.T, prof, ref, dir string, debugRoots ...strin
 			continue
 		}
 		var ls []line
-		for _, ln := range l.Lines {
+		for _, ln := range p.LinesOf(&l) {
 			f := p.Functions[ln.Function]
 			ls = append(ls, line{Name: p.String(f.Name), SystemName: p.String(f.SystemName), File: p.String(f.Filename), Line: ln.Line})
 		}

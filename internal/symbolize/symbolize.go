@@ -266,6 +266,7 @@ func (s *Symbolizer) Symbolize(p *model.Profile) {
 		jobs = append(jobs, s.prepare(p, mi, b, file, locs[mi]))
 	}
 	s.resolve(jobs)
+	growLines(p, jobs)
 	for _, j := range jobs {
 		if in == nil {
 			in = newInterner(p)
@@ -366,19 +367,17 @@ func (s *Symbolizer) apply(p *model.Profile, j *job, in *interner) {
 	}
 	missed := 0
 	for k, li := range j.locs {
-		if !j.okAddr[k] {
-			missed++
-			continue
-		}
-		fr := j.frames[searchU64(j.addrs, j.fileAddrs[k])]
+		fr := j.framesOf(k)
 		if len(fr) == 0 {
 			missed++
 			continue
 		}
+		// The location's new lines are the next len(fr) of the table
+		// (growLines made room for them).
 		l := &p.Locations[li]
-		l.Lines = make([]model.Line, len(fr))
+		l.FirstLine, l.NumLines = uint32(len(p.Lines)), uint32(len(fr))
 		l.IsFolded = false
-		for i, f := range fr {
+		for _, f := range fr {
 			if f.Name != "" {
 				m.HasFunctions = true
 			}
@@ -388,7 +387,7 @@ func (s *Symbolizer) apply(p *model.Profile, j *job, in *interner) {
 			if f.Line != 0 {
 				m.HasLineNumbers = true
 			}
-			l.Lines[i] = model.Line{Function: in.function(f), Line: f.Line, Column: f.Column}
+			p.Lines = append(p.Lines, model.Line{Function: in.function(f), Line: f.Line, Column: f.Column})
 		}
 	}
 	if j.src == srcDWARF {
@@ -397,6 +396,33 @@ func (s *Symbolizer) apply(p *model.Profile, j *job, in *interner) {
 	if missed > 0 && s.opts.Mode == Local {
 		s.warnf("%s: %d of %d addresses have no symbol in %s", file, missed, len(j.locs), b.path)
 	}
+}
+
+// framesOf returns the frames of location k of the job's: nil when it has
+// no file address or the binary no answer for it.
+func (j *job) framesOf(k int) []frame {
+	if !j.okAddr[k] || j.src == srcNone {
+		return nil
+	}
+	return j.frames[searchU64(j.addrs, j.fileAddrs[k])]
+}
+
+// growLines makes room in p's table of lines, at once, for the lines the
+// jobs give locations: a location's lines are replaced by new ones at its
+// end, never written where they are (locations may share them).
+func growLines(p *model.Profile, jobs []*job) {
+	n := 0
+	for _, j := range jobs {
+		for k := range j.locs {
+			n += len(j.framesOf(k))
+		}
+	}
+	if n == 0 || cap(p.Lines)-len(p.Lines) >= n {
+		return
+	}
+	grown := make([]model.Line, len(p.Lines), len(p.Lines)+n)
+	copy(grown, p.Lines)
+	p.Lines = grown
 }
 
 func searchU64(a []uint64, v uint64) int {

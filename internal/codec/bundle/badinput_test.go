@@ -212,7 +212,7 @@ func TestVersion2(t *testing.T) {
 // with one warning, as the pprof writer does; it never panics.
 func TestLineWithoutFunction(t *testing.T) {
 	p := model.New()
-	p.Locations = []model.Location{{Address: 0x1000, Mapping: model.NoMapping, Lines: []model.Line{{Function: model.NoFunction, Line: 7}}}}
+	p.AddLocation(model.Location{Address: 0x1000, Mapping: model.NoMapping}, model.Line{Function: model.NoFunction, Line: 7})
 	p.Stacks.Add([]int32{0})
 	p.SampleTypes = []model.ValueType{{}}
 	p.Samples = []model.Sample{{Stack: 0, Values: []int64{3}, Link: model.NoLink}}
@@ -235,7 +235,7 @@ func TestLineWithoutFunction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := got[0].Locations[0].Lines[0]
+	ln := got[0].LocationLines(0)[0]
 	if ln.Function == model.NoFunction || ln.Line != 7 {
 		t.Fatalf("line read back as %+v", ln)
 	}

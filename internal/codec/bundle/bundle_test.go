@@ -56,15 +56,13 @@ func handBuilt(variant int) *model.Profile {
 		{Name: s("malloc"), Filename: s("")},
 		{Name: s("unreferenced.fn")},
 	}
-	p.Locations = []model.Location{
-		{Address: 0x401000, Mapping: 0, Lines: []model.Line{{Function: 0, Line: 12, Column: 3}}},
-		{Address: 0x402000, Mapping: 0, Lines: []model.Line{{Function: 2, Line: 5, Column: 9}, {Function: 1, Line: 25}}},
-		{Address: 0x7f1234, Mapping: 1, Lines: []model.Line{{Function: 3}}, IsFolded: true},
-		{Address: 0xdeadbeef, Mapping: model.NoMapping},                                          // unmapped, no lines
-		{Address: 0x401000, Mapping: 0, Lines: []model.Line{{Function: 0, Line: 12, Column: 3}}}, // duplicate of 0
-		{Address: 0x555, Mapping: 3}, // uses the duplicate mapping
-		{Address: 0x999, Mapping: 0}, // unreferenced
-	}
+	p.AddLocation(model.Location{Address: 0x401000, Mapping: 0}, model.Line{Function: 0, Line: 12, Column: 3})
+	p.AddLocation(model.Location{Address: 0x402000, Mapping: 0}, model.Line{Function: 2, Line: 5, Column: 9}, model.Line{Function: 1, Line: 25})
+	p.AddLocation(model.Location{Address: 0x7f1234, Mapping: 1, IsFolded: true}, model.Line{Function: 3})
+	p.AddLocation(model.Location{Address: 0xdeadbeef, Mapping: model.NoMapping})                               // unmapped, no lines
+	p.AddLocation(model.Location{Address: 0x401000, Mapping: 0}, model.Line{Function: 0, Line: 12, Column: 3}) // duplicate of 0
+	p.AddLocation(model.Location{Address: 0x555, Mapping: 3})                                                  // uses the duplicate mapping
+	p.AddLocation(model.Location{Address: 0x999, Mapping: 0})                                                  // unreferenced
 	p.SetLocationAttrs(2, []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}},
 		{Key: "attr.weight", Value: model.Value{Kind: model.KindDouble, Double: 0.5}, Unit: "1"}})
 	p.Links = []model.Link{
@@ -367,16 +365,8 @@ func TestProfileLastTakesLines(t *testing.T) {
 	if d := diffProfiles(p, got); d != "" {
 		t.Fatal(d)
 	}
-	taken := 0
-	for _, l := range got.Locations {
-		for j := range lines {
-			if len(l.Lines) > 0 && &l.Lines[0] == &lines[j] {
-				taken++
-			}
-		}
-	}
-	if taken == 0 {
-		t.Errorf("no location's lines are the tables' (%d lines)", len(lines))
+	if len(lines) == 0 || len(got.Lines) != len(lines) || &got.Lines[0] != &lines[0] {
+		t.Errorf("the profile's lines (%d) are not the tables' (%d lines)", len(got.Lines), len(lines))
 	}
 	if len(got.Functions) != len(tb.functions) || &got.Functions[0] != &tb.functions[0] {
 		t.Errorf("the profile's %d functions are not the tables' %d", len(got.Functions), len(tb.functions))

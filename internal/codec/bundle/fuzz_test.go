@@ -31,7 +31,7 @@ func wideRows(types, n int) *model.Profile {
 		vals[i] = int64(i)
 	}
 	p.Functions = []model.Function{{Name: b.String("f")}}
-	p.Locations = []model.Location{{Address: 1, Mapping: model.NoMapping, Lines: []model.Line{{Function: 0, Line: 1}}}}
+	p.AddLocation(model.Location{Address: 1, Mapping: model.NoMapping}, model.Line{Function: 0, Line: 1})
 	st := b.Stack([]int32{0})
 	for i := 0; i < n; i++ {
 		p.Samples = append(p.Samples, model.Sample{Stack: st, Values: vals, Link: model.NoLink})

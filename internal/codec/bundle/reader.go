@@ -674,16 +674,25 @@ func (u *unpacker) build() {
 	if u.nloc > 0 && !u.hollow {
 		p.Locations = make([]model.Location, u.nloc)
 		// A profile read last that uses most of the shared lines takes
-		// them as they are, each location a slice of them, rather than
-		// copy them: each shared location is used once at most, so each
-		// line is renumbered once.
+		// them as they are for its table of lines, each location a range
+		// of them, rather than copy them: each shared location is used
+		// once at most, so each line is renumbered once.
 		inPlace := u.release && u.own && 2*u.nlines >= len(t.lines)
-		var lines []model.Line
-		if !inPlace {
-			lines = make([]model.Line, u.nlines)
+		if inPlace {
+			p.Lines = t.lines
+		} else {
+			p.Lines = make([]model.Line, u.nlines)
 		}
+		next := uint32(0)
 		for i, v := range u.locNew {
 			if v == 0 {
+				if inPlace {
+					// Lines no location of the profile has name no
+					// function of it.
+					for j := t.lineOff[i]; j < t.lineOff[i+1]; j++ {
+						p.Lines[j] = model.Line{Function: model.NoFunction}
+					}
+				}
 				continue
 			}
 			l := &t.locations[i]
@@ -692,15 +701,14 @@ func (u *unpacker) build() {
 			if m := l.mapping(); m != 0 {
 				loc.Mapping = u.mapFirst[m-1]
 			}
-			if sl := t.lines[t.lineOff[i]:t.lineOff[i+1]:t.lineOff[i+1]]; len(sl) > 0 {
-				if inPlace {
-					loc.Lines = sl
-				} else {
-					loc.Lines = lines[:len(sl):len(sl)]
-					lines = lines[len(sl):]
+			if first, end := t.lineOff[i], t.lineOff[i+1]; end > first {
+				loc.FirstLine, loc.NumLines = first, end-first
+				if !inPlace {
+					loc.FirstLine = next
+					next += end - first
 				}
-				for j, ln := range sl {
-					loc.Lines[j] = model.Line{Function: u.funcNew[ln.Function] - 1, Line: ln.Line, Column: ln.Column}
+				for j, ln := range t.lines[first:end] {
+					p.Lines[loc.FirstLine+uint32(j)] = model.Line{Function: u.funcNew[ln.Function] - 1, Line: ln.Line, Column: ln.Column}
 				}
 			}
 			p.Locations[v-1] = loc

@@ -345,7 +345,7 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	}
 	sl := newLocation(l.Address, m, l.IsFolded, w.attrSet(p.LocationAttrs(int(i))))
 	lines := w.lineBuf[:0]
-	for _, ln := range l.Lines {
+	for _, ln := range p.LinesOf(l) {
 		lines = append(lines, line{Function: int32(w.function(p, ln.Function)), Line: ln.Line, Column: ln.Column})
 	}
 	w.lineBuf = lines

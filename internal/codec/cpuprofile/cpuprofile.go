@@ -239,8 +239,7 @@ func (f *frames) location(cf callFrame) int32 {
 		p.Functions = append(p.Functions, model.Function{Name: f.b.String(name), SystemName: f.b.String(name), Filename: f.b.String(cf.URL), StartLine: line})
 		f.funcs[key] = fi
 	}
-	i := int32(len(p.Locations))
-	p.Locations = append(p.Locations, model.Location{Mapping: model.NoMapping, Lines: []model.Line{{Function: fi, Line: line, Column: col}}})
+	i := p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: fi, Line: line, Column: col})
 	f.locs[cf] = i
 	return i
 }

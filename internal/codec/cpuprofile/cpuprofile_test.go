@@ -73,8 +73,8 @@ func TestCounts(t *testing.T) {
 			if name == "" {
 				name = "(anonymous)"
 			}
-			leaf := p.Locations[p.Stacks.Append(nil, int(s.Stack))[0]]
-			if got := p.String(p.Functions[leaf.Lines[0].Function].Name); got != name {
+			leaf := p.LocationLines(int(p.Stacks.Append(nil, int(s.Stack))[0]))
+			if got := p.String(p.Functions[leaf[0].Function].Name); got != name {
 				t.Errorf("%s: node %d: leaf %q, want %q", f, n.ID, got, name)
 			}
 			if s.Values[0] != perNode[n.ID] {
@@ -121,10 +121,11 @@ func TestFrames(t *testing.T) {
 	if !strings.HasSuffix(p.String(fib.Filename), "testdata/cpuprofile/work.js") || fib.StartLine != 6 {
 		t.Errorf("fib in %q at line %d, want work.js line 6", p.String(fib.Filename), fib.StartLine)
 	}
-	for _, l := range p.Locations {
-		f := p.Functions[l.Lines[0].Function]
-		if p.String(f.Name) == "fib" && l.Lines[0].Column != 13 {
-			t.Errorf("fib column %d, want 13 (V8 places a function at its parameter list: \"function fib(\" is 12 bytes)", l.Lines[0].Column)
+	for i := range p.Locations {
+		ln := p.LocationLines(i)[0]
+		f := p.Functions[ln.Function]
+		if p.String(f.Name) == "fib" && ln.Column != 13 {
+			t.Errorf("fib column %d, want 13 (V8 places a function at its parameter list: \"function fib(\" is 12 bytes)", ln.Column)
 		}
 	}
 }

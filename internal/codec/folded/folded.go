@@ -107,7 +107,7 @@ func FrameSuffix(p *model.Profile, li int32, k int) string {
 		if a.Key != AttrJFRFrameType || a.Value.Kind != model.KindString {
 			continue
 		}
-		if k < len(loc.Lines)-1 {
+		if k < int(loc.NumLines)-1 {
 			return "_[i]"
 		}
 		return jfrSuffixes[a.Value.Str]
@@ -269,9 +269,7 @@ func addFrame(b *model.Builder, s string) int32 {
 		fn.SystemName = b.String(s)
 	}
 	p.Functions = append(p.Functions, fn)
-	p.Locations = append(p.Locations, model.Location{Mapping: model.NoMapping,
-		Lines: []model.Line{{Function: int32(len(p.Functions) - 1)}}})
-	return int32(len(p.Locations) - 1)
+	return p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: int32(len(p.Functions) - 1)})
 }
 
 func clip(s string) string {

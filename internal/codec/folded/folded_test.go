@@ -175,7 +175,7 @@ func TestEscape(t *testing.T) {
 	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
 	for _, n := range []string{"main", "f(a;b)", "g\nh"} {
 		p.Functions = append(p.Functions, model.Function{Name: b.String(n)})
-		p.Locations = append(p.Locations, model.Location{Mapping: model.NoMapping, Lines: []model.Line{{Function: int32(len(p.Functions) - 1)}}})
+		p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: int32(len(p.Functions) - 1)})
 	}
 	p.Samples = []model.Sample{{Stack: b.Stack([]int32{2, 1, 0}), Values: []int64{7}, Link: model.NoLink}}
 	var out bytes.Buffer
@@ -218,7 +218,7 @@ func TestDetect(t *testing.T) {
 func TestFrameSuffix(t *testing.T) {
 	frameType := model.Attribute{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "jvm"}}
 	jfrLoc := func(typ string, lines int) (model.Location, []model.Attribute) {
-		return model.Location{Lines: make([]model.Line, lines)}, []model.Attribute{
+		return model.Location{NumLines: uint32(lines)}, []model.Attribute{
 			frameType, {Key: folded.AttrJFRFrameType, Value: model.Value{Kind: model.KindString, Str: typ}}}
 	}
 	type loc struct {
@@ -240,9 +240,9 @@ func TestFrameSuffix(t *testing.T) {
 		{at(jfrLoc("Native", 1)), 0, ""},
 		{at(jfrLoc("C++", 1)), 0, ""},
 		{at(jfrLoc("Inlined", 1)), 0, "_[i]"},
-		{at(model.Location{Lines: make([]model.Line, 1)}, []model.Attribute{
+		{at(model.Location{NumLines: 1}, []model.Attribute{
 			{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "kernel"}}}), 0, ""},
-		{at(model.Location{Lines: make([]model.Line, 2)}, nil), 0, ""},
+		{at(model.Location{NumLines: 2}, nil), 0, ""},
 	}
 	for i, c := range cases {
 		p := model.New()

@@ -219,13 +219,13 @@ func (d *decoder) location(cc *chunkCache, frames []frame) int32 {
 	d.keyBuf, d.fnBuf = key, fns
 	l, ok := d.locs[string(key)]
 	if !ok {
-		lines := make([]model.Line, len(frames))
-		for k, f := range frames {
-			lines[k] = model.Line{Function: fns[k], Line: max(f.line, 0)}
-		}
 		pr := d.b.P
+		loc := model.Location{Mapping: model.NoMapping, FirstLine: uint32(len(pr.Lines)), NumLines: uint32(len(frames))}
+		for k, f := range frames {
+			pr.Lines = append(pr.Lines, model.Line{Function: fns[k], Line: max(f.line, 0)})
+		}
 		l = int32(len(pr.Locations))
-		pr.Locations = append(pr.Locations, model.Location{Mapping: model.NoMapping, Lines: lines})
+		pr.Locations = append(pr.Locations, loc)
 		pr.SetLocationAttrs(int(l), d.locationAttrs(last, frames))
 		d.locs[string(key)] = l
 	}

@@ -210,10 +210,11 @@ func modelKey(p *model.Profile, s model.Sample) string {
 				bcis = a.Value.Array
 			}
 		}
-		for i, ln := range loc.Lines {
+		lines := p.LinesOf(&loc)
+		for i, ln := range lines {
 			fn := p.Functions[ln.Function]
 			ft := typ
-			if i < len(loc.Lines)-1 {
+			if i < len(lines)-1 {
 				ft = "Inlined"
 			}
 			b.WriteString(frameKey(p.String(fn.Name), p.String(fn.SystemName), ln.Line, bcis[i].Int, ft))

@@ -41,12 +41,14 @@ func compact(t *model.Profile, profs []*pb.Profile, mappings []int32) (*model.Pr
 		}
 	}
 	useFun := make([]bool, len(t.Functions))
+	nlines := 0
 	for i, u := range useLoc {
 		if !u {
 			continue
 		}
-		l := &t.Locations[i]
-		for _, ln := range l.Lines {
+		lines := t.LocationLines(i)
+		nlines += len(lines)
+		for _, ln := range lines {
 			if ln.Function >= 0 {
 				useFun[ln.Function] = true
 			}
@@ -81,6 +83,9 @@ func compact(t *model.Profile, profs []*pb.Profile, mappings []int32) (*model.Pr
 		}
 	}
 	lm := make([]int32, len(t.Locations))
+	if nlines > 0 {
+		p.Lines = make([]model.Line, 0, nlines)
+	}
 	for i, u := range useLoc {
 		if !u {
 			continue
@@ -89,15 +94,15 @@ func compact(t *model.Profile, profs []*pb.Profile, mappings []int32) (*model.Pr
 		if l.Mapping >= 0 {
 			l.Mapping = mm[l.Mapping]
 		}
-		if len(l.Lines) > 0 {
-			lines := make([]model.Line, len(l.Lines))
-			for j, ln := range l.Lines {
+		l.FirstLine, l.NumLines = 0, 0
+		if lines := t.LinesOf(&t.Locations[i]); len(lines) > 0 {
+			l.FirstLine, l.NumLines = uint32(len(p.Lines)), uint32(len(lines))
+			for _, ln := range lines {
 				if ln.Function >= 0 {
 					ln.Function = fm[ln.Function]
 				}
-				lines[j] = ln
+				p.Lines = append(p.Lines, ln)
 			}
-			l.Lines = lines
 		}
 		lm[i] = int32(len(p.Locations))
 		p.Locations = append(p.Locations, l)

@@ -9,7 +9,7 @@ import (
 // compactTables are a dictionary's location_table and function_table
 // read straight into the model's layout, for a message read to be decoded
 // (ReadForDecode): the generated structs of a location of one line take
-// 184 bytes with their pointers, these 64, a function 72 bytes, this 24,
+// 184 bytes with their pointers, these 48, a function 72 bytes, this 24,
 // and the model takes them as they are. Until checked and renumbered
 // (decoder.takeLocations), a location's indices are the input's: its
 // Mapping is its mapping_index and each line's Function its
@@ -17,7 +17,7 @@ import (
 // string indices are the model's as they are.
 type compactTables struct {
 	locs     []model.Location
-	lines    []model.Line // the locations' lines, back to back
+	lines    []model.Line // the locations' lines, back to back (their FirstLine and NumLines)
 	nextLine int
 	// attrs[i] is location i's attribute_indices; nil when no location
 	// has any.
@@ -76,7 +76,7 @@ func (t *compactTables) location(v []byte, blk *block[int32]) bool {
 			}
 			ln := &t.lines[t.nextLine]
 			t.nextLine++
-			l.Lines = t.lines[first:t.nextLine:t.nextLine]
+			l.FirstLine, l.NumLines = uint32(first), uint32(t.nextLine-first)
 			return modelLine(ln, v)
 		case 4:
 			if t.attrs == nil {
@@ -124,5 +124,10 @@ func (t *compactTables) attrsOf(i int) []int32 {
 // generated struct would have no field set.
 func (t *compactTables) zeroLocation() bool {
 	l := &t.locs[0]
-	return l.Address == 0 && l.Mapping == 0 && len(l.Lines) == 0 && len(t.attrsOf(0)) == 0
+	return l.Address == 0 && l.Mapping == 0 && l.NumLines == 0 && len(t.attrsOf(0)) == 0
+}
+
+// linesOf returns the lines of l, one of the locations.
+func (t *compactTables) linesOf(l *model.Location) []model.Line {
+	return t.lines[l.FirstLine : l.FirstLine+l.NumLines : l.FirstLine+l.NumLines]
 }

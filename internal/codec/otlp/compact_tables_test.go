@@ -105,8 +105,8 @@ func TestCompactTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	locs := ps[0].Locations
-	if len(locs) != 3 || locs[0].Mapping != 0 || locs[1].Mapping != model.NoMapping || len(locs[0].Lines) != 2 ||
-		locs[0].Lines[1].Function != 1 || !locs[1].IsFolded || locs[2].IsFolded {
+	if len(locs) != 3 || locs[0].Mapping != 0 || locs[1].Mapping != model.NoMapping || len(ps[0].LocationLines(0)) != 2 ||
+		ps[0].LocationLines(0)[1].Function != 1 || !locs[1].IsFolded || locs[2].IsFolded {
 		t.Errorf("locations %+v", locs)
 	}
 }

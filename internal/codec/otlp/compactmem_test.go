@@ -12,7 +12,7 @@ import (
 // A profile of many locations and functions is read into the model's
 // layout: reading one of 200k, each location of one line and its own
 // function, allocates 200 bytes an entry or less (the model's location,
-// line and function take 88, its string 24), where reading through the
+// line and function take 72, its string 24), where reading through the
 // generated structs allocates over 400.
 func TestDecodeCompactMemory(t *testing.T) {
 	const n = 200_000

@@ -398,17 +398,19 @@ func (d *decoder) locations(t *dict, p *model.Profile, locs []*pb.Location) {
 	for _, l := range locs {
 		nlines += len(l.GetLines())
 	}
-	lines := make([]model.Line, 0, nlines)
+	if nlines > 0 {
+		p.Lines = make([]model.Line, 0, nlines)
+	}
 	for i := 1; i < len(locs); i++ {
 		l := locs[i]
 		ml := &p.Locations[i-1]
 		ml.Address, ml.Mapping = l.Address, l.MappingIndex-1
-		first := len(lines)
+		first := len(p.Lines)
 		for _, ln := range l.Lines {
-			lines = append(lines, model.Line{Function: ln.FunctionIndex - 1, Line: ln.Line, Column: ln.Column})
+			p.Lines = append(p.Lines, model.Line{Function: ln.FunctionIndex - 1, Line: ln.Line, Column: ln.Column})
 		}
-		if len(lines) > first {
-			ml.Lines = lines[first:len(lines):len(lines)]
+		if len(p.Lines) > first {
+			ml.FirstLine, ml.NumLines = uint32(first), uint32(len(p.Lines)-first)
 		}
 		d.locationAttrs(t, p, i-1, l.AttributeIndices)
 	}
@@ -420,12 +422,16 @@ func (d *decoder) takeLocations(t *dict, p *model.Profile, ct *compactTables) {
 	if len(ct.locs) > 1 {
 		p.Locations = ct.locs[1:len(ct.locs):len(ct.locs)]
 	}
+	if ct.nextLine > 0 {
+		// The lines, each of one location, keep their places: the
+		// locations' ranges hold as they are.
+		p.Lines = ct.lines[:ct.nextLine:ct.nextLine]
+	}
+	for j := range p.Lines {
+		p.Lines[j].Function--
+	}
 	for i := range p.Locations {
-		ml := &p.Locations[i]
-		ml.Mapping--
-		for j := range ml.Lines {
-			ml.Lines[j].Function--
-		}
+		p.Locations[i].Mapping--
 		d.locationAttrs(t, p, i, ct.attrsOf(i+1))
 	}
 }

@@ -410,7 +410,7 @@ func sizeHint(ps []*model.Profile) int {
 		// function, line number, tags and length.
 		n += 14 * len(p.Locations)
 		for i := range p.Locations {
-			n += len(p.Locations[i].Lines) * (7 + fn)
+			n += len(p.LocationLines(i)) * (7 + fn)
 		}
 		// A function: three string indices, a start line, tags and length.
 		n += (8 + 3*str) * len(p.Functions)
@@ -498,7 +498,7 @@ func (e *encoder) dictionary(b []byte) []byte {
 		// Lines first, then mapping and address: in address order the
 		// lines of neighbours repeat while addresses always differ, and
 		// gzip finds longer matches this way.
-		for _, ln := range l.Lines {
+		for _, ln := range e.ps[r.p].LinesOf(l) {
 			var nb int
 			b, nb = begin(b, 3)
 			if ln.Function != model.NoFunction {

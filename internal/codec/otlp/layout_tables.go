@@ -361,7 +361,7 @@ func (e *encoder) locationKey(mapping int32, r ref) []byte {
 		k = append(k, 0)
 	}
 	k = appendAttrsKey(k, p.LocationAttrs(int(r.i)))
-	for _, ln := range l.Lines {
+	for _, ln := range p.LinesOf(l) {
 		k = binary.AppendVarint(k, ln.Line)
 		k = binary.AppendVarint(k, ln.Column)
 		if ln.Function == model.NoFunction {
@@ -413,7 +413,7 @@ func (e *encoder) layoutFunctions() {
 		e.fmap[pi] = fm
 	}
 	for _, r := range e.locs {
-		lines := e.ps[r.p].Locations[r.i].Lines
+		lines := e.ps[r.p].LocationLines(int(r.i))
 		for k := len(lines) - 1; k >= 0; k-- {
 			if f := lines[k].Function; f != model.NoFunction {
 				add(r.p, f)

@@ -185,7 +185,7 @@ func TestOwnOutputUnambiguous(t *testing.T) {
 	p := b.P
 	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
 	p.Functions = []model.Function{{Name: b.String("f")}}
-	p.Locations = []model.Location{{Address: 1, Mapping: model.NoMapping, Lines: []model.Line{{Function: 0}}}}
+	p.AddLocation(model.Location{Address: 1, Mapping: model.NoMapping}, model.Line{Function: 0})
 	st := b.Stack([]int32{0})
 	for i := 0; i < 3; i++ {
 		p.Links = append(p.Links, model.Link{TraceID: bytes.Repeat([]byte{byte(i + 1)}, 16), SpanID: bytes.Repeat([]byte{byte(i + 1)}, 8)})

@@ -230,7 +230,8 @@ func (c *checker) dictionary(d *pb.ProfilesDictionary) {
 	if c.ct != nil {
 		for i := 1; i < len(c.ct.locs); i++ {
 			l := &c.ct.locs[i]
-			c.location(i, l.Mapping, c.ct.attrsOf(i), len(l.Lines), func(j int) int32 { return l.Lines[j].Function })
+			lines := c.ct.linesOf(l)
+			c.location(i, l.Mapping, c.ct.attrsOf(i), len(lines), func(j int) int32 { return lines[j].Function })
 		}
 	}
 	for i, l := range d.LinkTable {

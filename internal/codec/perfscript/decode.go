@@ -603,6 +603,7 @@ func (d *decoder) location(g []int32, java bool) (int32, error) {
 		}
 	}
 	last := &d.table[g[len(g)-1]]
+	first := len(p.Lines)
 	for _, fi := range g {
 		f := &d.table[fi]
 		sym := f.sym
@@ -626,13 +627,16 @@ func (d *decoder) location(g []int32, java bool) (int32, error) {
 			if f.hasSrc && pi == len(pieces)-1 {
 				ln.Line = f.srcLine
 			}
-			loc.Lines = append(loc.Lines, ln)
+			p.Lines = append(p.Lines, ln)
 		}
+	}
+	if n := len(p.Lines) - first; n > 0 {
+		loc.FirstLine, loc.NumLines = uint32(first), uint32(n)
 	}
 	if loc.Mapping != model.NoMapping {
 		m := &p.Mappings[loc.Mapping]
-		m.HasFunctions = m.HasFunctions || len(loc.Lines) > 0
-		m.HasInlineFrames = m.HasInlineFrames || len(loc.Lines) > 1
+		m.HasFunctions = m.HasFunctions || loc.NumLines > 0
+		m.HasInlineFrames = m.HasInlineFrames || loc.NumLines > 1
 		m.HasFilenames = m.HasFilenames || last.hasSrc
 		m.HasLineNumbers = m.HasLineNumbers || last.hasSrc
 	}

@@ -17,7 +17,7 @@ func TestSampleAttributesNamed(t *testing.T) {
 		p := b.P
 		p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
 		p.Functions = []model.Function{{Name: b.String("main")}}
-		p.Locations = []model.Location{{Address: 1, Mapping: model.NoMapping, Lines: []model.Line{{Function: 0}}}}
+		p.AddLocation(model.Location{Address: 1, Mapping: model.NoMapping}, model.Line{Function: 0})
 		labels := []model.Label{{Key: b.String("k"), Str: b.String("v")}}
 		var as []model.Attribute
 		if attrs {

@@ -155,10 +155,12 @@ type decoder struct {
 
 	mapIdx, fnIdx, locIdx idIndex
 
-	lines  chunks[model.Line]
 	values chunks[int64]
-	key    []byte
-	owned  bool // strings may point into data
+	// locsLeft is the locations not decoded yet, the one being decoded
+	// included: what the table of lines grows by depends on it.
+	locsLeft int
+	key      []byte
+	owned    bool // strings may point into data
 	// sampleBytesLeft is the bytes of the samples not decoded yet.
 	sampleBytesLeft int
 	// maxFrames is the location ids of all samples: the stacks' frames
@@ -265,8 +267,9 @@ func (d *decoder) decode() error {
 	d.fnIdx.ids = make([]uint64, 0, counts[fFunction])
 	d.locIdx.ids = make([]uint64, 0, counts[fLocation])
 
-	// Most locations have one line: the first chunk of lines fits that.
-	d.lines.next = counts[fLocation] + 16
+	// Most locations have one line: the table of lines starts with room
+	// for that.
+	p.Lines = make([]model.Line, 0, counts[fLocation]+16)
 
 	// Pass 1: everything but strings, locations and samples.
 	err = d.topLevel(func(g *field) error {
@@ -291,9 +294,7 @@ func (d *decoder) decode() error {
 		if g.num != fLocation {
 			return nil
 		}
-		// A chunk that fills up (inlined frames) is followed by one sized
-		// for a line per remaining location, not by a fixed 4096 lines.
-		d.lines.next = counts[fLocation] - k + 16
+		d.locsLeft = counts[fLocation] - k
 		k++
 		return d.location(g)
 	})

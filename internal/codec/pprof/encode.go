@@ -232,7 +232,7 @@ func sampleAttrKeys(p *model.Profile) string {
 // after the model's.
 func hasLineWithoutFunction(p *model.Profile) bool {
 	for i := range p.Locations {
-		for _, ln := range p.Locations[i].Lines {
+		for _, ln := range p.LocationLines(i) {
 			if ln.Function == model.NoFunction {
 				return true
 			}
@@ -265,7 +265,7 @@ func estimateSize(p *model.Profile) int {
 func tablesSize(p *model.Profile) int {
 	n := 64 + len(p.Locations)*16 + len(p.Functions)*12 + len(p.Mappings)*40
 	for i := range p.Locations {
-		n += 10 * len(p.Locations[i].Lines)
+		n += 10 * int(p.Locations[i].NumLines)
 	}
 	for _, s := range p.Strings {
 		n += len(s) + 2
@@ -510,7 +510,7 @@ func appendTail(b []byte, p *model.Profile, next func([]byte) ([]byte, error)) (
 				b = appendVarintField(b, 2, uint64(l.Mapping)+1)
 			}
 			b = appendVarintField(b, 3, l.Address)
-			for _, ln := range l.Lines {
+			for _, ln := range p.LinesOf(l) {
 				b = appendMessage(b, 4, func(b []byte) []byte {
 					if ln.Function != model.NoFunction {
 						b = appendVarintField(b, 1, uint64(ln.Function)+1)

@@ -307,8 +307,9 @@ func TestLineWithoutFunction(t *testing.T) {
 	}
 	n := 0
 	for i := range p.Locations {
-		for j := range p.Locations[i].Lines {
-			p.Locations[i].Lines[j].Function = model.NoFunction
+		lines := p.LocationLines(i)
+		for j := range lines {
+			lines[j].Function = model.NoFunction
 			n++
 		}
 	}

@@ -184,8 +184,8 @@ func (d *decoder) location(f *field) error {
 	loc := model.Location{Mapping: model.NoMapping}
 	var id uint64
 	buf, base := f.b, f.next-len(f.b)
-	// Lines go straight into the shared chunk, contiguous per location.
-	first := len(d.lines.buf)
+	// Lines go straight into the profile's table, contiguous per location.
+	first := len(d.p.Lines)
 	var g field
 	for pos := 0; pos < len(buf); pos = g.next - base {
 		if err := d.scan(buf, pos, base, &g); err != nil {
@@ -213,7 +213,7 @@ func (d *decoder) location(f *field) error {
 			if err != nil {
 				return err
 			}
-			first = d.lines.push(first, ln)
+			d.addLine(ln)
 		case 5:
 			err, loc.IsFolded = d.wantVarint(&g), g.v != 0
 		}
@@ -221,12 +221,25 @@ func (d *decoder) location(f *field) error {
 			return err
 		}
 	}
-	if n := len(d.lines.buf); n > first {
-		loc.Lines = d.lines.buf[first:n:n]
+	if n := len(d.p.Lines); n > first {
+		loc.FirstLine, loc.NumLines = uint32(first), uint32(n-first)
 	}
 	d.p.Locations = append(d.p.Locations, loc)
 	d.locIdx.ids = append(d.locIdx.ids, id)
 	return nil
+}
+
+// addLine appends ln to the profile's table of lines. A table that is
+// full (inlined frames) grows by as many lines a location as it holds
+// so far, and one more, for each location left.
+func (d *decoder) addLine(ln model.Line) {
+	p := d.p
+	if len(p.Lines) == cap(p.Lines) {
+		n := len(p.Lines)
+		more := (n/max(len(p.Locations), 1) + 1) * max(d.locsLeft, 1)
+		p.Lines = append(make([]model.Line, 0, n+more+16), p.Lines...)
+	}
+	p.Lines = append(p.Lines, ln)
 }
 
 func (d *decoder) line(f *field) (model.Line, error) {

@@ -88,27 +88,6 @@ func (c *chunks[T]) take(n int) []T {
 	return s
 }
 
-// push appends v to the run of elements that starts at first in the
-// current chunk, moving the run to a new chunk when this one is full, and
-// returns where the run now starts.
-func (c *chunks[T]) push(first int, v T) int {
-	if len(c.buf) == cap(c.buf) {
-		run := c.buf[first:]
-		size := c.next
-		if size <= 0 {
-			size = 4096
-		}
-		c.next = 4096
-		if size < 2*len(run)+1 {
-			size = 2*len(run) + 1
-		}
-		c.buf = append(make([]T, 0, size), run...)
-		first = 0
-	}
-	c.buf = append(c.buf, v)
-	return first
-}
-
 // field is one protobuf field as read from the wire.
 type field struct {
 	num  protowire.Number

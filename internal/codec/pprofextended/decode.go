@@ -341,7 +341,9 @@ func (r *containerReader) locations() error {
 	for _, l := range prof.Location {
 		nlines += len(l.Line)
 	}
-	lines := make([]model.Line, 0, nlines)
+	if nlines > 0 {
+		p.Lines = make([]model.Line, 0, nlines)
+	}
 	for i, l := range prof.Location {
 		ml := &p.Locations[i]
 		ml.Address, ml.IsFolded, ml.Mapping = l.Address, l.IsFolded, model.NoMapping
@@ -361,15 +363,15 @@ func (r *containerReader) locations() error {
 		if len(l.Attributes) > 0 || l.TypeIndex != 0 {
 			r.d.warn("otlp: location attributes and frame types were dropped (the model has no place for them)")
 		}
-		first := len(lines)
+		first := len(p.Lines)
 		for j, ln := range l.Line {
 			if ln.FunctionIndex >= nf {
 				return fmt.Errorf("%s.location[%d].line[%d].function_index: %d beyond function (%d)", pp, i, j, ln.FunctionIndex, nf)
 			}
-			lines = append(lines, model.Line{Function: r.funcIdx[ln.FunctionIndex], Line: ln.Line, Column: ln.Column})
+			p.Lines = append(p.Lines, model.Line{Function: r.funcIdx[ln.FunctionIndex], Line: ln.Line, Column: ln.Column})
 		}
-		if len(lines) > first {
-			ml.Lines = lines[first:len(lines):len(lines)]
+		if len(p.Lines) > first {
+			ml.FirstLine, ml.NumLines = uint32(first), uint32(len(p.Lines)-first)
 		}
 	}
 	r.nloc = int64(len(prof.Location))

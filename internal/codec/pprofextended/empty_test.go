@@ -214,7 +214,7 @@ func TestEmptyFunctionFixtures(t *testing.T) {
 			t.Errorf("%s: %d functions read back from OTLP, want %d", name, len(back.Functions), len(src.Function))
 		}
 		for i := range back.Locations {
-			for _, ln := range back.Locations[i].Lines {
+			for _, ln := range back.LocationLines(i) {
 				if ln.Function == model.NoFunction {
 					t.Errorf("%s: location %d has a line with no function after OTLP", name, i)
 				}

@@ -248,7 +248,7 @@ func sizeHint(ps []*model.Profile) int {
 		// function, line number, tags and length.
 		n += 14 * len(p.Locations)
 		for i := range p.Locations {
-			n += len(p.Locations[i].Lines) * (7 + fn)
+			n += len(p.LocationLines(i)) * (7 + fn)
 		}
 		// A function: three string indices, a start line, tags and length.
 		n += (8 + 3*str) * len(p.Functions)
@@ -326,7 +326,7 @@ func (e *encoder) placeholders(p *model.Profile) {
 		if l.Mapping == model.NoMapping {
 			e.mapShift = 1
 		}
-		for _, ln := range l.Lines {
+		for _, ln := range p.LinesOf(l) {
 			if ln.Function == model.NoFunction {
 				e.funcShift = 1
 			}
@@ -436,7 +436,7 @@ func (e *encoder) appendLocations(b []byte, p *model.Profile) []byte {
 		// this way. On the Go fixtures it saves 1 to 2% of the gzipped size
 		// (it takes heap-lines under 0.89); the generated profiles, whose
 		// locations are one line each at random, grow by 0.3 to 0.7%.
-		for _, ln := range l.Lines {
+		for _, ln := range p.LinesOf(l) {
 			var nb int
 			b, nb = begin(b, 4)
 			if ln.Function != model.NoFunction {

@@ -45,7 +45,7 @@ func loc(p *model.Profile, i int32) string {
 		fmt.Fprintf(&sb, "@[%x-%x+%x %s %s k%d %v%v%v%v]", m.Start, m.Limit, m.Offset, p.String(m.File), p.String(m.BuildID), m.BuildIDKind,
 			m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames)
 	}
-	for _, ln := range l.Lines {
+	for _, ln := range p.LinesOf(&l) {
 		if ln.Function == model.NoFunction {
 			fmt.Fprintf(&sb, " <no function>:%d:%d", ln.Line, ln.Column)
 			continue
@@ -166,14 +166,12 @@ func richModel() *model.Profile {
 		{Name: s("memcpy"), Filename: s("memcpy.S")},
 		{Name: s("[unmapped]")},
 	}
-	p.Locations = []model.Location{
-		{Address: 0x401000, Mapping: 0, Lines: []model.Line{{Function: 0, Line: 12, Column: 3}}},
-		{Address: 0x402000, Mapping: 0, Lines: []model.Line{{Function: 2, Line: 33, Column: 7}, {Function: 1, Line: 25, Column: 2}}},
-		{Address: 0x7f0000001000, Mapping: 1, Lines: []model.Line{{Function: 3}}, IsFolded: true},
-		{Address: 0xdead, Mapping: model.NoMapping, Lines: []model.Line{{Function: 4}}},
-		{Address: 0xbeef, Mapping: model.NoMapping},
-		{Address: 0xf00d, Mapping: 0, Lines: []model.Line{{Function: model.NoFunction, Line: 99}, {Function: 0, Line: 3}}},
-	}
+	p.AddLocation(model.Location{Address: 0x401000, Mapping: 0}, model.Line{Function: 0, Line: 12, Column: 3})
+	p.AddLocation(model.Location{Address: 0x402000, Mapping: 0}, model.Line{Function: 2, Line: 33, Column: 7}, model.Line{Function: 1, Line: 25, Column: 2})
+	p.AddLocation(model.Location{Address: 0x7f0000001000, Mapping: 1, IsFolded: true}, model.Line{Function: 3})
+	p.AddLocation(model.Location{Address: 0xdead, Mapping: model.NoMapping}, model.Line{Function: 4})
+	p.AddLocation(model.Location{Address: 0xbeef, Mapping: model.NoMapping})
+	p.AddLocation(model.Location{Address: 0xf00d, Mapping: 0}, model.Line{Function: model.NoFunction, Line: 99}, model.Line{Function: 0, Line: 3})
 	p.Links = []model.Link{{TraceID: bytes.Repeat([]byte{1}, 16), SpanID: bytes.Repeat([]byte{2}, 8)}}
 	lab := func(ls ...model.Label) int32 { return b.LabelSet(ls) }
 	str := func(k, v string) model.Label { return model.Label{Key: s(k), Str: s(v)} }

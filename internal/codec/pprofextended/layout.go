@@ -223,7 +223,7 @@ func (e *encoder) layoutFunctions() {
 		e.fmap[i] = -1
 	}
 	for _, li := range e.lorder {
-		lines := p.Locations[li].Lines
+		lines := p.LocationLines(int(li))
 		for k := len(lines) - 1; k >= 0; k-- {
 			if f := lines[k].Function; f != model.NoFunction && e.fmap[f] == -1 {
 				e.fmap[f] = int32(len(e.forder))

@@ -299,8 +299,7 @@ func (t *tables) location(i int) (int32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("shared.frames[%d].col: %v", i, err)
 	}
-	l := int32(len(p.Locations))
-	p.Locations = append(p.Locations, model.Location{Mapping: model.NoMapping, Lines: []model.Line{{Function: fi, Line: line, Column: col}}})
+	l := p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: fi, Line: line, Column: col})
 	t.locs[i] = l + 1
 	return l, nil
 }

@@ -83,7 +83,7 @@ func libcFromDWARF(p *model.Profile) bool {
 			continue
 		}
 		for _, l := range p.Locations {
-			if int(l.Mapping) == mi && len(l.Lines) > 0 {
+			if int(l.Mapping) == mi && len(p.LinesOf(&l)) > 0 {
 				return true
 			}
 		}

@@ -544,7 +544,7 @@ func bundleRows(w io.Writer, n int) error {
 		p.SampleTypes = append(p.SampleTypes, model.ValueType{Type: b.String(fmt.Sprintf("t%d", i)), Unit: b.String("count")})
 	}
 	p.Functions = []model.Function{{Name: b.String("main")}}
-	p.Locations = []model.Location{{Address: 0x1000, Mapping: model.NoMapping, Lines: []model.Line{{Function: 0, Line: 1}}}}
+	p.AddLocation(model.Location{Address: 0x1000, Mapping: model.NoMapping}, model.Line{Function: 0, Line: 1})
 	stack := b.Stack([]int32{0})
 	vals := make([]int64, 1000)
 	for i := range vals {
@@ -748,10 +748,11 @@ func bundleEntries(w io.Writer, n int) error {
 	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
 	file := b.String("hostile.go")
 	p.Functions = make([]model.Function, n)
-	p.Locations = make([]model.Location, n)
+	p.Locations = make([]model.Location, 0, n)
+	p.Lines = make([]model.Line, 0, n)
 	for i := range n {
 		p.Functions[i] = model.Function{Name: b.String(fmt.Sprintf("f%07d", i)), Filename: file}
-		p.Locations[i] = model.Location{Address: 0x1000 + uint64(i)*4, Mapping: model.NoMapping, Lines: []model.Line{{Function: int32(i), Line: int64(i%1000 + 1)}}}
+		p.AddLocation(model.Location{Address: 0x1000 + uint64(i)*4, Mapping: model.NoMapping}, model.Line{Function: int32(i), Line: int64(i%1000 + 1)})
 	}
 	frames := make([]int32, 1000)
 	for s := 0; s < n/1000; s++ {

@@ -53,7 +53,7 @@ func Describe(p *model.Profile) string {
 		for _, li := range p.Stacks.Append(nil, int(s.Stack)) {
 			l := p.Locations[li]
 			fmt.Fprintf(&b, "  %#x %s folded=%v attrs=%+v", l.Address, mapping(l.Mapping), l.IsFolded, p.LocationAttrs(int(li)))
-			for _, ln := range l.Lines {
+			for _, ln := range p.LinesOf(&l) {
 				if ln.Function == model.NoFunction {
 					fmt.Fprintf(&b, " {- %d %d}", ln.Line, ln.Column)
 					continue

@@ -16,10 +16,10 @@ func Locations(n int) *model.Builder {
 	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
 	p.Functions = make([]model.Function, 0, n)
 	p.Locations = make([]model.Location, 0, n)
+	p.Lines = make([]model.Line, 0, n)
 	for i := range n {
 		p.Functions = append(p.Functions, model.Function{Name: b.String(fmt.Sprintf("fn%d", i))})
-		p.Locations = append(p.Locations, model.Location{Address: uint64(0x1000 + 16*i), Mapping: model.NoMapping,
-			Lines: []model.Line{{Function: int32(i), Line: 1}}})
+		p.AddLocation(model.Location{Address: uint64(0x1000 + 16*i), Mapping: model.NoMapping}, model.Line{Function: int32(i), Line: 1})
 	}
 	return b
 }

@@ -115,7 +115,7 @@ func newMerger(nTypes int, ps []*side) *merger {
 		p := s.p
 		n := 0
 		for i := range p.Locations {
-			n += len(p.Locations[i].Lines)
+			n += len(p.LinesOf(&p.Locations[i]))
 		}
 		funcs = max(funcs, len(p.Functions))
 		locs, lines = max(locs, len(p.Locations)), max(lines, n)
@@ -250,7 +250,7 @@ func (m *merger) location(p *model.Profile, mm *memo, i int32) int32 {
 	if src.Mapping != model.NoMapping {
 		l.address = uint64(int64(src.Address) + mm.offsets[src.Mapping])
 	}
-	for _, ln := range src.Lines {
+	for _, ln := range p.LinesOf(src) {
 		m.lines = append(m.lines, model.Line{Function: m.function(p, mm, ln.Function), Line: ln.Line, Column: ln.Column})
 	}
 	l.end = int32(len(m.lines))

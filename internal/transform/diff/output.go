@@ -129,11 +129,14 @@ func (m *merger) profile(h *header) *model.Profile {
 	for i, f := range m.funcs {
 		p.Functions[i] = model.Function{Name: str(f.name), SystemName: str(f.systemName), Filename: str(f.filename), StartLine: f.startLine}
 	}
+	// The merge's lines are the profile's: each location's are
+	// lines[off:end].
 	p.Locations = make([]model.Location, len(m.locs))
+	p.Lines, m.lines = m.lines, nil
 	for i, l := range m.locs {
 		loc := model.Location{Address: l.address, Mapping: l.mapping, IsFolded: l.folded}
 		if l.end > l.off {
-			loc.Lines = m.lines[l.off:l.end:l.end]
+			loc.FirstLine, loc.NumLines = uint32(l.off), uint32(l.end-l.off)
 		}
 		p.Locations[i] = loc
 	}

@@ -171,14 +171,15 @@ func randomProfile(r *rand.Rand) *model.Profile {
 		} else {
 			l.Address = uint64(r.IntN(3)) * 0x10
 		}
+		var lines []model.Line
 		for range r.IntN(4) {
 			ln := model.Line{Function: model.NoFunction, Line: int64(r.IntN(3)), Column: int64(r.IntN(2))}
 			if len(p.Functions) > 0 && r.IntN(5) != 0 {
 				ln.Function = int32(r.IntN(len(p.Functions)))
 			}
-			l.Lines = append(l.Lines, ln)
+			lines = append(lines, ln)
 		}
-		p.Locations = append(p.Locations, l)
+		p.AddLocation(l, lines...)
 	}
 	nTypes := 1 + r.IntN(3)
 	for range nTypes {

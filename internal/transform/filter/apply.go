@@ -102,7 +102,7 @@ func (st *stacks) removeDropped(p *model.Profile) {
 // matchesName: any line's function name or file name, or the mapping's
 // file, matches (pprof's Location.matchesName).
 func matchesName(p *model.Profile, l *model.Location, re *regexp.Regexp) bool {
-	for _, ln := range l.Lines {
+	for _, ln := range p.LinesOf(l) {
 		if fn := function(p, ln); fn != nil && (re.MatchString(p.String(fn.Name)) || re.MatchString(p.String(fn.Filename))) {
 			return true
 		}
@@ -136,6 +136,8 @@ func (f *Filter) byName(p *model.Profile, st *stacks) (fm, im, hm, hnm bool) {
 	mark := make([]uint8, len(p.Locations))
 	hidden := make([]bool, len(p.Locations))
 	anyHidden := false
+	var ed lineEdits
+	ed.start(p)
 	for i := range p.Locations {
 		l := &p.Locations[i]
 		if f.ignore != nil && matchesName(p, l, f.ignore) {
@@ -145,39 +147,49 @@ func (f *Filter) byName(p *model.Profile, st *stacks) (fm, im, hm, hnm bool) {
 			fm = true
 			mark[i] = focused
 		}
+		if f.hide == nil && f.show == nil {
+			continue
+		}
+		// Hide, then show, each keep some of the location's lines: what
+		// both keep is what it keeps.
+		lines := p.LinesOf(l)
+		keep := ed.keepAll(len(lines))
+		n, changed := len(lines), false
 		if f.hide != nil && matchesName(p, l, f.hide) {
-			hm = true
-			var lines []model.Line
-			if !mappingMatches(p, l, f.hide) {
-				for _, ln := range l.Lines {
-					if !lineMatches(p, ln, f.hide) {
-						lines = append(lines, ln)
-					}
+			hm, changed = true, true
+			hideMapping := mappingMatches(p, l, f.hide)
+			for j, ln := range lines {
+				if hideMapping || lineMatches(p, ln, f.hide) {
+					keep[j] = false
+					n--
 				}
 			}
-			l.Lines = lines
-			if len(lines) == 0 {
+			if n == 0 {
 				hidden[i], anyHidden = true, true
 			}
 		}
 		if f.show != nil {
 			if !mappingMatches(p, l, f.show) {
-				var lines []model.Line
-				for _, ln := range l.Lines {
+				changed = true
+				for j, ln := range lines {
 					// A line without a function stays, as in pprof.
-					if function(p, ln) == nil || lineMatches(p, ln, f.show) {
-						lines = append(lines, ln)
+					if keep[j] && function(p, ln) != nil && !lineMatches(p, ln, f.show) {
+						keep[j] = false
+						n--
 					}
 				}
-				l.Lines = lines
 			}
-			if len(l.Lines) == 0 {
+			if n == 0 {
 				hidden[i], anyHidden = true, true
 			} else {
 				hnm = true
 			}
 		}
+		if changed {
+			ed.keep(p, l, lines, keep, n)
+		}
 	}
+	ed.finish(p)
 	for i, fr := range st.frames {
 		if st.dropped[i] {
 			continue
@@ -210,6 +222,70 @@ func (f *Filter) byName(p *model.Profile, st *stacks) (fm, im, hm, hnm bool) {
 	return
 }
 
+// lineEdits gives locations some of their lines. Lines may be shared by
+// locations and are never written: a location keeping one run of its
+// lines has its range narrowed, one keeping others gets new lines, all
+// added to the profile's table at once when the edits are done.
+type lineEdits struct {
+	base  int          // len(p.Lines) when the edits started
+	extra []model.Line // the new lines, to be p.Lines[base:]
+	buf   []bool       // scratch
+}
+
+func (e *lineEdits) start(p *model.Profile) { e.base = len(p.Lines) }
+
+// keepAll returns n trues, scratch until the next call.
+func (e *lineEdits) keepAll(n int) []bool {
+	if cap(e.buf) < n {
+		e.buf = make([]bool, n)
+	}
+	k := e.buf[:n]
+	for j := range k {
+		k[j] = true
+	}
+	return k
+}
+
+// keep leaves l, whose lines are lines, the n of them keep says to keep.
+func (e *lineEdits) keep(p *model.Profile, l *model.Location, lines []model.Line, keep []bool, n int) {
+	if n == len(lines) {
+		return
+	}
+	if n == 0 {
+		l.FirstLine, l.NumLines = 0, 0
+		return
+	}
+	first := 0
+	for !keep[first] {
+		first++
+	}
+	if first+n <= len(keep) && !slices.Contains(keep[first:first+n], false) {
+		l.FirstLine += uint32(first)
+		l.NumLines = uint32(n)
+		return
+	}
+	l.FirstLine, l.NumLines = uint32(e.base+len(e.extra)), uint32(n)
+	for j, ln := range lines {
+		if keep[j] {
+			e.extra = append(e.extra, ln)
+		}
+	}
+}
+
+// finish adds the new lines to p's table, which grows by them only.
+func (e *lineEdits) finish(p *model.Profile) {
+	if len(e.extra) == 0 {
+		return
+	}
+	if cap(p.Lines)-len(p.Lines) < len(e.extra) {
+		grown := make([]model.Line, len(p.Lines), len(p.Lines)+len(e.extra))
+		copy(grown, p.Lines)
+		p.Lines = grown
+	}
+	p.Lines = append(p.Lines, e.extra...)
+	e.extra = nil
+}
+
 func markOf(mark []uint8, loc int32) uint8 {
 	if loc < 0 || int(loc) >= len(mark) {
 		return 0
@@ -234,9 +310,10 @@ func (f *Filter) showFromApply(p *model.Profile, st *stacks) bool {
 			locMatch[i], matched = true, true
 			continue
 		}
-		for j := len(l.Lines) - 1; j >= 0; j-- {
-			if lineMatches(p, l.Lines[j], f.showFrom) {
-				l.Lines = l.Lines[:j+1]
+		lines := p.LinesOf(l)
+		for j := len(lines) - 1; j >= 0; j-- {
+			if lineMatches(p, lines[j], f.showFrom) {
+				l.NumLines = uint32(j + 1)
 				locMatch[i], matched = true, true
 				break
 			}
@@ -291,7 +368,7 @@ func (f *Filter) pruneFromApply(p *model.Profile, st *stacks) {
 	cache := map[int32]bool{}
 	for i := range p.Locations {
 		l := &p.Locations[i]
-		for j, ln := range l.Lines {
+		for j, ln := range p.LinesOf(l) {
 			fn := function(p, ln)
 			if fn == nil || p.String(fn.Name) == "" {
 				continue
@@ -303,7 +380,8 @@ func (f *Filter) pruneFromApply(p *model.Profile, st *stacks) {
 			}
 			if m {
 				beneath[i] = true
-				l.Lines = l.Lines[j:]
+				l.FirstLine += uint32(j)
+				l.NumLines -= uint32(j)
 				break
 			}
 		}

@@ -14,10 +14,8 @@ func TestKeepsWhatPprofLacks(t *testing.T) {
 	p := b.P
 	p.SampleTypes = []model.ValueType{{Type: b.String("cpu"), Unit: b.String("nanoseconds"), AggregationTemporality: 1}}
 	p.Functions = []model.Function{{Name: b.String("main.hot")}, {Name: b.String("runtime.mcall")}, {Name: b.String("main.cold")}}
-	p.Locations = []model.Location{
-		{Mapping: model.NoMapping, Lines: []model.Line{{Function: 0}}},
-		{Mapping: model.NoMapping, Lines: []model.Line{{Function: 1}}},
-		{Mapping: model.NoMapping, Lines: []model.Line{{Function: 2}}},
+	for fn := range int32(3) {
+		p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: fn})
 	}
 	p.SetLocationAttrs(0, []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "go"}}})
 	p.Links = []model.Link{{TraceID: make([]byte, 16), SpanID: make([]byte, 8)}}
@@ -51,5 +49,60 @@ func TestKeepsWhatPprofLacks(t *testing.T) {
 	}
 	if len(p.LocationAttrs(0)) != 1 || len(p.Attributes) != 1 || len(p.Resource.Attributes) != 1 || p.SampleTypes[0].AggregationTemporality != 1 {
 		t.Errorf("profile lost OpenTelemetry fields")
+	}
+}
+
+// TestHideSharedLines: lines locations share are never written. Two
+// locations sharing three lines lose the middle one (new lines), a third
+// its first (its range narrowed); the table's lines stay as they were.
+func TestHideSharedLines(t *testing.T) {
+	b := model.NewBuilder()
+	p := b.P
+	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
+	p.Functions = []model.Function{{Name: b.String("main.a")}, {Name: b.String("runtime.x")}, {Name: b.String("main.b")}}
+	p.Lines = []model.Line{{Function: 0, Line: 1}, {Function: 1, Line: 2}, {Function: 2, Line: 3}}
+	p.Locations = []model.Location{
+		{Mapping: model.NoMapping, FirstLine: 0, NumLines: 3},
+		{Mapping: model.NoMapping, Address: 1, FirstLine: 0, NumLines: 3},
+		{Mapping: model.NoMapping, Address: 2, FirstLine: 1, NumLines: 2},
+	}
+	p.Samples = []model.Sample{{Stack: b.Stack([]int32{0, 1, 2}), Values: []int64{1}, Link: model.NoLink}}
+	table := append([]model.Line(nil), p.Lines...)
+	f, err := Compile(Options{Hide: "runtime"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Apply(p, nil)
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range table {
+		if p.Lines[i] != table[i] {
+			t.Errorf("line %d of the table written: %+v, was %+v", i, p.Lines[i], table[i])
+		}
+	}
+	want := [][]model.Line{
+		{{Function: 0, Line: 1}, {Function: 2, Line: 3}},
+		{{Function: 0, Line: 1}, {Function: 2, Line: 3}},
+		{{Function: 2, Line: 3}},
+	}
+	for i, w := range want {
+		got := p.LocationLines(i)
+		if len(got) != len(w) {
+			t.Errorf("location %d: lines %+v, want %+v", i, got, w)
+			continue
+		}
+		for j := range w {
+			if got[j] != w[j] {
+				t.Errorf("location %d: lines %+v, want %+v", i, got, w)
+				break
+			}
+		}
+	}
+	if l := p.Locations[2]; l.FirstLine != 2 || l.NumLines != 1 {
+		t.Errorf("location 2: lines %d:+%d, want its range narrowed to 2:+1", l.FirstLine, l.NumLines)
+	}
+	if len(p.Lines) != len(table)+4 {
+		t.Errorf("%d lines, want %d: the table grows by the new lines only", len(p.Lines), len(table)+4)
 	}
 }

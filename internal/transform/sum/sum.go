@@ -151,10 +151,10 @@ type summer struct {
 	funcIdx []int32
 	locIdx  []int32
 
-	// The sum's locations' lines and samples' values are cut from these
-	// arrays, made a few thousand entries at a time.
-	lineSlab []model.Line
-	valSlab  []int64
+	// The sum's samples' values are cut from this array, made a few
+	// thousand entries at a time. (Its locations' lines are its table of
+	// lines.)
+	valSlab []int64
 
 	// Scratch.
 	key, key2 []byte
@@ -183,14 +183,20 @@ func newSummer(ty *types) *summer {
 // are mostly of alike profiles, and tables grown by copies would hold
 // each one and a half times or twice while they grow.
 func (s *summer) fit(in []Input) {
-	var locs, funcs, stacks, frames, samples int
+	var locs, lines, funcs, stacks, frames, samples int
 	for _, x := range in {
 		p := x.Profile
 		locs, funcs, samples = max(locs, len(p.Locations)), max(funcs, len(p.Functions)), max(samples, len(p.Samples))
+		n := 0
+		for i := range p.Locations {
+			n += len(p.LinesOf(&p.Locations[i]))
+		}
+		lines = max(lines, n) // the sum's locations share no lines
 		stacks, frames = max(stacks, p.Stacks.Len()), max(frames, p.Stacks.NumFrames())
 	}
 	out := s.b.P
 	out.Locations = slices.Grow(out.Locations, locs)
+	out.Lines = slices.Grow(out.Lines, lines)
 	out.Functions = slices.Grow(out.Functions, funcs)
 	out.Samples = slices.Grow(out.Samples, samples)
 	out.Stacks.Fit(locs)

@@ -66,7 +66,7 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 		for _, li := range q.Stacks.Append(nil, int(s.Stack)) {
 			loc := q.Locations[li]
 			st += fmt.Sprintf("|%#x", loc.Address)
-			for _, ln := range loc.Lines {
+			for _, ln := range q.LinesOf(&loc) {
 				if ln.Function != model.NoFunction {
 					st += ":" + q.String(q.Functions[ln.Function].Name)
 				}
@@ -151,7 +151,7 @@ func TestUnion(t *testing.T) {
 			p.SampleTypes = append(p.SampleTypes, model.ValueType{Type: b.String(ty[0]), Unit: b.String(ty[1])})
 		}
 		p.Functions = []model.Function{{Name: b.String("main")}}
-		p.Locations = []model.Location{{Mapping: model.NoMapping, Lines: []model.Line{{Function: 0}}}}
+		p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: 0})
 		p.Samples = []model.Sample{{Stack: b.Stack([]int32{0}), Values: vals, Link: model.NoLink}}
 		return p
 	}

@@ -224,7 +224,7 @@ func (s *summer) location(p *model.Profile, li int32) int32 {
 	loc := model.Location{Address: uint64(int64(src.Address) + mi.offset), Mapping: mi.m, IsFolded: src.IsFolded}
 	attrs := p.LocationAttrs(int(li))
 	lines := s.lines[:0]
-	for _, ln := range src.Lines {
+	for _, ln := range p.LinesOf(src) {
 		f := int32(model.NoFunction)
 		if ln.Function != model.NoFunction {
 			f = s.function(p, ln.Function)
@@ -237,7 +237,7 @@ func (s *summer) location(p *model.Profile, li int32) int32 {
 	i, slot, found := s.locations.Find(maphash.Bytes(s.seed, k), func(v uint32) bool { return bytes.Equal(s.sumLocationKey(v), k) })
 	if !found {
 		i = uint32(len(out.Locations))
-		loc.Lines = cut(&s.lineSlab, lines)
+		out.SetLines(&loc, lines...)
 		out.Locations = append(out.Locations, loc)
 		out.SetLocationAttrs(int(i), cloneAttrs(attrs))
 		s.locations.Add(slot, i, func(v uint32) uint64 { return maphash.Bytes(s.seed, s.sumLocationKey(v)) })
@@ -277,7 +277,7 @@ func locationKey(k []byte, out *model.Profile, loc *model.Location, lines []mode
 func (s *summer) sumLocationKey(v uint32) []byte {
 	out := s.b.P
 	loc := &out.Locations[v]
-	s.key2 = locationKey(s.key2[:0], out, loc, loc.Lines, out.LocationAttrs(int(v)))
+	s.key2 = locationKey(s.key2[:0], out, loc, out.LinesOf(loc), out.LocationAttrs(int(v)))
 	return s.key2
 }
 

@@ -342,7 +342,7 @@ func FrameNames(p *model.Profile, li int32, lines bool) []string {
 func frameNames(out []string, p *model.Profile, li int32, lines bool, funcName func(string, string) string, suffix func(*model.Profile, int32, int) string) []string {
 	loc := &p.Locations[li]
 	n0 := len(out)
-	for k, ln := range loc.Lines {
+	for k, ln := range p.LinesOf(loc) {
 		if ln.Function < 0 || int(ln.Function) >= len(p.Functions) {
 			continue
 		}

@@ -175,7 +175,8 @@ func (g *graph) location(li int32) []int {
 		objfile = p.String(p.Mappings[loc.Mapping].File)
 	}
 	var out []int
-	for _, ln := range loc.Lines {
+	lines := p.LinesOf(loc)
+	for _, ln := range lines {
 		k := key{objfile: objfile}
 		if ln.Function >= 0 && int(ln.Function) < len(p.Functions) {
 			if k.name = p.String(p.Functions[ln.Function].Name); k.name != "" {
@@ -184,7 +185,7 @@ func (g *graph) location(li int32) []int {
 		}
 		out = append(out, g.nodeOf(k))
 	}
-	if len(loc.Lines) == 0 {
+	if len(lines) == 0 {
 		out = append(out, g.nodeOf(key{objfile: objfile}))
 	}
 	g.locNodes[li], g.locDone[li] = out, true

@@ -155,7 +155,7 @@ func modelSums(p *model.Profile) (sums, map[string]int) {
 					ft = a.Value.Str
 				}
 			}
-			for _, ln := range l.Lines {
+			for _, ln := range p.LinesOf(l) {
 				f := &p.Functions[ln.Function]
 				k = append(k, frameText(p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), ln.Line))
 			}

@@ -473,7 +473,7 @@ func largeProfile(stacks, depth, funcs int) *model.Profile {
 	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
 	for i := 0; i < funcs; i++ {
 		p.Functions = append(p.Functions, model.Function{Name: b.String(fmt.Sprintf("pkg%d.fn%05d", i%97, i))})
-		p.Locations = append(p.Locations, model.Location{Mapping: model.NoMapping, Lines: []model.Line{{Function: int32(i)}}})
+		p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: int32(i)})
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	frames := make([]int32, depth)
