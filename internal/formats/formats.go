@@ -667,6 +667,13 @@ type writer struct {
 	// stackView: the format names each stack's frames (folded, speedscope,
 	// HTML: internal/view/callstacks), and writes its text as it is made.
 	stackView bool
+	// memPerByte is what any other writer may take per byte the profiles
+	// hold in memory (model.Profile.MemSize): its own tables and the
+	// output it holds before it goes out (TestWriteMemoryWithinCheck
+	// measures it). compressMem, when set, is what its compressor holds
+	// besides, for a profile that holds that many bytes.
+	memPerByte  float64
+	compressMem func(size int64) int64
 }
 
 var writers = map[OutFormat]writer{}
@@ -823,10 +830,20 @@ func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
 	return wr.write(w, items, opts)
 }
 
-// writeMemPerByte is what a writer may take per byte the profiles hold in
-// memory (model.Profile.MemSize): its output, built whole before it is
-// written, and its own tables (OTLP's dictionary, pprof's shared stacks).
-const writeMemPerByte = 2
+// What the writers that are not stack views may take per byte a profile
+// holds in memory. pprof's writes its tables and samples as it encodes
+// them, holding a chunk of output: with the compressor's blocks of two
+// cores, 0.26 of the wide profile (200k samples, 600k locations), 0.85 of
+// a smaller generated one, up to 2 times a profile of a few MiB (which
+// the slack of TestWriteMemoryWithinCheck covers); the blocks, which grow
+// with the cores, are counted apart (pprof.GzipMemory, of a raw encoding
+// no larger than the profile in memory). OTLP's and pprofextended's,
+// binary and JSON, lay out a dictionary of their own: 1.0 to 1.1 of the
+// wide profile, 1.3 to 1.5 of the smaller one.
+const (
+	pprofMemPerByte = 1
+	otlpMemPerByte  = 1.75
+)
 
 // viewMemPerFrame is what a stack view takes per frame of the profile's
 // stacks, beyond the profile's size: the frames of its stacks of names,
@@ -839,7 +856,12 @@ func (w *writer) memory(p *model.Profile) int64 {
 	if w.stackView {
 		return p.MemSize() + viewMemPerFrame*int64(p.Stacks.NumFrames())
 	}
-	return writeMemPerByte * p.MemSize()
+	size := p.MemSize()
+	n := int64(w.memPerByte * float64(size))
+	if w.compressMem != nil {
+		n += w.compressMem(size)
+	}
+	return n
 }
 
 // checkWriteMemory refuses to write items when that would take more than

@@ -71,8 +71,9 @@ func init() {
 	for _, f := range []OutFormat{OutPprofExtended, OutPprofExtendedJSON} {
 		json := f == OutPprofExtendedJSON
 		w := writer{
-			desc:  "OTLP profiles, the OTEP's pprofextended dialect (v1experimental), binary protobuf",
-			multi: true,
+			desc:       "OTLP profiles, the OTEP's pprofextended dialect (v1experimental), binary protobuf",
+			multi:      true,
+			memPerByte: otlpMemPerByte,
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
 				eo := pprofextended.EncodeOptions{JSON: json, Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
 					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}

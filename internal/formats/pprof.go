@@ -38,8 +38,10 @@ func init() {
 	for _, f := range []OutFormat{OutPprof, OutPprofRaw} {
 		raw := f == OutPprofRaw
 		w := writer{
-			desc:     "pprof profile.proto, gzipped (.pb.gz, .pprof)",
-			suffixes: []string{".pb.gz", ".pprof", ".pprof.gz"},
+			desc:        "pprof profile.proto, gzipped (.pb.gz, .pprof)",
+			suffixes:    []string{".pb.gz", ".pprof", ".pprof.gz"},
+			memPerByte:  pprofMemPerByte,
+			compressMem: pprof.GzipMemory,
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
 				if s := items[0].Stream; s != nil {
 					pprofextended.FoldForPprof(s.Tables, opts.Warn)

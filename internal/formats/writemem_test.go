@@ -58,6 +58,9 @@ func TestWriteMemoryWithinCheck(t *testing.T) {
 	}
 	const slack = 4 << 20
 	for f, w := range writers {
+		if !w.stackView && w.memPerByte <= 0 {
+			t.Errorf("%s: no memory counted per byte of the profile", f)
+		}
 		for i, p := range ps {
 			peak := memcheck.Peak(func() {
 				if err := Write(io.Discard, f, []Item{{Profile: p}}, WriteOptions{}); err != nil {

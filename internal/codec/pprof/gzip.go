@@ -22,6 +22,18 @@ const ParallelGzipFrom = 4 << 20
 // gzipBlock is pgzip's block size.
 const gzipBlock = 1 << 20
 
+// GzipMemory is about what gzipping n bytes of raw encoding may hold at
+// once: the blocks pgzip compresses side by side (two a core, each its
+// input and output, and a share of the compressors'; measured, a block
+// in flight takes 0.4 to 0.65 MB), never more than the encoding has.
+func GzipMemory(n int64) int64 {
+	if n < ParallelGzipFrom {
+		return 1 << 20 // one compressor's tables
+	}
+	blocks := min(int64(2*runtime.GOMAXPROCS(0)), (n+gzipBlock-1)/gzipBlock)
+	return blocks * gzipBlock
+}
+
 // smallGzip is the size of raw encoding below which a profile, written in
 // one piece, is gzipped without a history (klauspost's stateless mode):
 // the default level's hash tables, some 1 MB, took ~100 page faults to
