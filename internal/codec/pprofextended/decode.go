@@ -178,7 +178,11 @@ type containerReader struct {
 	funcIdx    []int32
 	linkIdx    []int32
 	nloc       int64   // the input's location table's length
-	li         []int32 // location_indices, checked against it
+	li         []int32 // location_indices, checked against it (JSON input)
+	// liWire reads location_indices, checked against it, in place
+	// (binary input); nli is their number either way.
+	liWire *indexList
+	nli    uint64
 	// slices maps a (start, length) of location_indices that samples
 	// share to its stack, resolved once.
 	slices map[[2]uint64]int32
@@ -385,13 +389,20 @@ func (r *containerReader) locations() error {
 
 // locationIndices reads location_indices, from the wire for binary input
 // (stripSamples took it out of what proto.Unmarshal read), and checks each
-// against the location table.
+// against the location table. Read only from the wire, they are left
+// there (indexList); the stacks are read from them.
 func (r *containerReader) locationIndices() error {
 	d, prof, nloc := r.d, r.prof, r.nloc
 	var err error
-	check := func(i int, x int64) bool {
+	valid := func(i int, x int64) bool {
 		if x < 0 || x >= nloc {
 			err = fmt.Errorf("%s.location_indices[%d]: %d beyond location (%d)", r.pp, i, x, nloc)
+			return false
+		}
+		return true
+	}
+	check := func(i int, x int64) bool {
+		if !valid(i, x) {
 			return false
 		}
 		r.li = append(r.li, int32(x))
@@ -408,6 +419,12 @@ func (r *containerReader) locationIndices() error {
 				n++
 			}
 		}
+	}
+	r.nli = uint64(n)
+	if len(prof.LocationIndices) == 0 {
+		r.liWire = newIndexList(d.data, ws, n, valid)
+		r.nli = uint64(r.liWire.n)
+		return err
 	}
 	r.li = make([]int32, 0, n)
 	if eachIndex(d.data, ws, func(x int64) bool { return check(len(r.li), x) }); err != nil {
@@ -492,7 +509,7 @@ func (r *containerReader) samples() error {
 // r.slices, to be made by sample.
 func (r *containerReader) growStacks(ws *wireSamples) {
 	r.slices = map[[2]uint64]int32{}
-	nli := uint64(len(r.li))
+	nli := r.nli
 	// What the input's size can justify, and one more: more frames than
 	// that are refused by sample, and not made room for.
 	room := r.d.frameRoom + 1
@@ -524,7 +541,7 @@ func (r *containerReader) growStacks(ws *wireSamples) {
 func (r *containerReader) sample(i int, s *sampleIn) error {
 	d, prof, p, pp, b := r.d, r.prof, r.p, r.pp, r.b
 	li := r.li
-	nli, nloc := uint64(len(li)), r.nloc
+	nli, nloc := r.nli, r.nloc
 	ms := &p.Samples[i]
 	if s.start != 0 || s.length != 0 || len(s.locIndex) == 0 {
 		if s.start > nli {
@@ -539,7 +556,12 @@ func (r *containerReader) sample(i int, s *sampleIn) error {
 			if d.frameRoom -= int64(s.length); d.frameRoom < 0 {
 				return fmt.Errorf("%s.sample[%d]: the samples' distinct stacks reach more frames than the input's size can justify (a crafted file?)", pp, i)
 			}
-			stack = b.Stack(li[s.start : s.start+s.length])
+			if r.liWire != nil {
+				d.frames = r.liWire.appendRange(d.frames[:0], s.start, s.length)
+				stack = b.Stack(d.frames)
+			} else {
+				stack = b.Stack(li[s.start : s.start+s.length])
+			}
 			r.slices[key] = stack
 		}
 		ms.Stack = stack
