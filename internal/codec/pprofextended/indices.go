@@ -10,7 +10,7 @@ const indexMarkEvery = 64
 // in one or more pieces (a packed field, or one number a field), rather
 // than as an array of their own: a profile's location_indices are about
 // as many as its stacks' frames, which the model makes anyway. It keeps
-// the place of every indexMarkEvery-th number, 8 bytes for 64 numbers,
+// the place of every indexMarkEvery-th number, 16 bytes for 64 numbers,
 // and reads a slice from the nearest one before it.
 type indexList struct {
 	data  []byte
@@ -20,8 +20,8 @@ type indexList struct {
 }
 
 type indexMark struct {
-	piece int32
-	off   uint32 // from the piece's start
+	piece int // in ws
+	off   int // from the piece's start, which may lie 4 GiB or more before it
 }
 
 // newIndexList reads the numbers of the pieces ws of data once: each goes
@@ -34,7 +34,7 @@ func newIndexList(data []byte, ws []wireIndices, n int, check func(i int, x int6
 		for off := 0; off < len(b); {
 			x, k := protowire.ConsumeVarint(b[off:]) // checked by takeIndices
 			if l.n%indexMarkEvery == 0 {
-				l.marks = append(l.marks, indexMark{piece: int32(p), off: uint32(off)})
+				l.marks = append(l.marks, indexMark{piece: p, off: off})
 			}
 			if !check(l.n, int64(x)) {
 				return l
@@ -53,7 +53,7 @@ func (l *indexList) appendRange(dst []int32, start, length uint64) []int32 {
 		return dst
 	}
 	m := l.marks[start/indexMarkEvery]
-	p, off := int(m.piece), int(m.off)
+	p, off := m.piece, m.off
 	skip := start % indexMarkEvery
 	for got := uint64(0); got < length; {
 		b := l.data[l.ws[p].start:l.ws[p].end]

@@ -67,7 +67,7 @@ func TestIndexList(t *testing.T) {
 }
 
 // Binary input's location_indices are read where they lie: decoding 20k
-// distinct stacks of 50 frames over 1000 locations allocates 6.9 bytes a
+// distinct stacks of 50 frames over 1000 locations allocates 7.0 bytes a
 // frame (the stacks' 2, the samples and the rest), where an array of
 // the indices took 4 more (10.8).
 func TestLocationIndicesReadInPlace(t *testing.T) {
