@@ -56,6 +56,7 @@ func init() {
 		}
 		if raw {
 			w.desc, w.suffixes = "pprof profile.proto, uncompressed (.pb)", []string{".pb"}
+			w.compressMem = nil
 		}
 		registerWriter(f, w)
 	}
