@@ -15,8 +15,8 @@ import (
 
 // BenchmarkPastTheBound unpacks profile 0 of the crafted bundle of 1M
 // functions and locations, as pprofx unpack --index 0 does: the bound of
-// its blocks (20 MiB) is 144 MiB, and the profile built from them takes
-// more. With the floor, the soft limit follows what is live, a quarter
+// its blocks (20 MiB) is 144 MiB, and what is live while the profile is
+// built from them comes near it. With the floor, the soft limit follows what is live, a quarter
 // above it; without it, it stays at the bound and the collector runs
 // each time the heap grows past it.
 //
