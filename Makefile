@@ -104,6 +104,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlp
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlp
 	$(GO) test -run '^$$' -fuzz '^FuzzWireJSON$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlpcommon
+	$(GO) test -run '^$$' -fuzz '^FuzzJSONToBinary$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlpcommon
 	$(GO) test -run '^$$' -fuzz '^FuzzELF$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/symbolize
 	$(GO) test -run '^$$' -fuzz '^FuzzInflate$$' -fuzztime $(FUZZTIME) ./internal/symbolize/dwarfread
 	$(GO) test -run '^$$' -fuzz '^FuzzLineNames$$' -fuzztime $(FUZZTIME) ./internal/symbolize/dwarfread
@@ -114,6 +115,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/legacytext
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/cpuprofile
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/speedscope
+	$(GO) test -run '^$$' -fuzz '^FuzzSamples$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/speedscope
 
 # The command reference, generated from the command tree: markdown under
 # docs/cli, man pages under docs/man. A test fails when they are stale.
