@@ -75,11 +75,12 @@ agree:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 
-# A short run of every fuzz target. Targets whose inputs are large (OTLP
-# messages, ELF binaries of 10-280 KB) get -fuzzminimizetime 2s: by default
-# the engine spends up to a minute shrinking each new interesting input and
-# reports no executions meanwhile (FuzzELF seemed stuck at 0 execs/s; with
-# 2 s it runs ~600 execs/s here and finds new coverage).
+# A short run of every fuzz target, as `go test -list` finds them
+# (scripts/fuzz.sh). Each gets -fuzzminimizetime 2s: by default the engine
+# spends up to a minute shrinking each new interesting input of a target
+# whose inputs are large (OTLP messages, ELF binaries of 10-280 KB, JFR
+# recordings) and reports no executions meanwhile (FuzzELF seemed stuck at
+# 0 execs/s; with 2 s it runs ~600 execs/s here and finds new coverage).
 #
 # The engine shares each input with its worker through a file in TMPDIR;
 # on a disk-backed /tmp the writes to it can stall a worker for more than
@@ -90,32 +91,7 @@ FUZZTIME ?= 30s
 FUZZTMP ?= $(shell test -d /dev/shm && echo /dev/shm || echo $${TMPDIR:-/tmp})
 fuzz: export TMPDIR := $(FUZZTMP)
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/codec/pprof
-	$(GO) test -run '^$$' -fuzz '^FuzzSniff$$' -fuzztime $(FUZZTIME) ./internal/detect
-	$(GO) test -run '^$$' -fuzz '^FuzzProto$$' -fuzztime $(FUZZTIME) ./internal/formats/wirecheck
-	$(GO) test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME) ./internal/formats/wirecheck
-	$(GO) test -run '^$$' -fuzz '^FuzzOTLPStream$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/formats
-	$(GO) test -run '^$$' -fuzz '^FuzzParseTag$$' -fuzztime $(FUZZTIME) ./internal/transform/filter
-	$(GO) test -run '^$$' -fuzz '^FuzzParseBound$$' -fuzztime $(FUZZTIME) ./internal/transform/window
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/codec/gperftools
-	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./internal/codec/bundle
-	$(GO) test -run '^$$' -fuzz '^FuzzBlocks$$' -fuzztime $(FUZZTIME) ./internal/codec/bundle
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/pprofextended
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlp
-	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlp
-	$(GO) test -run '^$$' -fuzz '^FuzzWireJSON$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlpcommon
-	$(GO) test -run '^$$' -fuzz '^FuzzJSONToBinary$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/otlpcommon
-	$(GO) test -run '^$$' -fuzz '^FuzzELF$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/symbolize
-	$(GO) test -run '^$$' -fuzz '^FuzzInflate$$' -fuzztime $(FUZZTIME) ./internal/symbolize/dwarfread
-	$(GO) test -run '^$$' -fuzz '^FuzzLineNames$$' -fuzztime $(FUZZTIME) ./internal/symbolize/dwarfread
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/codec/folded
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/codec/perfscript
-	$(GO) test -run '^$$' -fuzz '^FuzzAnswer$$' -fuzztime $(FUZZTIME) ./internal/push
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/jfr
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/legacytext
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/cpuprofile
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/speedscope
-	$(GO) test -run '^$$' -fuzz '^FuzzSamples$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./internal/codec/speedscope
+	GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
 # The command reference, generated from the command tree: markdown under
 # docs/cli, man pages under docs/man. A test fails when they are stale.
