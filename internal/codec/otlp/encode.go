@@ -281,7 +281,7 @@ type encoder struct {
 	aperm  []int32          // provisional -> written attribute index
 
 	mapAttrs  [][]int32 // per dictionary mapping (from 1)
-	locAttrs  [][]int32 // per dictionary location (from 1)
+	locAttrs  indexSets // per dictionary location (from 1)
 	profAttrs [][]int32 // per input profile
 
 	keys      map[string]int32  // profile attribute keys (not fixed) -> string index
@@ -346,6 +346,21 @@ func grow[T any](s [][]T, n int) [][]T {
 
 func resize[T any](s []T, n int) []T {
 	return slices.Grow(s[:0], n)[:n]
+}
+
+// maxKeptScratch is the most entries a scratch array of one step keeps
+// for the next call (or the next step of this one) once the step is done:
+// a larger one, made for a table of millions, is let go at once rather
+// than held beside the arrays and the output the later steps make.
+const maxKeptScratch = 1 << 16
+
+// keep returns s emptied, to be reused, or nil when it is too large to
+// keep (maxKeptScratch).
+func keep[T any](s []T) []T {
+	if cap(s) > maxKeptScratch {
+		return nil
+	}
+	return s[:0]
 }
 
 // profilesData lays out the dictionary, then writes it and the profiles.
@@ -512,7 +527,7 @@ func (e *encoder) dictionary(b []byte) []byte {
 			b = appendVarintField(b, 1, uint64(e.mmap[r.p][l.Mapping]))
 		}
 		b = appendVarintField(b, 2, l.Address)
-		b = appendPacked(b, 4, e.locAttrs[k])
+		b = appendPacked(b, 4, e.locAttrs.at(k))
 		b = end(b, lb)
 	}
 	b = append(b, fDictFunction<<3|2, 0)
@@ -863,7 +878,7 @@ func (e *encoder) markOmittable(pi int) {
 		om[x.i] = x.noTS && (k == 0 || cmpKeys(keys[k-1], x) != 0) && (k == len(keys)-1 || cmpKeys(keys[k+1], x) != 0)
 	}
 	clear(keys)
-	e.skeys = keys[:0]
+	e.skeys = keep(keys)
 }
 
 // sampleKeyRef is a sample's written key (markOmittable).

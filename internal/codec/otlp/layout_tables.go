@@ -26,7 +26,8 @@ func (e *encoder) layoutStrings() {
 	cs := e.profileStrings(e.cands[:0])
 	cs = e.attributeKeys(cs)
 	e.assignStrings(cs)
-	e.cands = cs[:0]
+	clear(cs) // their strings are the profiles'
+	e.cands = keep(cs)
 	e.emptyName = 0
 	for pi, p := range e.ps {
 		sm := e.smap[pi]
@@ -303,7 +304,7 @@ func (e *encoder) layoutLocations() {
 	// Sized once: grown by append, a table of millions would be copied
 	// again and again, each copy 1.25 times the last.
 	keys := slices.Grow(e.lkeys[:0], total)
-	defer func() { e.lkeys = keys[:0] }()
+	defer func() { e.lkeys = keep(keys) }()
 	for pi, p := range e.ps {
 		for i := range p.Locations {
 			l := &p.Locations[i]
@@ -457,7 +458,7 @@ func (e *encoder) layoutLinks() {
 // synthetic-20k +1.4%).
 func (e *encoder) layoutStacks() {
 	all := e.stAll[:0]
-	defer func() { e.stAll = all[:0] }()
+	defer func() { e.stAll = keep(all) }()
 	for pi, p := range e.ps {
 		sm := resize(e.stmap[pi], p.Stacks.Len())
 		for i := range sm {
@@ -596,21 +597,20 @@ func (e *encoder) layoutAttributes() {
 		}
 		e.mapAttrs[k] = as
 	}
-	e.locAttrs = grow(e.locAttrs, len(e.locs))
-	for k, r := range e.locs {
-		as := e.locAttrs[k][:0]
+	e.locAttrs.reset(len(e.locs))
+	for _, r := range e.locs {
 		l := &e.ps[r.p].Locations[r.i]
 		if l.IsFolded {
-			as = append(as, e.attrTrue(AttrIsFolded))
+			e.locAttrs.add(e.attrTrue(AttrIsFolded))
 		}
 		for _, a := range e.ps[r.p].LocationAttrs(int(r.i)) {
 			if a.Key == AttrIsFolded {
 				e.warn("otlp: location attributes named pprof.location.is_folded (which the location's own field writes) were dropped")
 				continue
 			}
-			as = append(as, e.attrModel(a))
+			e.locAttrs.add(e.attrModel(a))
 		}
-		e.locAttrs[k] = as
+		e.locAttrs.next()
 	}
 	for pi, p := range e.ps {
 		as := e.profAttrs[pi][:0]
@@ -674,7 +674,7 @@ func (e *encoder) layoutAttributes() {
 
 	// Sort the table by its encoded entries.
 	perm := resize(e.perm, len(e.attrs))
-	e.perm = perm
+	defer func() { e.perm = keep(perm) }()
 	for i := range perm {
 		perm[i] = int32(i)
 	}
@@ -684,7 +684,7 @@ func (e *encoder) layoutAttributes() {
 		e.aperm[i] = int32(k + 1)
 	}
 	sorted := resize(e.sorted, len(perm))
-	defer func() { clear(sorted); e.sorted = sorted[:0] }()
+	defer func() { clear(sorted); e.sorted = keep(sorted) }()
 	for k, i := range perm {
 		sorted[k] = e.attrs[i]
 	}
@@ -697,9 +697,7 @@ func (e *encoder) layoutAttributes() {
 	for _, as := range e.mapAttrs {
 		remap(as)
 	}
-	for _, as := range e.locAttrs {
-		remap(as)
-	}
+	remap(e.locAttrs.vals)
 	for pi := range e.ps {
 		remap(e.profAttrs[pi])
 		for _, as := range e.lsAttrs[pi] {
@@ -800,4 +798,35 @@ func appendLabelValue(b []byte, p *model.Profile, l model.Label) []byte {
 	}
 	b = appendTag(b, 1, protowire.BytesType)
 	return protowire.AppendString(b, strings.ToValidUTF8(p.Strings[l.Str], "\uFFFD"))
+}
+
+// indexSets is a list of sets of indices (a location's attribute
+// indices) as one array of the sets' indices back to back and the offset
+// each set ends at: 4 bytes a set beside its indices, where a slice of
+// its own takes 24, for a table of millions of locations that mostly
+// have none.
+type indexSets struct {
+	vals []int32
+	end  []uint32 // set k is vals[end[k-1]:end[k]], from 0 for k == 0
+}
+
+// reset empties s for n sets, added in order with add and next.
+func (s *indexSets) reset(n int) {
+	s.vals = s.vals[:0]
+	s.end = slices.Grow(s.end[:0], n)
+}
+
+// add adds x to the set being made.
+func (s *indexSets) add(x int32) { s.vals = append(s.vals, x) }
+
+// next ends the set being made.
+func (s *indexSets) next() { s.end = append(s.end, uint32(len(s.vals))) }
+
+// at returns set k.
+func (s *indexSets) at(k int) []int32 {
+	start := uint32(0)
+	if k > 0 {
+		start = s.end[k-1]
+	}
+	return s.vals[start:s.end[k]]
 }
