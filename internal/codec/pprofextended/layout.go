@@ -47,7 +47,7 @@ func (e *encoder) layoutStacks() {
 		}
 	}
 	seqs{&p.Stacks, e.lmap}.sort(ss)
-	e.sortStacks = ss
+	defer func() { e.sortStacks = keep(ss) }()
 	e.written, e.nli = e.written[:0], 0
 	for k := len(ss) - 1; k >= 0; k-- {
 		s, n := ss[k].i, int(ss[k].n)
@@ -383,7 +383,22 @@ func (e *encoder) layoutLocations() {
 		e.lorder[k] = x.i
 		e.lmap[x.i] = int32(k)
 	}
-	e.lkeys = keys
+	e.lkeys, e.lkeys2 = keep(keys), keep(e.lkeys2)
+}
+
+// maxKeptScratch is the most entries a scratch array of one step keeps
+// for the next call (or the next step of this one) once the step is done:
+// a larger one, made for a table of millions, is let go at once rather
+// than held beside the arrays and the output the later steps make.
+const maxKeptScratch = 1 << 16
+
+// keep returns s emptied, to be reused, or nil when it is too large to
+// keep (maxKeptScratch).
+func keep[T any](s []T) []T {
+	if cap(s) > maxKeptScratch {
+		return nil
+	}
+	return s[:0]
 }
 
 type locKey struct {
