@@ -62,6 +62,9 @@ const maxPooledOut = 16 << 20
 // protobuf. The bytes are also a valid ExportProfilesServiceRequest (same
 // field numbers), which is what a collector's OTLP receiver takes.
 func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
+	if sizeHint(ps) >= streamFrom {
+		return encodeStreamed(w, ps, opts, false)
+	}
 	data, release, err := encode(ps, opts)
 	if err != nil {
 		return err
@@ -172,6 +175,18 @@ func newGzip(w io.Writer, n int64) *gzip.Writer {
 // encode returns the ProfilesData of ps in a pooled buffer, valid until
 // release is called.
 func encode(ps []*model.Profile, opts EncodeOptions) ([]byte, func(), error) {
+	e, release, err := newEncoder(ps, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	data := e.profilesData(ps)
+	e.out = data
+	return data, release, nil
+}
+
+// newEncoder checks ps and opts and returns a (pooled) encoder for them,
+// and the function that gives it back once its output is used.
+func newEncoder(ps []*model.Profile, opts EncodeOptions) (*encoder, func(), error) {
 	if len(ps) == 0 {
 		return nil, nil, fmt.Errorf("otlp: no profile to write")
 	}
@@ -194,11 +209,10 @@ func encode(ps []*model.Profile, opts EncodeOptions) ([]byte, func(), error) {
 	}
 	e.opts = opts
 	clear(e.warned)
-	data := e.profilesData(ps)
-	e.out = data
-	return data, func() {
+	return e, func() {
 		e.ps = nil
 		e.opts = EncodeOptions{}
+		e.spill = nil
 		if cap(e.out) <= maxPooledOut {
 			encoders.Put(e)
 		}
@@ -257,6 +271,10 @@ type encoder struct {
 	warned map[string]bool
 	out    []byte
 	ps     []*model.Profile
+	// spill, when set, is given the output after each entry of the
+	// dictionary once it holds spillChunk bytes (next), and returns the
+	// buffer to go on with.
+	spill  func([]byte) []byte
 	thread threadRename // label keys written under the semantic conventions' names
 
 	// Per input profile: model index -> dictionary index (0 = none).
@@ -365,6 +383,18 @@ func keep[T any](s []T) []T {
 
 // profilesData lays out the dictionary, then writes it and the profiles.
 func (e *encoder) profilesData(ps []*model.Profile) []byte {
+	e.layout(ps)
+	b := slices.Grow(e.out[:0], sizeHint(ps))
+	// The dictionary first: a reader streaming the message meets the
+	// tables before the samples that use them.
+	b, d := begin(b, fDataDictionary)
+	b = e.dictionary(b)
+	b = end(b, d)
+	return e.resourceProfilesAll(b)
+}
+
+// layout lays out the dictionary of ps.
+func (e *encoder) layout(ps []*model.Profile) {
 	e.ps = ps
 	n := len(ps)
 	e.smap, e.mmap, e.lmap = grow(e.smap, n), grow(e.mmap, n), grow(e.lmap, n)
@@ -384,14 +414,12 @@ func (e *encoder) profilesData(ps []*model.Profile) []byte {
 	e.layoutStacks()
 	e.layoutAttributes()
 	e.markLayout = e.samplesUseFields23()
+}
 
-	b := slices.Grow(e.out[:0], sizeHint(ps))
-	// The dictionary first: a reader streaming the message meets the
-	// tables before the samples that use them.
-	b, d := begin(b, fDataDictionary)
-	b = e.dictionary(b)
-	b = end(b, d)
-	// One ResourceProfiles per run of profiles with the same resource.
+// resourceProfilesAll appends the ResourceProfiles of e.ps: one per run
+// of profiles with the same resource.
+func (e *encoder) resourceProfilesAll(b []byte) []byte {
+	ps, n := e.ps, len(e.ps)
 	for i := 0; i < n; {
 		j := i + 1
 		for j < n && sameResource(ps[i], ps[j]) {
@@ -502,7 +530,7 @@ func (e *encoder) dictionary(b []byte) []byte {
 		b = appendVarintField(b, 3, m.Offset)
 		b = appendVarintField(b, 4, uint64(e.smap[r.p][m.File]))
 		b = appendPacked(b, 5, e.mapAttrs[k])
-		b = end(b, mb)
+		b = e.next(end(b, mb))
 	}
 	b = append(b, fDictLocation<<3|2, 0)
 	for k, r := range e.locs {
@@ -528,7 +556,7 @@ func (e *encoder) dictionary(b []byte) []byte {
 		}
 		b = appendVarintField(b, 2, l.Address)
 		b = appendPacked(b, 4, e.locAttrs.at(k))
-		b = end(b, lb)
+		b = e.next(end(b, lb))
 	}
 	b = append(b, fDictFunction<<3|2, 0)
 	for _, r := range e.funcs {
@@ -548,7 +576,7 @@ func (e *encoder) dictionary(b []byte) []byte {
 		// name (as in every function of a Go profile).
 		b = appendVarintField(b, 2, uint64(sm[f.SystemName]))
 		b = appendVarintField(b, 4, uint64(f.StartLine))
-		b = end(b, fb)
+		b = e.next(end(b, fb))
 	}
 	b = append(b, fDictLink<<3|2, 0)
 	for _, r := range e.links {
@@ -557,16 +585,16 @@ func (e *encoder) dictionary(b []byte) []byte {
 		b, lb = begin(b, fDictLink)
 		b = appendBytesField(b, 1, l.TraceID)
 		b = appendBytesField(b, 2, l.SpanID)
-		b = end(b, lb)
+		b = e.next(end(b, lb))
 	}
 	for _, s := range e.strs {
 		b = appendTag(b, fDictString, protowire.BytesType)
-		b = protowire.AppendString(b, e.validUTF8(s))
+		b = e.next(protowire.AppendString(b, e.validUTF8(s)))
 	}
 	b = append(b, fDictAttribute<<3|2, 0)
 	for _, a := range e.attrs {
 		b = appendTag(b, fDictAttribute, protowire.BytesType)
-		b = protowire.AppendString(b, a)
+		b = e.next(protowire.AppendString(b, a))
 	}
 	b = append(b, fDictStack<<3|2, 0)
 	for _, r := range e.stacks {
@@ -579,7 +607,7 @@ func (e *encoder) dictionary(b []byte) []byte {
 			b = appendVarint(b, uint64(lm[p.Stacks.Frame(int(r.i), j)]))
 		}
 		b = end(b, lb)
-		b = end(b, sb)
+		b = e.next(end(b, sb))
 	}
 	return b
 }

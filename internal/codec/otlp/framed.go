@@ -30,6 +30,9 @@ func EncodeJSONLines(w io.Writer, ps []*model.Profile, opts EncodeOptions) error
 // EncodeFramed writes ps as one binary ProfilesData after its 4-byte
 // big-endian length.
 func EncodeFramed(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
+	if sizeHint(ps) >= streamFrom {
+		return encodeStreamed(w, ps, opts, true)
+	}
 	data, release, err := encode(ps, opts)
 	if err != nil {
 		return err

@@ -53,6 +53,14 @@ func (e *encoder) layoutStrings() {
 
 // profileStrings adds to cs every string the profiles reference by index.
 func (e *encoder) profileStrings(cs []cand) []cand {
+	// Sized once (the attribute keys are few): grown by append, the
+	// candidates of millions of strings would be copied again and again,
+	// old and new held at once.
+	total := 0
+	for _, p := range e.ps {
+		total += len(p.Strings)
+	}
+	cs = slices.Grow(cs, total+nFixedKeys)
 	for pi, p := range e.ps {
 		used := resize(e.smap[pi], len(p.Strings))
 		for i := range used {
@@ -174,7 +182,8 @@ func (e *encoder) attributeKeys(cs []cand) []cand {
 // "" first, and records each one's index.
 func (e *encoder) assignStrings(cs []cand) {
 	slices.SortFunc(cs, func(a, b cand) int { return strings.Compare(a.s, b.s) })
-	e.strs = append(e.strs[:0], "")
+	// Room for every candidate, "" first and the empty name last.
+	e.strs = append(slices.Grow(e.strs[:0], len(cs)+2), "")
 	e.fixed = [nFixedKeys]int32{}
 	for _, c := range cs {
 		if c.s != e.strs[len(e.strs)-1] {
@@ -385,7 +394,11 @@ func (e *encoder) locationKey(mapping int32, r ref) []byte {
 // caller in: functions follow their code's order in the binary. Functions no
 // location uses follow, in input order.
 func (e *encoder) layoutFunctions() {
-	e.funcs = e.funcs[:0]
+	total := 0
+	for _, p := range e.ps {
+		total += len(p.Functions)
+	}
+	e.funcs = slices.Grow(e.funcs[:0], total) // sized once, as the locations
 	var index map[[4]int64]int32
 	if len(e.ps) > 1 {
 		index = map[[4]int64]int32{}

@@ -1,0 +1,99 @@
+package otlp
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// Writing a large message as it is encoded.
+//
+// A ProfilesData is written as its dictionary, then its ResourceProfiles.
+// The dictionary's length goes before it, so the whole-message writer
+// holds the whole message before writing it. From streamFrom bytes (as
+// sizeHint guesses them) Encode and EncodeFramed encode the dictionary
+// twice instead: once counting its bytes, in pieces that are dropped as
+// they are made, and once writing it, in pieces written as they are
+// made. The ResourceProfiles, a small part of a large message (its
+// samples reference the dictionary's stacks), are held whole between the
+// two. The bytes are those of the whole-message writer.
+
+// streamFrom is the message size, as sizeHint guesses it, from which the
+// dictionary is written as it is encoded. Below it the message is held
+// whole (encoding the dictionary once), as the output buffer of the
+// pooled encoders is (maxPooledOut).
+var streamFrom = maxPooledOut
+
+// spillChunk is the size of the pieces the dictionary is written in.
+const spillChunk = 1 << 20
+
+// next gives b, the output so far, to e.spill once it holds spillChunk
+// bytes, and returns the buffer to go on with.
+func (e *encoder) next(b []byte) []byte {
+	if e.spill != nil && len(b) >= spillChunk {
+		return e.spill(b)
+	}
+	return b
+}
+
+// encodeStreamed writes ps as Encode (framed: EncodeFramed) does, the
+// dictionary as it is encoded.
+func encodeStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions, framed bool) error {
+	e, release, err := newEncoder(ps, opts)
+	if err != nil {
+		return err
+	}
+	defer release()
+	e.layout(ps)
+	buf := slices.Grow(e.out[:0], spillChunk+spillChunk/4)
+	e.out = buf
+
+	// The dictionary's size, then the rest of the message.
+	size := 0
+	e.spill = func(b []byte) []byte {
+		size += len(b)
+		return b[:0]
+	}
+	size += len(e.dictionary(buf))
+	rest := e.resourceProfilesAll(nil)
+	head := appendVarint(appendTag(nil, fDataDictionary, protowire.BytesType), uint64(size))
+	total := int64(len(head)) + int64(size) + int64(len(rest))
+
+	out := w
+	var zw io.WriteCloser
+	if framed {
+		if total > 1<<32-1 {
+			return fmt.Errorf("otlp: message of %d bytes does not fit a 4-byte length", total)
+		}
+		head = binary.BigEndian.AppendUint32(nil, uint32(total))
+		head = appendVarint(appendTag(head, fDataDictionary, protowire.BytesType), uint64(size))
+		total += 4
+	}
+	if opts.Gzip {
+		z := newGzip(w, total)
+		out, zw = z, z
+	}
+	put := func(b []byte) {
+		if err == nil {
+			_, err = out.Write(b)
+		}
+	}
+	put(head)
+	e.spill = func(b []byte) []byte {
+		put(b)
+		return b[:0]
+	}
+	put(e.dictionary(buf[:0]))
+	put(rest)
+	if zw != nil {
+		if cerr := zw.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
