@@ -19,10 +19,12 @@ func init() {
 		if limit <= 0 {
 			limit = DefaultMaxInputSize
 		}
-		// A file summarized (inspect) is read in place, block by block,
-		// as unpack reads it; any other input is read whole first, and
-		// counts in the run's memory target (memlimit.Reserve) beside the
-		// blocks, which the bundle's reader counts as it decompresses them.
+		// A regular file is read in place, block by block, as unpack
+		// reads it; any other input (a pipe, a compressed file, a file
+		// whose original bytes are kept) is read whole first, and counts
+		// in the run's memory target (memlimit.Reserve) beside the
+		// blocks, which the bundle's reader counts as it decompresses
+		// them.
 		src, size := opts.input, opts.inputSize
 		if src == nil || size > limit {
 			data, err := readAll(r, opts.sizeHint)

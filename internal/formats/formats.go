@@ -91,8 +91,9 @@ type ReadOptions struct {
 	// all of them. Other formats' profiles are in Items as always.
 	Each func(Item) error
 	// input is the input as it is, from its first byte, when it can be
-	// read at any offset (a regular file, not compressed), for Summary;
-	// inputSize is its size.
+	// read at any offset (a regular file, not compressed), for Summary and
+	// for a bundle, whose blocks are then read where they are rather than
+	// from a copy of the file; inputSize is its size.
 	input     io.ReaderAt
 	inputSize int64
 }
@@ -174,7 +175,8 @@ type Input struct {
 	Format      detect.Format
 	Compression detect.Compression
 	Layout      string
-	// Size is how many (decompressed) bytes of the input were read.
+	// Size is how many (decompressed) bytes of the input were read (the
+	// file's size, for a file read in place).
 	Size int64
 	// Facts about the input beyond its profiles, for inspect: name, value.
 	Facts [][2]string
@@ -348,7 +350,7 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 			lr.left, lr.max, lr.tooLarge = fit-(lr.max-lr.left), fit, mem.TooLarge()
 		}
 	}
-	if opts.Summary && in.Compression == detect.None && !opts.KeepOriginal {
+	if (opts.Summary || in.Format == detect.Bundle) && in.Compression == detect.None && !opts.KeepOriginal {
 		opts.input, opts.inputSize = readerAt(r, cr.n)
 	}
 	// The run's memory target grows by the input's bound, before it is
@@ -363,6 +365,11 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 		return nil, readErr(err)
 	}
 	in.Size = lr.max - lr.left
+	if opts.input != nil && opts.inputSize > in.Size {
+		// Read in place, at its blocks' offsets: the file's size, not
+		// what was read through r to detect its format.
+		in.Size = opts.inputSize
+	}
 	if known <= 0 && reserve {
 		memlimit.Reserve(in.Size)
 	}
