@@ -3,6 +3,7 @@ package otlp
 import (
 	"bytes"
 	"io"
+	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -45,25 +46,40 @@ func encodePeak(t *testing.T, p *model.Profile) uint64 {
 // The writer's own arrays for a table of many entries are let go as soon
 // as its step is done, and a location's attribute indices take 4 bytes
 // when it has none: writing a profile of 200k locations, each of one line
-// and its own function, holds at most 140 bytes an entry at once beside
+// and its own function, holds at most 145 bytes an entry at once beside
 // the profile, its output's buffer (sizeHint's, about 50 bytes an entry)
 // included. Holding each step's arrays to the end and a 24-byte slice per
-// location took 160. Written as it is encoded (from streamFrom), the
-// dictionary is not held: 10 bytes an entry less at least (the peak is
-// then the layout's).
+// location took 160.
 func TestEncodeTableMemory(t *testing.T) {
 	const n = 200_000
-	p := manyLocations(n)
-	whole := encodePeak(t, p)
+	peak := encodePeak(t, manyLocations(n))
+	t.Logf("%d entries: %d bytes an entry at most", n, peak/n)
+	if peak > 145*n {
+		t.Errorf("writing held %d bytes an entry at once, want 145 or less", peak/n)
+	}
+}
+
+// Written as it is encoded (from streamFrom), the dictionary is not held:
+// a profile of 20k distinct stacks of 200 frames, whose stack table is
+// most of the message (8 MB), is written holding less than half of what
+// the whole message takes.
+func TestEncodeStreamedMemory(t *testing.T) {
+	b := synth.Locations(1000)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	frames := make([]int32, 200)
+	for range 20_000 {
+		for j := range frames {
+			frames[j] = int32(rnd.IntN(1000))
+		}
+		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink})
+	}
+	whole := encodePeak(t, b.P)
 	defer func(old int) { streamFrom = old }(streamFrom)
 	streamFrom = 0
-	streamed := encodePeak(t, p)
-	t.Logf("%d entries: %d bytes an entry at most, %d with the dictionary written as it is encoded", n, whole/n, streamed/n)
-	if whole > 140*n {
-		t.Errorf("writing held %d bytes an entry at once, want 140 or less", whole/n)
-	}
-	if streamed+10*n > whole {
-		t.Errorf("writing the dictionary as it is encoded held %d bytes an entry, against %d holding it whole: want 10 less at least", streamed/n, whole/n)
+	streamed := encodePeak(t, b.P)
+	t.Logf("20k stacks of 200 frames: %d bytes held at most, %d with the dictionary written as it is encoded", whole, streamed)
+	if 2*streamed > whole {
+		t.Errorf("writing the dictionary as it is encoded held %d bytes, not less than half the %d of the whole message", streamed, whole)
 	}
 }
 
@@ -113,5 +129,22 @@ func TestEncodeStreamedSameBytes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A stack of millions of frames is one entry of the dictionary, held
+// whole: written as it is encoded, the dictionary takes no more than the
+// whole message does, its buffer made once for the deepest stack and
+// kept for the second pass (grown by append twice, it took 3.4 times as
+// much).
+func TestEncodeStreamedDeepStack(t *testing.T) {
+	p := synth.DeepStack(8 << 20)
+	whole := encodePeak(t, p)
+	defer func(old int) { streamFrom = old }(streamFrom)
+	streamFrom = 0
+	streamed := encodePeak(t, p)
+	t.Logf("one stack of 8M frames: %d bytes held at most, %d with the dictionary written as it is encoded", whole, streamed)
+	if streamed > whole+whole/4 {
+		t.Errorf("writing the dictionary as it is encoded held %d bytes, more than 1.25 times the %d of the whole message", streamed, whole)
 	}
 }

@@ -50,8 +50,15 @@ func encodeStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions, framed
 	}
 	defer release()
 	e.layout(ps)
-	buf := slices.Grow(e.out[:0], spillChunk+spillChunk/4)
-	e.out = buf
+	// A piece ends with an entry: room for the largest stack's, which
+	// may hold millions of frames (grown by append, it would be copied
+	// into ever larger buffers, old and new held at once).
+	deepest := 0
+	for _, r := range e.stacks {
+		deepest = max(deepest, e.ps[r.p].Stacks.StackLen(int(r.i)))
+	}
+	room := spillChunk + spillChunk/4 + deepest*protowire.SizeVarint(uint64(len(e.locs)))
+	buf := slices.Grow(e.out[:0], room)
 
 	// The dictionary's size, then the rest of the message.
 	size := 0
@@ -59,7 +66,10 @@ func encodeStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions, framed
 		size += len(b)
 		return b[:0]
 	}
-	size += len(e.dictionary(buf))
+	b := e.dictionary(buf)
+	size += len(b)
+	buf = b[:0] // as large as the largest piece
+	e.out = buf
 	rest := e.resourceProfilesAll(nil)
 	head := appendVarint(appendTag(nil, fDataDictionary, protowire.BytesType), uint64(size))
 	total := int64(len(head)) + int64(size) + int64(len(rest))
