@@ -76,6 +76,9 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 // EncodeJSON writes ps as one OTLP JSON ProfilesData (v1development), on
 // one line ending with a newline (so the file is also one JSON line).
 func EncodeJSON(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
+	if sizeHint(ps) >= streamFrom {
+		return encodeJSONStreamed(w, ps, opts)
+	}
 	data, release, err := encode(ps, opts)
 	if err != nil {
 		return err

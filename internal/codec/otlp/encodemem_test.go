@@ -84,8 +84,9 @@ func TestEncodeStreamedMemory(t *testing.T) {
 }
 
 // The dictionary written as it is encoded gives the bytes the
-// whole-message writer gives, framed or not, gzipped or not, for every
-// fixture, many locations, and pieces cut at every entry.
+// whole-message writer gives, binary, framed, JSON and JSON lines,
+// gzipped or not, for every fixture, many locations, and pieces cut at
+// every entry.
 func TestEncodeStreamedSameBytes(t *testing.T) {
 	var ps [][]*model.Profile
 	for _, name := range otlpFixtures(t) {
@@ -111,21 +112,24 @@ func TestEncodeStreamedSameBytes(t *testing.T) {
 		ps = append(ps, []*model.Profile{p})
 	}
 	ps = append(ps, []*model.Profile{manyLocations(50_000)})
-	defer func(old int) { streamFrom = old }(streamFrom)
+	defer func(from, chunk int) { streamFrom, spillChunk = from, chunk }(streamFrom, spillChunk)
 	for i, in := range ps {
 		for _, gz := range []bool{false, true} {
-			for _, enc := range []func(io.Writer, []*model.Profile, EncodeOptions) error{Encode, EncodeFramed} {
-				var want, got bytes.Buffer
+			for k, enc := range []func(io.Writer, []*model.Profile, EncodeOptions) error{Encode, EncodeFramed, EncodeJSON, EncodeJSONLines} {
+				var want bytes.Buffer
 				streamFrom = 1 << 62
 				if err := enc(&want, in, EncodeOptions{Gzip: gz}); err != nil {
 					t.Fatal(err)
 				}
-				streamFrom = 0
-				if err := enc(&got, in, EncodeOptions{Gzip: gz}); err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got.Bytes(), want.Bytes()) {
-					t.Errorf("input %d (gzip %v): %d bytes written as encoded, %d whole, not the same", i, gz, got.Len(), want.Len())
+				for _, chunk := range []int{1, 1 << 20} {
+					var got bytes.Buffer
+					streamFrom, spillChunk = 0, chunk
+					if err := enc(&got, in, EncodeOptions{Gzip: gz}); err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got.Bytes(), want.Bytes()) {
+						t.Errorf("input %d, writer %d (gzip %v, pieces of %d bytes): %d bytes written as encoded, %d whole, not the same", i, k, gz, chunk, got.Len(), want.Len())
+					}
 				}
 			}
 		}

@@ -19,6 +19,9 @@ import (
 
 // EncodeJSONLines writes ps as one JSON line (OTLP JSON and a newline).
 func EncodeJSONLines(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
+	if sizeHint(ps) >= streamFrom {
+		return encodeJSONStreamed(w, ps, opts)
+	}
 	data, release, err := encode(ps, opts)
 	if err != nil {
 		return err

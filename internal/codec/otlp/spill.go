@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -22,6 +23,11 @@ import (
 // made. The ResourceProfiles, a small part of a large message (its
 // samples reference the dictionary's stacks), are held whole between the
 // two. The bytes are those of the whole-message writer.
+//
+// The JSON of a message (EncodeJSON, EncodeJSONLines) has the dictionary
+// after the ResourceProfiles, in the order the schema declares them, and
+// no length: from the same size its dictionary is encoded once, each
+// piece written as JSON as it is made (otlpcommon.WriteJSONStreamed).
 
 // streamFrom is the message size, as sizeHint guesses it, from which the
 // dictionary is written as it is encoded. Below it the message is held
@@ -29,8 +35,9 @@ import (
 // pooled encoders is (maxPooledOut).
 var streamFrom = maxPooledOut
 
-// spillChunk is the size of the pieces the dictionary is written in.
-const spillChunk = 1 << 20
+// spillChunk is the size of the pieces the dictionary is written in
+// (the tests cut them at every entry).
+var spillChunk = 1 << 20
 
 // next gives b, the output so far, to e.spill once it holds spillChunk
 // bytes, and returns the buffer to go on with.
@@ -39,6 +46,55 @@ func (e *encoder) next(b []byte) []byte {
 		return e.spill(b)
 	}
 	return b
+}
+
+// encodeJSONStreamed writes ps as EncodeJSON does, the dictionary as it
+// is encoded.
+func encodeJSONStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
+	e, release, err := newEncoder(ps, opts)
+	if err != nil {
+		return err
+	}
+	defer release()
+	e.layout(ps)
+	buf := e.pieceBuffer()
+	rest := e.resourceProfilesAll(nil)
+	fill := func(emit func([]byte) error) error {
+		var err error
+		e.spill = func(b []byte) []byte {
+			if err == nil {
+				err = emit(b)
+			}
+			return b[:0]
+		}
+		b := e.dictionary(buf)
+		if err == nil {
+			err = emit(b)
+		}
+		e.out = b[:0]
+		return err
+	}
+	if !opts.Gzip {
+		return otlpcommon.WriteJSONStreamed(w, rest, jsonDescriptor, "otlp json", fDataDictionary, fill)
+	}
+	zw := &levelGzip{w: w, buf: make([]byte, 0, smallOutput)}
+	if err := otlpcommon.WriteJSONStreamed(zw, rest, jsonDescriptor, "otlp json", fDataDictionary, fill); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// pieceBuffer returns the buffer the dictionary's pieces are made in. A
+// piece ends with an entry: it has room for the largest stack's, which
+// may hold millions of frames (grown by append, it would be copied into
+// ever larger buffers, old and new held at once).
+func (e *encoder) pieceBuffer() []byte {
+	deepest := 0
+	for _, r := range e.stacks {
+		deepest = max(deepest, e.ps[r.p].Stacks.StackLen(int(r.i)))
+	}
+	room := spillChunk + spillChunk/4 + deepest*protowire.SizeVarint(uint64(len(e.locs)))
+	return slices.Grow(e.out[:0], room)
 }
 
 // encodeStreamed writes ps as Encode (framed: EncodeFramed) does, the
@@ -50,15 +106,7 @@ func encodeStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions, framed
 	}
 	defer release()
 	e.layout(ps)
-	// A piece ends with an entry: room for the largest stack's, which
-	// may hold millions of frames (grown by append, it would be copied
-	// into ever larger buffers, old and new held at once).
-	deepest := 0
-	for _, r := range e.stacks {
-		deepest = max(deepest, e.ps[r.p].Stacks.StackLen(int(r.i)))
-	}
-	room := spillChunk + spillChunk/4 + deepest*protowire.SizeVarint(uint64(len(e.locs)))
-	buf := slices.Grow(e.out[:0], room)
+	buf := e.pieceBuffer()
 
 	// The dictionary's size, then the rest of the message.
 	size := 0

@@ -498,6 +498,24 @@ func WriteJSON(w io.Writer, data []byte, md protoreflect.MessageDescriptor, form
 	return err
 }
 
+// WriteJSONStreamed writes to w, as WriteJSON does, the JSON of a message
+// md describes whose field num, a message of repeated fields only, is
+// not in data but given in pieces: fill calls emit with each piece, whole
+// fields of that message, each field's values in one run, the fields in
+// the order the schema declares them. The text is the one WriteJSON
+// writes for data with the field in it; no piece is held after emit.
+func WriteJSONStreamed(w io.Writer, data []byte, md protoreflect.MessageDescriptor, format string, num protowire.Number, fill func(emit func(piece []byte) error) error) error {
+	j := wireJSON{b: make([]byte, 0, flushAt+64<<10), w: w, streamed: &streamedField{num: num, fill: fill}}
+	if err := j.message(data, md, 0); err != nil {
+		if j.err != nil {
+			return j.err
+		}
+		return fmt.Errorf("%s: %v", format, err)
+	}
+	_, err := w.Write(append(j.b, '\n'))
+	return err
+}
+
 // LocateWireError finds where binary data fails to parse as md: the byte
 // offset and field path of the first bad field; err when it finds none.
 func LocateWireError(data []byte, md protoreflect.MessageDescriptor, err error) error {

@@ -31,6 +31,16 @@ type wireJSON struct {
 	b   []byte
 	w   io.Writer
 	err error
+	// streamed, when set, gives the top message's field of its number
+	// (not in its bytes) in pieces (WriteJSONStreamed).
+	streamed *streamedField
+}
+
+// streamedField is a field of the top message whose value, a message of
+// repeated fields only, is given in pieces of whole fields.
+type streamedField struct {
+	num  protowire.Number
+	fill func(emit func(piece []byte) error) error
 }
 
 const flushAt = 1 << 20
@@ -115,10 +125,21 @@ func (j *wireJSON) message(data []byte, md protoreflect.MessageDescriptor, depth
 	first := true
 	for i := range spans {
 		s := spans[i]
+		fd := fds.Get(i)
+		if depth == 0 && j.streamed != nil && fd.Number() == j.streamed.num {
+			if s.seen {
+				return fmt.Errorf("%s.%s: %w: given in its bytes and in pieces", md.FullName(), fd.Name(), errWire)
+			}
+			j.key(fd, first)
+			first = false
+			if err := j.pieces(fd.Message(), j.streamed.fill, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
 		if !s.seen {
 			continue
 		}
-		fd := fds.Get(i)
 		var err error
 		if fd.IsList() {
 			first, err = j.list(data[s.first:s.end], fd, first, depth)
@@ -193,8 +214,20 @@ func (j *wireJSON) single(b []byte, fd protoreflect.FieldDescriptor, first bool,
 // list writes a repeated field from b, which runs from its first tag to
 // the end of its last value and may hold other fields between.
 func (j *wireJSON) list(b []byte, fd protoreflect.FieldDescriptor, first bool, depth int) (bool, error) {
-	num := fd.Number()
 	open := false
+	if err := j.listOf(b, fd, &first, &open, depth); err != nil {
+		return first, err
+	}
+	if open {
+		j.b = append(j.b, ']')
+	}
+	return first, j.err
+}
+
+// listOf writes the values of fd in b, the key and "[" before the first
+// unless open; the caller closes the list.
+func (j *wireJSON) listOf(b []byte, fd protoreflect.FieldDescriptor, first, open *bool, depth int) error {
+	num := fd.Number()
 	for off := 0; off < len(b); {
 		n, typ, k := protowire.ConsumeTag(b[off:])
 		m := protowire.ConsumeFieldValue(n, typ, b[off+k:])
@@ -205,9 +238,9 @@ func (j *wireJSON) list(b []byte, fd protoreflect.FieldDescriptor, first bool, d
 		}
 		if fd.Kind() == protoreflect.MessageKind {
 			msg, _ := protowire.ConsumeBytes(v)
-			j.elem(fd, &first, &open)
+			j.elem(fd, first, open)
 			if err := j.message(msg, fd.Message(), depth+1); err != nil {
-				return first, err
+				return err
 			}
 			continue
 		}
@@ -217,14 +250,14 @@ func (j *wireJSON) list(b []byte, fd protoreflect.FieldDescriptor, first bool, d
 			for len(packed) > 0 {
 				k, err := scalarLen(packed, want)
 				if err != nil {
-					return first, fmt.Errorf("%s: %v", fd.FullName(), err)
+					return fmt.Errorf("%s: %v", fd.FullName(), err)
 				}
 				x, err := scalar(packed[:k], want, fd)
 				if err != nil {
-					return first, err
+					return err
 				}
 				packed = packed[k:]
-				j.elem(fd, &first, &open)
+				j.elem(fd, first, open)
 				j.b = appendJSONValue(j.b, fd, x)
 				j.flush()
 			}
@@ -232,16 +265,68 @@ func (j *wireJSON) list(b []byte, fd protoreflect.FieldDescriptor, first bool, d
 		}
 		x, err := scalar(v, typ, fd)
 		if err != nil {
-			return first, err
+			return err
 		}
-		j.elem(fd, &first, &open)
+		j.elem(fd, first, open)
 		j.b = appendJSONValue(j.b, fd, x)
 		j.flush()
+	}
+	return nil
+}
+
+// pieces writes message md, all of whose fields are repeated, from the
+// pieces fill gives: each whole fields, a field's values in one run, the
+// fields in the order md declares them (as the writers give them).
+func (j *wireJSON) pieces(md protoreflect.MessageDescriptor, fill func(emit func(piece []byte) error) error, depth int) error {
+	j.b = append(j.b, '{')
+	first, open := true, false
+	var cur protoreflect.FieldDescriptor
+	err := fill(func(piece []byte) error {
+		for off := 0; off < len(piece); {
+			num, typ, n := protowire.ConsumeTag(piece[off:])
+			if n < 0 {
+				return fmt.Errorf("%s: byte %d of a piece: %v", md.FullName(), off, protowire.ParseError(n))
+			}
+			m := protowire.ConsumeFieldValue(num, typ, piece[off+n:])
+			if m < 0 {
+				return fmt.Errorf("%s: byte %d of a piece: %v", md.FullName(), off, protowire.ParseError(m))
+			}
+			fd := md.Fields().ByNumber(num)
+			switch {
+			case fd == nil || !fd.IsList():
+				return fmt.Errorf("%s: %w: field %d in a piece, not a repeated field", md.FullName(), errWire, num)
+			case !wireTypeFits(fd, typ):
+				return fmt.Errorf("%s.%s: %w: wire type %d", md.FullName(), fd.Name(), errWire, typ)
+			case cur != nil && fd.Index() < cur.Index():
+				return fmt.Errorf("%s.%s: %w: after %s", md.FullName(), fd.Name(), errWire, cur.Name())
+			}
+			if fd.Kind() == protoreflect.StringKind && typ == protowire.BytesType {
+				if v, _ := protowire.ConsumeBytes(piece[off+n:]); !utf8.Valid(v) {
+					return fmt.Errorf("%s: string field contains invalid UTF-8", fd.FullName())
+				}
+			}
+			if fd != cur {
+				if open {
+					j.b = append(j.b, ']')
+				}
+				cur, open = fd, false
+			}
+			if err := j.listOf(piece[off:off+n+m], fd, &first, &open, depth); err != nil {
+				return err
+			}
+			off += n + m
+		}
+		return j.err
+	})
+	if err != nil {
+		return err
 	}
 	if open {
 		j.b = append(j.b, ']')
 	}
-	return first, j.err
+	j.b = append(j.b, '}')
+	j.flush()
+	return j.err
 }
 
 // elem starts a list's element: its key and "[" before the first.
