@@ -51,13 +51,11 @@ func (e *encoder) next(b []byte) []byte {
 // encodeJSONStreamed writes ps as EncodeJSON does, the dictionary as it
 // is encoded.
 func encodeJSONStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
-	e, release, err := newEncoder(ps, opts)
+	e, buf, release, err := startStreamed(ps, opts)
 	if err != nil {
 		return err
 	}
 	defer release()
-	e.layout(ps)
-	buf := e.pieceBuffer()
 	rest := e.resourceProfilesAll(nil)
 	fill := func(emit func([]byte) error) error {
 		var err error
@@ -84,29 +82,33 @@ func encodeJSONStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions) er
 	return zw.Close()
 }
 
-// pieceBuffer returns the buffer the dictionary's pieces are made in. A
-// piece ends with an entry: it has room for the largest stack's, which
-// may hold millions of frames (grown by append, it would be copied into
-// ever larger buffers, old and new held at once).
-func (e *encoder) pieceBuffer() []byte {
+// startStreamed returns an encoder of ps with its dictionary laid out,
+// the buffer its pieces are made in, and the function that gives the
+// encoder back. A piece ends with an entry: the buffer has room for the
+// largest stack's, which may hold millions of frames (grown by append,
+// it would be copied into ever larger buffers, old and new held at once).
+func startStreamed(ps []*model.Profile, opts EncodeOptions) (*encoder, []byte, func(), error) {
+	e, release, err := newEncoder(ps, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	e.layout(ps)
 	deepest := 0
 	for _, r := range e.stacks {
 		deepest = max(deepest, e.ps[r.p].Stacks.StackLen(int(r.i)))
 	}
 	room := spillChunk + spillChunk/4 + deepest*protowire.SizeVarint(uint64(len(e.locs)))
-	return slices.Grow(e.out[:0], room)
+	return e, slices.Grow(e.out[:0], room), release, nil
 }
 
 // encodeStreamed writes ps as Encode (framed: EncodeFramed) does, the
 // dictionary as it is encoded.
 func encodeStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions, framed bool) error {
-	e, release, err := newEncoder(ps, opts)
+	e, buf, release, err := startStreamed(ps, opts)
 	if err != nil {
 		return err
 	}
 	defer release()
-	e.layout(ps)
-	buf := e.pieceBuffer()
 
 	// The dictionary's size, then the rest of the message.
 	size := 0

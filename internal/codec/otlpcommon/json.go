@@ -487,14 +487,18 @@ func BinaryToJSON(b, data []byte, md protoreflect.MessageDescriptor, format stri
 func WriteJSON(w io.Writer, data []byte, md protoreflect.MessageDescriptor, format string) error {
 	// The text is about 4 times the binary: a small one is written at
 	// once, a large one a megabyte at a time.
-	j := wireJSON{b: make([]byte, 0, min(4*len(data)+64, flushAt+64<<10)), w: w}
+	return writeJSON(&wireJSON{b: make([]byte, 0, min(4*len(data)+64, flushAt+64<<10)), w: w}, data, md, format)
+}
+
+// writeJSON writes the JSON of data with j, then a newline.
+func writeJSON(j *wireJSON, data []byte, md protoreflect.MessageDescriptor, format string) error {
 	if err := j.message(data, md, 0); err != nil {
 		if j.err != nil {
 			return j.err
 		}
 		return fmt.Errorf("%s: %v", format, err)
 	}
-	_, err := w.Write(append(j.b, '\n'))
+	_, err := j.w.Write(append(j.b, '\n'))
 	return err
 }
 
@@ -505,15 +509,7 @@ func WriteJSON(w io.Writer, data []byte, md protoreflect.MessageDescriptor, form
 // the order the schema declares them. The text is the one WriteJSON
 // writes for data with the field in it; no piece is held after emit.
 func WriteJSONStreamed(w io.Writer, data []byte, md protoreflect.MessageDescriptor, format string, num protowire.Number, fill func(emit func(piece []byte) error) error) error {
-	j := wireJSON{b: make([]byte, 0, flushAt+64<<10), w: w, streamed: &streamedField{num: num, fill: fill}}
-	if err := j.message(data, md, 0); err != nil {
-		if j.err != nil {
-			return j.err
-		}
-		return fmt.Errorf("%s: %v", format, err)
-	}
-	_, err := w.Write(append(j.b, '\n'))
-	return err
+	return writeJSON(&wireJSON{b: make([]byte, 0, flushAt+64<<10), w: w, streamed: &streamedField{num: num, fill: fill}}, data, md, format)
 }
 
 // LocateWireError finds where binary data fails to parse as md: the byte
