@@ -3,6 +3,7 @@ package otlp
 import (
 	"bytes"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -117,7 +118,7 @@ func TestEncodeStreamedSameBytes(t *testing.T) {
 		for _, gz := range []bool{false, true} {
 			for k, enc := range []func(io.Writer, []*model.Profile, EncodeOptions) error{Encode, EncodeFramed, EncodeJSON, EncodeJSONLines} {
 				var want bytes.Buffer
-				streamFrom = 1 << 62
+				streamFrom = math.MaxInt
 				if err := enc(&want, in, EncodeOptions{Gzip: gz}); err != nil {
 					t.Fatal(err)
 				}
