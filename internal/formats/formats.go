@@ -681,6 +681,8 @@ type writer struct {
 	// besides, for a profile that holds that many bytes.
 	memPerByte  float64
 	compressMem func(size int64) int64
+	// memOf, when set, counts what the writer may take for p instead.
+	memOf func(p *model.Profile) int64
 }
 
 var writers = map[OutFormat]writer{}
@@ -844,12 +846,12 @@ func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
 // a smaller generated one, up to 2 times a profile of a few MiB (which
 // the slack of TestWriteMemoryWithinCheck covers); the blocks, which grow
 // with the cores, are counted apart (pprof.GzipMemory, of a raw encoding
-// no larger than the profile in memory). OTLP's and pprofextended's,
-// binary and JSON, lay out a dictionary of their own: 1.0 to 1.1 of the
-// wide profile, 1.3 to 1.5 of the smaller one.
+// no larger than the profile in memory). pprofextended's, binary and
+// JSON, lays out a dictionary of its own and holds its message: 1.0 to
+// 1.4 of the profile. OTLP's counts its own (otlp.EncodeMemory).
 const (
 	pprofMemPerByte = 1
-	otlpMemPerByte  = 1.75
+	otlpMemPerByte  = otlp.WholeMemPerByte
 )
 
 // viewMemPerFrame is what a stack view takes per frame of the profile's
@@ -862,6 +864,9 @@ const viewMemPerFrame = 4
 func (w *writer) memory(p *model.Profile) int64 {
 	if w.stackView {
 		return p.MemSize() + viewMemPerFrame*int64(p.Stacks.NumFrames())
+	}
+	if w.memOf != nil {
+		return w.memOf(p)
 	}
 	size := p.MemSize()
 	n := int64(w.memPerByte * float64(size))

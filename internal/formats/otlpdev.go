@@ -59,7 +59,9 @@ func init() {
 		{OutOTLPFramed, "OTLP profiles v1development, 4-byte-length framed protobuf as the fileexporter's format: proto writes it", nil, otlp.EncodeFramed},
 	} {
 		enc, f := w.enc, w.f
-		registerWriter(w.f, writer{desc: w.desc, suffixes: w.suffixes, multi: true, text: w.f == OutOTLPJSON || w.f == OutOTLPJSONL, memPerByte: otlpMemPerByte,
+		json := f == OutOTLPJSON || f == OutOTLPJSONL
+		registerWriter(w.f, writer{desc: w.desc, suffixes: w.suffixes, multi: true, text: json,
+			memOf: func(p *model.Profile) int64 { return otlp.EncodeMemory(p, json) },
 			write: func(out io.Writer, items []Item, opts WriteOptions) error {
 				eo := otlp.EncodeOptions{Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
 					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}

@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -151,5 +152,48 @@ func TestEncodeStreamedDeepStack(t *testing.T) {
 	t.Logf("one stack of 8M frames: %d bytes held at most, %d with the dictionary written as it is encoded", whole, streamed)
 	if streamed > whole+whole/4 {
 		t.Errorf("writing the dictionary as it is encoded held %d bytes, more than 1.25 times the %d of the whole message", streamed, whole)
+	}
+}
+
+// What EncodeMemory counts for a message written as it is encoded covers
+// what writing it takes, binary and JSON: many locations, one deep
+// stack, many stacks, labels and timestamps.
+func TestEncodeMemoryCounts(t *testing.T) {
+	defer func(old int) { streamFrom = old }(streamFrom)
+	streamFrom = 0
+	stacks := synth.Locations(1000)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	frames := make([]int32, 100)
+	for k := range 20_000 {
+		for j := range frames {
+			frames[j] = int32(rnd.IntN(1000))
+		}
+		ls := stacks.LabelSet([]model.Label{{Key: stacks.String("worker"), Str: stacks.String(fmt.Sprint(k % 500))}})
+		stacks.P.Samples = append(stacks.P.Samples, model.Sample{Stack: stacks.Stack(frames), Values: []int64{int64(k)}, LabelSet: ls,
+			Link: model.NoLink, Timestamps: []uint64{uint64(k)}})
+	}
+	for name, p := range map[string]*model.Profile{"200k locations": manyLocations(200_000), "one stack of 8M frames": synth.DeepStack(8 << 20), "20k labeled stacks": stacks.P} {
+		for _, json := range []bool{false, true} {
+			enc := Encode
+			if json {
+				enc = EncodeJSON
+			}
+			least := ^uint64(0)
+			for range 3 {
+				for encoders.Get() != nil {
+				}
+				var err error
+				peak := memcheck.Peak(func() { err = enc(io.Discard, []*model.Profile{p}, EncodeOptions{}) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				least = min(least, peak)
+			}
+			count := EncodeMemory(p, json)
+			t.Logf("%s (json %v): %d bytes held at most, %d counted", name, json, least, count)
+			if int64(least) > count {
+				t.Errorf("%s (json %v): writing held %d bytes, more than the %d counted", name, json, least, count)
+			}
+		}
 	}
 }

@@ -157,3 +157,66 @@ func encodeStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions, framed
 	}
 	return err
 }
+
+// WholeMemPerByte is what writing a message held whole may take per byte
+// its profiles hold in memory (model.Profile.MemSize): its dictionary's
+// layout and the message (TestWriteMemoryWithinCheck of internal/formats
+// measures 1.0 to 1.5).
+const WholeMemPerByte = 1.75
+
+// EncodeMemory is what Encode, EncodeFramed, EncodeJSON or EncodeJSONLines
+// (json) of p alone may take beyond p. A message held whole takes
+// WholeMemPerByte times what p holds. One written as it is encoded (from
+// streamFrom) holds no message: its count is the layout's, entry by entry
+// as each step makes its arrays (every step's counted together, though a
+// step lets go of its scratch before the next), the ResourceProfiles'
+// bytes, the pieces' buffer and the text's buffers, and a quarter more.
+func EncodeMemory(p *model.Profile, json bool) int64 {
+	ps := []*model.Profile{p}
+	if sizeHint(ps) < streamFrom {
+		return int64(WholeMemPerByte * float64(p.MemSize()))
+	}
+	const (
+		perString   = 24 + 16 + 4 // candidate, table entry, index
+		perMapping  = 64
+		perLocation = 24 + 8 + 4 + 4 // sort key, table entry, index, attribute offset
+		perLocAttr  = 4
+		perFunction = 8 + 4
+		perStack    = 8 + 8 + 4 + 4 // sort entry, table entry, index, count
+		perLabel    = 8 + 96        // attribute index, attribute body and its index
+		perLabelSet = 24
+		perSample   = 48 + 8 // sort key (samples sharing a stack), bytes
+		perValue    = 10
+		perStamp    = 9
+	)
+	n := perString*int64(len(p.Strings)) + perMapping*int64(len(p.Mappings)) +
+		perLocation*int64(len(p.Locations)) + perFunction*int64(len(p.Functions)) +
+		perStack*int64(p.Stacks.Len()+1) + perLabelSet*int64(len(p.LabelSets))
+	for _, as := range p.LocationAttributes {
+		n += perLocAttr * int64(len(as))
+	}
+	for i := range p.LabelSets {
+		n += perLabel * int64(len(p.LabelSets[i].Labels)+len(p.LabelSets[i].Attributes))
+	}
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		n += perSample + perValue*int64(len(s.Values)) + perStamp*int64(len(s.Timestamps))
+	}
+	deepest := 0
+	for i := range p.Stacks.Len() {
+		deepest = max(deepest, p.Stacks.StackLen(i))
+	}
+	n += int64(spillChunk+spillChunk/4) + int64(deepest)*int64(protowire.SizeVarint(uint64(len(p.Locations))+1))
+	// A gzip writer's state; the text's buffer and the first bytes held
+	// until they tell the gzip level (levelGzip).
+	n += 2 << 20
+	if json {
+		n += flushAtJSON + smallOutput
+	}
+	// A quarter more: a step's arrays are made before the collector has
+	// freed the last step's.
+	return n + n/4
+}
+
+// flushAtJSON is the text otlpcommon's JSON writer holds before writing it.
+const flushAtJSON = 1<<20 + 64<<10
