@@ -207,8 +207,8 @@ func EncodeMemory(p *model.Profile, json bool) int64 {
 		deepest = max(deepest, p.Stacks.StackLen(i))
 	}
 	n += int64(spillChunk+spillChunk/4) + int64(deepest)*int64(protowire.SizeVarint(uint64(len(p.Locations))+1))
-	// A gzip writer's state; the text's buffer and the first bytes held
-	// until they tell the gzip level (levelGzip).
+	// A gzip writer's state; with JSON, the text's buffer and the first
+	// bytes held until they tell the gzip level (levelGzip).
 	n += 2 << 20
 	if json {
 		n += flushAtJSON + smallOutput
