@@ -30,13 +30,16 @@ func manyLocations(n int) *model.Profile {
 // encodePeak is the least of three peaks (memcheck.Peak) of writing p,
 // each with no pooled encoder to take arrays from: a collection that runs
 // late only ever adds to one.
-func encodePeak(t *testing.T, p *model.Profile) uint64 {
+func encodePeak(t *testing.T, p *model.Profile) uint64 { return peakOf(t, Encode, p) }
+
+// peakOf is encodePeak with enc for Encode.
+func peakOf(t *testing.T, enc func(io.Writer, []*model.Profile, EncodeOptions) error, p *model.Profile) uint64 {
 	least := ^uint64(0)
 	for range 3 {
 		for encoders.Get() != nil {
 		}
 		var err error
-		peak := memcheck.Peak(func() { err = Encode(io.Discard, []*model.Profile{p}, EncodeOptions{}) })
+		peak := memcheck.Peak(func() { err = enc(io.Discard, []*model.Profile{p}, EncodeOptions{}) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,17 +181,7 @@ func TestEncodeMemoryCounts(t *testing.T) {
 			if json {
 				enc = EncodeJSON
 			}
-			least := ^uint64(0)
-			for range 3 {
-				for encoders.Get() != nil {
-				}
-				var err error
-				peak := memcheck.Peak(func() { err = enc(io.Discard, []*model.Profile{p}, EncodeOptions{}) })
-				if err != nil {
-					t.Fatal(err)
-				}
-				least = min(least, peak)
-			}
+			least := peakOf(t, enc, p)
 			count := EncodeMemory(p, json)
 			t.Logf("%s (json %v): %d bytes held at most, %d counted", name, json, least, count)
 			if int64(least) > count {
