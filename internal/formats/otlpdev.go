@@ -117,7 +117,7 @@ func readOTLPDev(data []byte, in *Input, opts ReadOptions) error {
 	}
 	// The input is not used past here: its bytes can go while the
 	// messages are made into profiles.
-	framed := in.Format == detect.OTLP && in.Layout == "" && otlp.LooksFramed(data)
+	framed := parsed.Framed
 	data = nil
 	do.Release = true // only the messages' profiles are counted below
 	ps, err := parsed.Decode(do)

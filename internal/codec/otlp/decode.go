@@ -49,6 +49,9 @@ type Parsed struct {
 	// Layouts is the Sample layout each binary message was read in
 	// (LayoutAuto for a JSON one, whose field names say what they are).
 	Layouts []SampleLayout
+	// Framed: the messages were the collector's fileexporter framing
+	// (each after its 4-byte big-endian length).
+	Framed bool
 	// cts[i] is message i's location and function tables when the parser
 	// read them in the model's layout (its generated tables are then
 	// empty), else nil.
@@ -139,7 +142,7 @@ func readMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 	if !framed {
 		frames = [][]byte{data}
 	}
-	p := &Parsed{Messages: make([]*pb.ProfilesData, 0, len(frames)), Layouts: make([]SampleLayout, 0, len(frames))}
+	p := &Parsed{Messages: make([]*pb.ProfilesData, 0, len(frames)), Layouts: make([]SampleLayout, 0, len(frames)), Framed: framed}
 	for i, f := range frames {
 		pd, ct, l, err := binaryMessage(f, opts, check)
 		if err != nil {

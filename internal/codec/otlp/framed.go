@@ -64,11 +64,13 @@ func EncodeFramed(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 }
 
 // splitFramed splits data into 4-byte-length-framed messages when it is
-// one: it starts with a zero byte (a length under 16 MiB; a plain
-// ProfilesData never starts with 0, which is no field tag) and the frames
-// end exactly at its end.
+// one: it starts with a byte below 8 (a first length under 128 MiB; no
+// ProfilesData starts so, as no field tag has the number 0) and the
+// frames end exactly at its end. The collector's file exporter writes a
+// large batch as one message: a length of 16 MiB and more starts with 1
+// to 7.
 func splitFramed(data []byte) ([][]byte, bool) {
-	if len(data) < 4 || data[0] != 0 {
+	if !FramedStart(data) {
 		return nil, false
 	}
 	var out [][]byte
@@ -86,9 +88,7 @@ func splitFramed(data []byte) ([][]byte, bool) {
 	return out, true
 }
 
-// LooksFramed reports whether head (the first bytes of an uncompressed
-// input) starts a fileexporter framed file: a 4-byte length under 16 MiB
-// then a ProfilesData field tag (resource_profiles or dictionary).
-func LooksFramed(head []byte) bool {
-	return len(head) >= 5 && head[0] == 0 && binary.BigEndian.Uint32(head) > 0 && (head[4] == 0x0a || head[4] == 0x12)
-}
+// FramedStart reports whether data, an uncompressed binary input, starts
+// as a framed file: with a 4-byte big-endian length under 128 MiB, whose
+// first byte (below 8) no protobuf message starts with.
+func FramedStart(data []byte) bool { return len(data) >= 4 && data[0] < 8 }

@@ -151,9 +151,10 @@ type Proto struct {
 
 // NewProto checks r as one message of type md (or of any of others, see
 // Proto) of at most limit bytes (0: no limit); errors start with name
-// ("otlp"). With framed, a stream whose first byte is 0 is read as the
-// OpenTelemetry Collector's file exporter writes messages: each after its
-// length, 4 bytes big-endian (a message never starts with 0, no tag is).
+// ("otlp"). With framed, a stream whose first byte is below 8 is read as
+// the OpenTelemetry Collector's file exporter writes messages: each after
+// its length, 4 bytes big-endian, the first under 128 MiB (a message
+// never starts so: no tag has the field number 0).
 func NewProto(r io.Reader, limit int64, name string, framed bool, md protoreflect.MessageDescriptor, others ...protoreflect.MessageDescriptor) *Proto {
 	p := &Proto{r: r, limit: limit, name: name, allowFramed: framed, frameEnd: -1}
 	for _, d := range append([]protoreflect.MessageDescriptor{md}, others...) {
@@ -210,7 +211,7 @@ func (p *Proto) check(b []byte) error {
 	for len(b) > 0 {
 		if p.framed == 0 {
 			p.framed = -1
-			if b[0] == 0 {
+			if b[0] < 8 { // a length under 128 MiB: no tag starts so
 				p.framed = 1
 			}
 		}

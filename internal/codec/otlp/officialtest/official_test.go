@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
 var (
@@ -59,6 +60,15 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "go build pprofx: %v\n%s", err, out)
 			return 1
 		}
+		// A generated profile whose message is written as it is
+		// encoded (16 MiB and more): pieces of its dictionary, JSON
+		// too, read by the official bindings and pdata.
+		large := filepath.Join(dir, "generated-large.pb.gz")
+		if err := writeLarge(large); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fixtures = append(fixtures, large)
 		for _, f := range fixtures {
 			base := filepath.Join(dir, name(f))
 			outs := []string{base + ".otlp", base + ".otlp.json"}
@@ -75,10 +85,32 @@ func TestMain(m *testing.M) {
 				}
 			}
 		}
+		if st, err := os.Stat(filepath.Join(dir, name(large)+".otlp")); err != nil || st.Size() < 16<<20 {
+			fmt.Fprintf(os.Stderr, "%s: the OTLP of the generated profile is not 16 MiB or more (%v): its dictionary is not written as it is encoded\n", large, err)
+			return 1
+		}
 		return m.Run()
 	}()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// writeLarge writes to path a generated pprof of 3,000 distinct stacks 20
+// to 60 deep over 2,000 functions and a comment of 16 MiB: an OTLP
+// message over 16 MiB, many pieces of tables and one entry larger than
+// a piece, read quickly.
+func writeLarge(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	p := synth.Pprof(3000, 2000, 20, 60, 3000)
+	p.Comments = []string{strings.Repeat("a comment of 16 MiB. ", 16<<20/21+1)}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func name(f string) string {
