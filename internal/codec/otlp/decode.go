@@ -140,6 +140,9 @@ func readMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 	}
 	frames, framed := splitFramed(data)
 	if !framed {
+		if FramedStart(data) {
+			return nil, framingError(data)
+		}
 		frames = [][]byte{data}
 	}
 	p := &Parsed{Messages: make([]*pb.ProfilesData, 0, len(frames)), Layouts: make([]SampleLayout, 0, len(frames)), Framed: framed}

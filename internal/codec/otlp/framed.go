@@ -88,6 +88,20 @@ func splitFramed(data []byte) ([][]byte, bool) {
 	return out, true
 }
 
+// framingError says where data, which starts as a framed file
+// (FramedStart) but is none, breaks its framing.
+func framingError(data []byte) error {
+	at, i := 0, 0
+	for ; len(data) >= 4; i++ {
+		n := binary.BigEndian.Uint32(data)
+		if uint64(n) > uint64(len(data)-4) {
+			return fmt.Errorf("otlp: framed message %d at byte %d: %d bytes, past the end of the input (%d left): cut short or not a framed file", i, at, n, len(data)-4)
+		}
+		at, data = at+4+int(n), data[4+n:]
+	}
+	return fmt.Errorf("otlp: framed message %d at byte %d: %d bytes left, too few for a 4-byte length: cut short or not a framed file", i, at, len(data))
+}
+
 // FramedStart reports whether data, an uncompressed binary input, starts
 // as a framed file: with a 4-byte big-endian length under 128 MiB, whose
 // first byte (below 8) no protobuf message starts with.

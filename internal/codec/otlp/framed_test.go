@@ -52,6 +52,11 @@ func TestFramedLargeMessages(t *testing.T) {
 	}
 	sameProfiles(t, "the first frame", want, got[:1])
 	sameProfiles(t, "the last frame", want, got[2:])
+	// Cut short, the file is refused where its framing breaks.
+	_, err = Decode(frames.Bytes()[:1000], DecodeOptions{})
+	if err == nil || !strings.Contains(err.Error(), "framed message 0 at byte 0:") || !strings.Contains(err.Error(), "past the end of the input (996 left)") {
+		t.Errorf("cut short: %v, want where its framing breaks", err)
+	}
 	// The plain message is not split: its first bytes frame nothing.
 	if p, err := ReadForDecode(one.Bytes(), DecodeOptions{}); err != nil || p.Framed || len(p.Messages) != 1 {
 		t.Errorf("plain message: %v, framed %v", err, p != nil && p.Framed)
