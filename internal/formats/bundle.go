@@ -11,6 +11,7 @@ import (
 )
 
 func init() {
+	readsInPlace[detect.Bundle] = true
 	// A bundle read as an input gives all its profiles, each named as it was
 	// at merge. (pprofx unpack and list read bundles directly, section by
 	// section, instead.)

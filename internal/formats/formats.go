@@ -350,7 +350,7 @@ func Read(r io.Reader, opts ReadOptions) (*Input, error) {
 			lr.left, lr.max, lr.tooLarge = fit-(lr.max-lr.left), fit, mem.TooLarge()
 		}
 	}
-	if (opts.Summary || in.Format == detect.Bundle) && in.Compression == detect.None && !opts.KeepOriginal {
+	if (opts.Summary || readsInPlace[in.Format]) && in.Compression == detect.None && !opts.KeepOriginal {
 		opts.input, opts.inputSize = readerAt(r, cr.n)
 	}
 	// The run's memory target grows by the input's bound, before it is
@@ -429,6 +429,11 @@ var readers = map[detect.Format]reader{}
 // stacks, the mappings), which the memory limit's cut-off by size does not
 // apply to.
 var streamsInput = map[detect.Format]bool{detect.Gperftools: true}
+
+// readsInPlace names the formats whose reader reads a regular file where
+// it lies (ReadOptions.input), whoever the caller, not only for a summary:
+// registered by the format's own file (bundles: block by block).
+var readsInPlace = map[detect.Format]bool{}
 
 func registerReader(f detect.Format, r reader) { readers[f] = r }
 
