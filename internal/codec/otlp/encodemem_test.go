@@ -9,7 +9,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 	"github.com/pprofx/pprofx/internal/testutil/synth"
@@ -105,15 +104,7 @@ func TestEncodeStreamedSameBytes(t *testing.T) {
 		}
 		ps = append(ps, got)
 	}
-	for _, name := range pprofFixtures(t) {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := pprof.Decode(data)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+	for _, p := range decodedPprofFixtures(t) {
 		ps = append(ps, []*model.Profile{p})
 	}
 	ps = append(ps, []*model.Profile{manyLocations(50_000)})

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/pprofx/pprofx/internal/codec/otlp/otlppb/devprofilespb"
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
@@ -23,15 +22,7 @@ func allocBound(n int) uint64 { return 4<<20 + 400*uint64(n) }
 // seeds are pprofx's outputs of the real fixtures in every layout, and the
 // collector-written files of testdata/otlp-dev.
 func seeds(f *testing.F) {
-	for _, name := range pprofFixtures(f) {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		m, err := pprof.Decode(data)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, m := range decodedPprofFixtures(f) {
 		for _, c := range codecs {
 			var buf bytes.Buffer
 			if err := c.enc(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {

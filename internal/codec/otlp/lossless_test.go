@@ -31,6 +31,25 @@ func pprofFixtures(t testing.TB) []string {
 	return files
 }
 
+// decodedPprofFixtures returns pprofFixtures as pprofx's own pprof
+// decoder reads them.
+func decodedPprofFixtures(t testing.TB) []*model.Profile {
+	t.Helper()
+	var ps []*model.Profile
+	for _, name := range pprofFixtures(t) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := pprof.Decode(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
 type codec struct {
 	name string
 	enc  func(w *bytes.Buffer, ps []*model.Profile, o EncodeOptions) error
