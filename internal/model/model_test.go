@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -18,7 +19,7 @@ func TestTableEntrySizes(t *testing.T) {
 	}{
 		{"Location", unsafe.Sizeof(Location{}), 24},
 		{"Function", unsafe.Sizeof(Function{}), 24},
-		{"Line", unsafe.Sizeof(Line{}), 24},
+		{"Line", unsafe.Sizeof(Line{}), 16},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s takes %d bytes, want %d", c.name, c.got, c.want)
@@ -194,5 +195,37 @@ func TestLocationLines(t *testing.T) {
 	p.Locations[a].NumLines = 9
 	if got := p.LocationLines(int(a)); got != nil {
 		t.Errorf("a range past the table: %+v", got)
+	}
+}
+
+// Columns are kept only once one is not 0, grow with the lines given
+// them, and read as 0 past their end.
+func TestColumns(t *testing.T) {
+	p := New()
+	a := p.AddLocation(Location{Mapping: NoMapping}, Line{Function: NoFunction, Line: 1}, Line{Function: NoFunction, Line: 2})
+	p.SetColumns(&p.Locations[a], 0, 0)
+	if p.Columns != nil {
+		t.Fatalf("columns of 0 made a table: %v", p.Columns)
+	}
+	b := p.AddLocation(Location{Mapping: NoMapping}, Line{Function: NoFunction, Line: 3}, Line{Function: NoFunction, Line: 4})
+	p.SetColumns(&p.Locations[b], 5, 6, 7) // one more than b has lines: not set
+	if got, want := p.Columns, []int64{0, 0, 5, 6}; !slices.Equal(got, want) {
+		t.Fatalf("columns %v, want %v", got, want)
+	}
+	if p.ColumnOf(&p.Locations[b], 1) != 6 || p.ColumnOf(&p.Locations[a], 1) != 0 || p.Column(99) != 0 {
+		t.Errorf("ColumnOf: %d %d %d, want 6 0 0", p.ColumnOf(&p.Locations[b], 1), p.ColumnOf(&p.Locations[a], 1), p.Column(99))
+	}
+	// A table cut short and grown again shows no column it held before.
+	p.Columns = p.Columns[:1]
+	p.SetColumn(3, 8)
+	if got, want := p.Columns, []int64{0, 0, 0, 8}; !slices.Equal(got, want) {
+		t.Errorf("columns %v after growing again, want %v", got, want)
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p.Columns = append(p.Columns, 1)
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "columns: 5 entries for 4 lines") {
+		t.Errorf("Validate of more columns than lines: %v", err)
 	}
 }

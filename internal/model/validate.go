@@ -90,6 +90,9 @@ func (v *validator) locations() error {
 	if len(p.LocationAttributes) > len(p.Locations) {
 		return fmt.Errorf("location attributes: %d entries for %d locations", len(p.LocationAttributes), len(p.Locations))
 	}
+	if len(p.Columns) > len(p.Lines) {
+		return fmt.Errorf("columns: %d entries for %d lines", len(p.Columns), len(p.Lines))
+	}
 	for i, l := range p.Locations {
 		if l.Mapping != NoMapping && (l.Mapping < 0 || int(l.Mapping) >= len(p.Mappings)) {
 			return fmt.Errorf("location[%d].mapping: index %d out of range (%d mappings)", i, l.Mapping, len(p.Mappings))

@@ -89,8 +89,8 @@ func TestFlagsAndExtras(t *testing.T) {
 	}
 	cols := 0
 	for _, l := range p.Locations {
-		for _, ln := range p.LinesOf(&l) {
-			if ln.Column > 0 {
+		for j := range p.LinesOf(&l) {
+			if p.ColumnOf(&l, j) > 0 {
 				cols++
 			}
 		}

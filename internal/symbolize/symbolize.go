@@ -387,7 +387,8 @@ func (s *Symbolizer) apply(p *model.Profile, j *job, in *interner) {
 			if f.Line != 0 {
 				m.HasLineNumbers = true
 			}
-			p.Lines = append(p.Lines, model.Line{Function: in.function(f), Line: f.Line, Column: f.Column})
+			p.Lines = append(p.Lines, model.Line{Function: in.function(f), Line: f.Line})
+			p.SetColumn(uint32(len(p.Lines)-1), f.Column)
 		}
 	}
 	if j.src == srcDWARF {

@@ -56,13 +56,15 @@ func handBuilt(variant int) *model.Profile {
 		{Name: s("malloc"), Filename: s("")},
 		{Name: s("unreferenced.fn")},
 	}
-	p.AddLocation(model.Location{Address: 0x401000, Mapping: 0}, model.Line{Function: 0, Line: 12, Column: 3})
-	p.AddLocation(model.Location{Address: 0x402000, Mapping: 0}, model.Line{Function: 2, Line: 5, Column: 9}, model.Line{Function: 1, Line: 25})
+	p.AddLocation(model.Location{Address: 0x401000, Mapping: 0}, model.Line{Function: 0, Line: 12})
+	p.SetColumns(&p.Locations[0], 3)
+	p.AddLocation(model.Location{Address: 0x402000, Mapping: 0}, model.Line{Function: 2, Line: 5}, model.Line{Function: 1, Line: 25})
+	p.SetColumns(&p.Locations[1], 9)
 	p.AddLocation(model.Location{Address: 0x7f1234, Mapping: 1, IsFolded: true}, model.Line{Function: 3})
-	p.AddLocation(model.Location{Address: 0xdeadbeef, Mapping: model.NoMapping})                               // unmapped, no lines
-	p.AddLocation(model.Location{Address: 0x401000, Mapping: 0}, model.Line{Function: 0, Line: 12, Column: 3}) // duplicate of 0
-	p.AddLocation(model.Location{Address: 0x555, Mapping: 3})                                                  // uses the duplicate mapping
-	p.AddLocation(model.Location{Address: 0x999, Mapping: 0})                                                  // unreferenced
+	p.AddLocation(model.Location{Address: 0xdeadbeef, Mapping: model.NoMapping})                                                   // unmapped, no lines
+	p.SetColumns(&p.Locations[p.AddLocation(model.Location{Address: 0x401000, Mapping: 0}, model.Line{Function: 0, Line: 12})], 3) // duplicate of 0
+	p.AddLocation(model.Location{Address: 0x555, Mapping: 3})                                                                      // uses the duplicate mapping
+	p.AddLocation(model.Location{Address: 0x999, Mapping: 0})                                                                      // unreferenced
 	p.SetLocationAttrs(2, []model.Attribute{{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}},
 		{Key: "attr.weight", Value: model.Value{Kind: model.KindDouble, Double: 0.5}, Unit: "1"}})
 	p.Links = []model.Link{
@@ -392,5 +394,46 @@ func TestPermute(t *testing.T) {
 		if !slices.Equal(to, orig) {
 			t.Fatalf("n=%d: to changed: %v, was %v", n, to, orig)
 		}
+	}
+}
+
+// Locations alike but for a line's column stay apart, their columns kept
+// by every way of reading; a bundle whose lines have no column holds no
+// table of them.
+func TestColumns(t *testing.T) {
+	b := model.NewBuilder()
+	p := b.P
+	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
+	p.Functions = []model.Function{{Name: b.String("f")}, {Name: b.String("g")}}
+	for _, cols := range [][]int64{{0, 0}, {0, 4}, {3, 0}} {
+		i := p.AddLocation(model.Location{Address: 0x10, Mapping: model.NoMapping},
+			model.Line{Function: 0, Line: 1}, model.Line{Function: 1, Line: 2})
+		p.SetColumns(&p.Locations[i], cols...)
+	}
+	for i := range p.Locations {
+		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i)}), Values: []int64{int64(i + 1)}, Link: model.NoLink})
+	}
+	checkRoundTrip(t, []*model.Profile{p})
+	r := openBundleOf(t, p)
+	got, err := r.ProfileLast(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diffProfiles(p, got); d != "" {
+		t.Fatal(d)
+	}
+
+	noCols := handBuilt(0)
+	noCols.Columns = nil
+	r = openBundleOf(t, noCols)
+	tb, err := r.tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.columns != nil {
+		t.Errorf("lines without columns read into a table of %d columns", len(tb.columns))
+	}
+	if got, err := r.ProfileLast(0); err != nil || got.Columns != nil {
+		t.Errorf("profile read: %v, columns %v, want none", err, got.Columns)
 	}
 }

@@ -45,9 +45,9 @@ func diffProfiles(a, b *model.Profile) string {
 	rloc := func(p *model.Profile, i int32) string {
 		l := p.Locations[i]
 		s := fmt.Sprintf("addr=%#x map=[%s] folded=%v attrs=%+v", l.Address, rmap(p, l.Mapping), l.IsFolded, p.LocationAttrs(int(i)))
-		for _, ln := range p.LinesOf(&l) {
+		for j, ln := range p.LinesOf(&l) {
 			f := p.Functions[ln.Function]
-			s += fmt.Sprintf(" {%q %q %q start=%d line=%d col=%d}", p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), f.StartLine, ln.Line, ln.Column)
+			s += fmt.Sprintf(" {%q %q %q start=%d line=%d col=%d}", p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), f.StartLine, ln.Line, p.ColumnOf(&l, j))
 		}
 		return s
 	}

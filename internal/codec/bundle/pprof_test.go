@@ -90,7 +90,7 @@ func TestDiffProfilesNotices(t *testing.T) {
 		"payload":     func(p *model.Profile) { p.OriginalPayload = nil },
 		"end time":    func(p *model.Profile) { p.EndTimeUnixNano++ },
 		"mapping":     func(p *model.Profile) { p.Mappings[2].Limit++ },
-		"line column": func(p *model.Profile) { p.LocationLines(0)[0].Column++ },
+		"line column": func(p *model.Profile) { p.SetColumn(p.Locations[0].FirstLine, p.ColumnOf(&p.Locations[0], 0)+1) },
 	} {
 		a, b := handBuilt(0), handBuilt(0)
 		change(b)

@@ -679,7 +679,7 @@ func (u *unpacker) build() {
 		// once at most, so each line is renumbered once.
 		inPlace := u.release && u.own && 2*u.nlines >= len(t.lines)
 		if inPlace {
-			p.Lines = t.lines
+			p.Lines, p.Columns = t.lines, t.columns
 		} else {
 			p.Lines = make([]model.Line, u.nlines)
 		}
@@ -708,14 +708,17 @@ func (u *unpacker) build() {
 					next += end - first
 				}
 				for j, ln := range t.lines[first:end] {
-					p.Lines[loc.FirstLine+uint32(j)] = model.Line{Function: u.funcNew[ln.Function] - 1, Line: ln.Line, Column: ln.Column}
+					p.Lines[loc.FirstLine+uint32(j)] = model.Line{Function: u.funcNew[ln.Function] - 1, Line: ln.Line}
+					if !inPlace {
+						p.SetColumn(loc.FirstLine+uint32(j), t.column(first+uint32(j)))
+					}
 				}
 			}
 			p.Locations[v-1] = loc
 		}
 	}
 	if u.release {
-		t.locations, t.lines, t.lineOff, u.locNew = nil, nil, nil, nil
+		t.locations, t.lines, t.columns, t.lineOff, u.locNew = nil, nil, nil, nil, nil
 	}
 	p.Strings = make([]string, u.nstr)
 	for i, v := range u.pstrNew {

@@ -20,6 +20,7 @@ type tables struct {
 	functions []function
 	locations []location
 	lines     []line     // all locations' lines back to back
+	columns   []int64    // lines[j]'s column is columns[j]; nil when all are 0
 	lineOff   []uint32   // location i's lines are lines[lineOff[i]:lineOff[i+1]]
 	nodes     nodeTable  // the stack prefix tree
 	labelSets []labelSet // labelSets[0] is the empty set
@@ -94,6 +95,45 @@ func (l *location) folded() bool { return l.mf&foldedBit != 0 }
 // last (Reader.ProfileLast) can take its locations' lines as they are, once
 // their functions are numbered as its own.
 type line = model.Line
+
+// column returns the column of line j.
+func (t *tables) column(j uint32) int64 {
+	if t.columns == nil {
+		return 0
+	}
+	return t.columns[j]
+}
+
+// sameColumns reports whether lines first to end have the columns cols
+// (nil: all 0).
+func (t *tables) sameColumns(first, end uint32, cols []int64) bool {
+	for j := first; j < end; j++ {
+		var c int64
+		if cols != nil {
+			c = cols[j-first]
+		}
+		if t.column(j) != c {
+			return false
+		}
+	}
+	return true
+}
+
+// addLines appends a location's lines and their columns (nil: all 0).
+func (t *tables) addLines(lines []line, cols []int64) {
+	if t.columns == nil && cols != nil {
+		t.columns = make([]int64, len(t.lines), cap(t.lines))
+	}
+	t.lines = append(t.lines, lines...)
+	if t.columns == nil {
+		return
+	}
+	if cols == nil {
+		t.columns = append(t.columns, make([]int64, len(lines))...)
+		return
+	}
+	t.columns = append(t.columns, cols...)
+}
 
 // labelSet is a label set's labels, labels[off:off+n], and its
 // attributes, attrSets[attrs].
@@ -173,14 +213,21 @@ func (t *tables) canonical() *tables {
 	locNew := make([]uint32, nl)
 	x.locations = make([]location, nl)
 	x.lines = make([]line, 0, len(t.lines))
+	if t.columns != nil {
+		x.columns = make([]int64, 0, len(t.columns))
+	}
 	x.lineOff = make([]uint32, 1, nl+1)
 	for n, o := range order {
 		locNew[o] = uint32(n)
 		x.locations[n] = t.locations[o]
-		x.lines = append(x.lines, t.lines[t.lineOff[o]:t.lineOff[o+1]]...)
+		first, end := t.lineOff[o], t.lineOff[o+1]
+		x.lines = append(x.lines, t.lines[first:end]...)
+		if t.columns != nil {
+			x.columns = append(x.columns, t.columns[first:end]...)
+		}
 		x.lineOff = append(x.lineOff, uint32(len(x.lines)))
 	}
-	t.locations, t.lines, t.lineOff = nil, nil, nil
+	t.locations, t.lines, t.columns, t.lineOff = nil, nil, nil, nil
 
 	// Stack nodes: each node's children in location order.
 	x.locNew = locNew
@@ -323,8 +370,8 @@ func (t *tables) encode(e *enc) {
 		e.uvarint(zigzag(ln.Line - pr.lastLine(uint32(ln.Function))))
 		pr.sawLine(uint32(ln.Function), ln.Line)
 	}
-	for _, ln := range t.lines {
-		e.varint(ln.Column)
+	for j := range t.lines {
+		e.varint(t.column(uint32(j)))
 	}
 	pr.addrs()
 	for i, l := range t.locations {
@@ -640,7 +687,19 @@ func decodeTables(d *dec, version uint32) (*tables, error) {
 		pr.sawLine(f, t.lines[i].Line)
 	}
 	for i := range t.lines {
-		t.lines[i].Column = d.varint("line.column")
+		c := d.varint("line.column")
+		if c != 0 && t.columns == nil {
+			// Columns are kept only once one is not 0: in the shared
+			// tables, and in a profile's.
+			d.reserve("line columns", len(t.lines), 16)
+			if d.err != nil {
+				return nil, d.err
+			}
+			t.columns = make([]int64, len(t.lines))
+		}
+		if t.columns != nil {
+			t.columns[i] = c
+		}
 	}
 	pr.addrs()
 	for i := range t.locations {

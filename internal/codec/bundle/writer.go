@@ -65,6 +65,7 @@ type Writer struct {
 	strMap, funcMap, locMap, stackMap, lsMap, linkMap []uint32
 	key                                               []byte
 	lineBuf                                           []line
+	colBuf                                            []int64
 	raw, hdr                                          enc
 	hdrIdx                                            map[string]uint32
 	comp                                              []byte
@@ -344,19 +345,27 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 		m = w.mapping(p, &p.Mappings[l.Mapping]) + 1
 	}
 	sl := newLocation(l.Address, m, l.IsFolded, w.attrSet(p.LocationAttrs(int(i))))
-	lines := w.lineBuf[:0]
-	for _, ln := range p.LinesOf(l) {
-		lines = append(lines, line{Function: int32(w.function(p, ln.Function)), Line: ln.Line, Column: ln.Column})
+	lines, cols := w.lineBuf[:0], w.colBuf[:0]
+	hasCols := false
+	for j, ln := range p.LinesOf(l) {
+		lines = append(lines, line{Function: int32(w.function(p, ln.Function)), Line: ln.Line})
+		c := p.ColumnOf(l, j)
+		cols = append(cols, c)
+		hasCols = hasCols || c != 0
 	}
-	w.lineBuf = lines
+	w.lineBuf, w.colBuf = lines, cols
+	if !hasCols {
+		cols = nil
+	}
 	t := w.t
-	v, slot, ok := w.locIdx.Find(w.locationHash(sl, lines), func(c uint32) bool {
-		return t.locations[c] == sl && slices.Equal(t.lines[t.lineOff[c]:t.lineOff[c+1]], lines)
+	v, slot, ok := w.locIdx.Find(w.locationHash(sl, lines, cols), func(c uint32) bool {
+		first, end := t.lineOff[c], t.lineOff[c+1]
+		return t.locations[c] == sl && slices.Equal(t.lines[first:end], lines) && t.sameColumns(first, end, cols)
 	})
 	if !ok {
 		v = uint32(len(t.locations))
 		t.locations = append(t.locations, sl)
-		t.lines = append(t.lines, lines...)
+		t.addLines(lines, cols)
 		t.lineOff = append(t.lineOff, uint32(len(t.lines)))
 		w.locIdx.Add(slot, v, w.locHash)
 	}
@@ -364,16 +373,21 @@ func (w *Writer) location(p *model.Profile, i int32) uint32 {
 	return v
 }
 
-// locationHash hashes a location by its encoding.
-func (w *Writer) locationHash(sl location, lines []line) uint64 {
+// locationHash hashes a location by its encoding; cols are its lines'
+// columns (nil: all 0).
+func (w *Writer) locationHash(sl location, lines []line, cols []int64) uint64 {
 	k := w.key[:0]
 	k = binary.AppendUvarint(k, sl.address)
 	k = binary.AppendUvarint(k, uint64(sl.mf))
 	k = binary.AppendUvarint(k, uint64(sl.attrs))
-	for _, ln := range lines {
+	for j, ln := range lines {
 		k = binary.AppendUvarint(k, uint64(ln.Function))
 		k = binary.AppendVarint(k, ln.Line)
-		k = binary.AppendVarint(k, ln.Column)
+		var c int64
+		if cols != nil {
+			c = cols[j]
+		}
+		k = binary.AppendVarint(k, c)
 	}
 	w.key = k
 	return maphash.Bytes(w.seed, k)
@@ -381,7 +395,12 @@ func (w *Writer) locationHash(sl location, lines []line) uint64 {
 
 func (w *Writer) locHash(v uint32) uint64 {
 	t := w.t
-	return w.locationHash(t.locations[v], t.lines[t.lineOff[v]:t.lineOff[v+1]])
+	first, end := t.lineOff[v], t.lineOff[v+1]
+	var cols []int64
+	if t.columns != nil {
+		cols = t.columns[first:end]
+	}
+	return w.locationHash(t.locations[v], t.lines[first:end], cols)
 }
 
 // nodeMem is what a node of the shared prefix tree may take: its location
@@ -792,7 +811,7 @@ func (w *Writer) Close() error {
 func (w *Writer) dropIndexes() {
 	w.strIdx, w.funcIdx, w.locIdx = hashindex.Index{}, hashindex.Index{}, hashindex.Index{}
 	w.pstrIdx, w.hdrIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil
-	w.lineBuf, w.mapIdx = nil, nil
+	w.lineBuf, w.colBuf, w.mapIdx = nil, nil, nil
 	w.t.tree, w.tree = w.tree, nil
 	w.rows.latest = nil
 	w.strMap, w.funcMap, w.locMap, w.stackMap, w.lsMap, w.linkMap, w.key = nil, nil, nil, nil, nil, nil, nil

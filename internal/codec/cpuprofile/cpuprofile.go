@@ -239,7 +239,8 @@ func (f *frames) location(cf callFrame) int32 {
 		p.Functions = append(p.Functions, model.Function{Name: f.b.String(name), SystemName: f.b.String(name), Filename: f.b.String(cf.URL), StartLine: line})
 		f.funcs[key] = fi
 	}
-	i := p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: fi, Line: line, Column: col})
+	i := p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: fi, Line: line})
+	p.SetColumn(uint32(len(p.Lines)-1), col)
 	f.locs[cf] = i
 	return i
 }

@@ -97,11 +97,12 @@ func compact(t *model.Profile, profs []*pb.Profile, mappings []int32) (*model.Pr
 		l.FirstLine, l.NumLines = 0, 0
 		if lines := t.LinesOf(&t.Locations[i]); len(lines) > 0 {
 			l.FirstLine, l.NumLines = uint32(len(p.Lines)), uint32(len(lines))
-			for _, ln := range lines {
+			for j, ln := range lines {
 				if ln.Function >= 0 {
 					ln.Function = fm[ln.Function]
 				}
 				p.Lines = append(p.Lines, ln)
+				p.SetColumn(uint32(len(p.Lines)-1), t.ColumnOf(&t.Locations[i], j))
 			}
 		}
 		lm[i] = int32(len(p.Locations))

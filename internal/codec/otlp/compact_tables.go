@@ -9,7 +9,7 @@ import (
 // compactTables are a dictionary's location_table and function_table
 // read straight into the model's layout, for a message read to be decoded
 // (ReadForDecode): the generated structs of a location of one line take
-// 184 bytes with their pointers, these 48, a function 72 bytes, this 24,
+// 184 bytes with their pointers, these 40, a function 72 bytes, this 24,
 // and the model takes them as they are. Until checked and renumbered
 // (decoder.takeLocations), a location's indices are the input's: its
 // Mapping is its mapping_index and each line's Function its
@@ -18,6 +18,7 @@ import (
 type compactTables struct {
 	locs     []model.Location
 	lines    []model.Line // the locations' lines, back to back (their FirstLine and NumLines)
+	cols     []int64      // the lines' columns, as lines; nil until one is not 0
 	nextLine int
 	// attrs[i] is location i's attribute_indices; nil when no location
 	// has any.
@@ -77,7 +78,15 @@ func (t *compactTables) location(v []byte, blk *block[int32]) bool {
 			ln := &t.lines[t.nextLine]
 			t.nextLine++
 			l.FirstLine, l.NumLines = uint32(first), uint32(t.nextLine-first)
-			return modelLine(ln, v)
+			var col int64
+			ok := modelLine(ln, &col, v)
+			if col != 0 && t.cols == nil {
+				t.cols = make([]int64, len(t.lines))
+			}
+			if t.cols != nil {
+				t.cols[t.nextLine-1] = col
+			}
+			return ok
 		case 4:
 			if t.attrs == nil {
 				t.attrs = make([][]int32, cap(t.locs))
@@ -95,8 +104,9 @@ func (t *compactTables) location(v []byte, blk *block[int32]) bool {
 	}) == nil
 }
 
-// modelLine reads a Line message into ln, its function_index as it is.
-func modelLine(ln *model.Line, v []byte) bool {
+// modelLine reads a Line message into ln, its function_index as it is,
+// and its column into col.
+func modelLine(ln *model.Line, col *int64, v []byte) bool {
 	return fields(v, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) bool {
 		switch num {
 		case 1:
@@ -104,7 +114,7 @@ func modelLine(ln *model.Line, v []byte) bool {
 		case 2:
 			ln.Line = int64(x)
 		case 3:
-			ln.Column = int64(x)
+			*col = int64(x)
 		default:
 			return false
 		}

@@ -413,7 +413,8 @@ func (d *decoder) locations(t *dict, p *model.Profile, locs []*pb.Location) {
 		ml.Address, ml.Mapping = l.Address, l.MappingIndex-1
 		first := len(p.Lines)
 		for _, ln := range l.Lines {
-			p.Lines = append(p.Lines, model.Line{Function: ln.FunctionIndex - 1, Line: ln.Line, Column: ln.Column})
+			p.Lines = append(p.Lines, model.Line{Function: ln.FunctionIndex - 1, Line: ln.Line})
+			p.SetColumn(uint32(len(p.Lines)-1), ln.Column)
 		}
 		if len(p.Lines) > first {
 			ml.FirstLine, ml.NumLines = uint32(first), uint32(len(p.Lines)-first)
@@ -432,6 +433,9 @@ func (d *decoder) takeLocations(t *dict, p *model.Profile, ct *compactTables) {
 		// The lines, each of one location, keep their places: the
 		// locations' ranges hold as they are.
 		p.Lines = ct.lines[:ct.nextLine:ct.nextLine]
+		if ct.cols != nil {
+			p.Columns = ct.cols[:ct.nextLine:ct.nextLine]
+		}
 	}
 	for j := range p.Lines {
 		p.Lines[j].Function--

@@ -544,14 +544,14 @@ func (e *encoder) dictionary(b []byte) []byte {
 		// Lines first, then mapping and address: in address order the
 		// lines of neighbours repeat while addresses always differ, and
 		// gzip finds longer matches this way.
-		for _, ln := range e.ps[r.p].LinesOf(l) {
+		for j, ln := range e.ps[r.p].LinesOf(l) {
 			var nb int
 			b, nb = begin(b, 3)
 			if ln.Function != model.NoFunction {
 				b = appendVarintField(b, 1, uint64(fm[ln.Function]))
 			}
 			b = appendVarintField(b, 2, uint64(ln.Line))
-			b = appendVarintField(b, 3, uint64(ln.Column))
+			b = appendVarintField(b, 3, uint64(e.ps[r.p].ColumnOf(l, j)))
 			b = end(b, nb)
 		}
 		if l.Mapping != model.NoMapping {

@@ -371,9 +371,9 @@ func (e *encoder) locationKey(mapping int32, r ref) []byte {
 		k = append(k, 0)
 	}
 	k = appendAttrsKey(k, p.LocationAttrs(int(r.i)))
-	for _, ln := range p.LinesOf(l) {
+	for j, ln := range p.LinesOf(l) {
 		k = binary.AppendVarint(k, ln.Line)
-		k = binary.AppendVarint(k, ln.Column)
+		k = binary.AppendVarint(k, p.ColumnOf(l, j))
 		if ln.Function == model.NoFunction {
 			k = append(k, 0)
 			continue

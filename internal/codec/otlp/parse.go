@@ -575,8 +575,8 @@ func (dp *dictParser) location(v []byte) bool {
 // line reads a Line message into ln.
 func line(ln *pb.Line, v []byte) bool {
 	var ml model.Line
-	ok := modelLine(&ml, v)
-	ln.FunctionIndex, ln.Line, ln.Column = ml.Function, ml.Line, ml.Column
+	ok := modelLine(&ml, &ln.Column, v)
+	ln.FunctionIndex, ln.Line = ml.Function, ml.Line
 	return ok
 }
 

@@ -510,7 +510,7 @@ func appendTail(b []byte, p *model.Profile, next func([]byte) ([]byte, error)) (
 				b = appendVarintField(b, 2, uint64(l.Mapping)+1)
 			}
 			b = appendVarintField(b, 3, l.Address)
-			for _, ln := range p.LinesOf(l) {
+			for j, ln := range p.LinesOf(l) {
 				b = appendMessage(b, 4, func(b []byte) []byte {
 					if ln.Function != model.NoFunction {
 						b = appendVarintField(b, 1, uint64(ln.Function)+1)
@@ -518,7 +518,7 @@ func appendTail(b []byte, p *model.Profile, next func([]byte) ([]byte, error)) (
 						b = appendVarintField(b, 1, noFunc)
 					}
 					b = appendVarintField(b, 2, uint64(ln.Line))
-					return appendVarintField(b, 3, uint64(ln.Column))
+					return appendVarintField(b, 3, uint64(p.ColumnOf(l, j)))
 				})
 			}
 			return appendBoolField(b, 5, l.IsFolded)

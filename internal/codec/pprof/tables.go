@@ -209,11 +209,11 @@ func (d *decoder) location(f *field) error {
 			if err = d.wantBytes(&g); err != nil {
 				return err
 			}
-			ln, err := d.line(&g)
+			ln, col, err := d.line(&g)
 			if err != nil {
 				return err
 			}
-			d.addLine(ln)
+			d.addLine(ln, col)
 		case 5:
 			err, loc.IsFolded = d.wantVarint(&g), g.v != 0
 		}
@@ -229,10 +229,10 @@ func (d *decoder) location(f *field) error {
 	return nil
 }
 
-// addLine appends ln to the profile's table of lines. A table that is
-// full (inlined frames) grows by as many lines a location as it holds
-// so far, and one more, for each location left.
-func (d *decoder) addLine(ln model.Line) {
+// addLine appends ln, at column col, to the profile's table of lines. A
+// table that is full (inlined frames) grows by as many lines a location
+// as it holds so far, and one more, for each location left.
+func (d *decoder) addLine(ln model.Line, col int64) {
 	p := d.p
 	if len(p.Lines) == cap(p.Lines) {
 		n := len(p.Lines)
@@ -240,15 +240,17 @@ func (d *decoder) addLine(ln model.Line) {
 		p.Lines = append(make([]model.Line, 0, n+more+16), p.Lines...)
 	}
 	p.Lines = append(p.Lines, ln)
+	p.SetColumn(uint32(len(p.Lines)-1), col)
 }
 
-func (d *decoder) line(f *field) (model.Line, error) {
-	ln := model.Line{Function: model.NoFunction}
+// line reads a Line message: the model's line and its column.
+func (d *decoder) line(f *field) (ln model.Line, col int64, err error) {
+	ln = model.Line{Function: model.NoFunction}
 	buf, base := f.b, f.next-len(f.b)
 	var g field
 	for pos := 0; pos < len(buf); pos = g.next - base {
 		if err := d.scan(buf, pos, base, &g); err != nil {
-			return ln, err
+			return ln, 0, err
 		}
 		var err error
 		switch g.num {
@@ -256,20 +258,20 @@ func (d *decoder) line(f *field) (model.Line, error) {
 			if err = d.wantVarint(&g); err == nil && g.v != 0 {
 				i, ok := d.fnIdx.lookup(g.v)
 				if !ok {
-					return ln, &decodeError{g.off, fmt.Sprintf("location[%d].line: function id %d not found", len(d.p.Locations), g.v)}
+					return ln, 0, &decodeError{g.off, fmt.Sprintf("location[%d].line: function id %d not found", len(d.p.Locations), g.v)}
 				}
 				ln.Function = i
 			}
 		case 2:
 			err, ln.Line = d.wantVarint(&g), int64(g.v)
 		case 3:
-			err, ln.Column = d.wantVarint(&g), int64(g.v)
+			err, col = d.wantVarint(&g), int64(g.v)
 		}
 		if err != nil {
-			return ln, err
+			return ln, 0, err
 		}
 	}
-	return ln, nil
+	return ln, col, nil
 }
 
 func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {

@@ -372,7 +372,8 @@ func (r *containerReader) locations() error {
 			if ln.FunctionIndex >= nf {
 				return fmt.Errorf("%s.location[%d].line[%d].function_index: %d beyond function (%d)", pp, i, j, ln.FunctionIndex, nf)
 			}
-			p.Lines = append(p.Lines, model.Line{Function: r.funcIdx[ln.FunctionIndex], Line: ln.Line, Column: ln.Column})
+			p.Lines = append(p.Lines, model.Line{Function: r.funcIdx[ln.FunctionIndex], Line: ln.Line})
+			p.SetColumn(uint32(len(p.Lines)-1), ln.Column)
 		}
 		if len(p.Lines) > first {
 			ml.FirstLine, ml.NumLines = uint32(first), uint32(len(p.Lines)-first)

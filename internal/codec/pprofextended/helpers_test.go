@@ -45,13 +45,13 @@ func loc(p *model.Profile, i int32) string {
 		fmt.Fprintf(&sb, "@[%x-%x+%x %s %s k%d %v%v%v%v]", m.Start, m.Limit, m.Offset, p.String(m.File), p.String(m.BuildID), m.BuildIDKind,
 			m.HasFunctions, m.HasFilenames, m.HasLineNumbers, m.HasInlineFrames)
 	}
-	for _, ln := range p.LinesOf(&l) {
+	for j, ln := range p.LinesOf(&l) {
 		if ln.Function == model.NoFunction {
-			fmt.Fprintf(&sb, " <no function>:%d:%d", ln.Line, ln.Column)
+			fmt.Fprintf(&sb, " <no function>:%d:%d", ln.Line, p.ColumnOf(&l, j))
 			continue
 		}
 		f := p.Functions[ln.Function]
-		fmt.Fprintf(&sb, " %s|%s|%s|%d:%d:%d", p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), f.StartLine, ln.Line, ln.Column)
+		fmt.Fprintf(&sb, " %s|%s|%s|%d:%d:%d", p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), f.StartLine, ln.Line, p.ColumnOf(&l, j))
 	}
 	if l.IsFolded {
 		sb.WriteString(" folded")
@@ -166,8 +166,8 @@ func richModel() *model.Profile {
 		{Name: s("memcpy"), Filename: s("memcpy.S")},
 		{Name: s("[unmapped]")},
 	}
-	p.AddLocation(model.Location{Address: 0x401000, Mapping: 0}, model.Line{Function: 0, Line: 12, Column: 3})
-	p.AddLocation(model.Location{Address: 0x402000, Mapping: 0}, model.Line{Function: 2, Line: 33, Column: 7}, model.Line{Function: 1, Line: 25, Column: 2})
+	p.SetColumns(&p.Locations[p.AddLocation(model.Location{Address: 0x401000, Mapping: 0}, model.Line{Function: 0, Line: 12})], 3)
+	p.SetColumns(&p.Locations[p.AddLocation(model.Location{Address: 0x402000, Mapping: 0}, model.Line{Function: 2, Line: 33}, model.Line{Function: 1, Line: 25})], 7, 2)
 	p.AddLocation(model.Location{Address: 0x7f0000001000, Mapping: 1, IsFolded: true}, model.Line{Function: 3})
 	p.AddLocation(model.Location{Address: 0xdead, Mapping: model.NoMapping}, model.Line{Function: 4})
 	p.AddLocation(model.Location{Address: 0xbeef, Mapping: model.NoMapping})

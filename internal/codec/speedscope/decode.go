@@ -299,7 +299,8 @@ func (t *tables) location(i int) (int32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("shared.frames[%d].col: %v", i, err)
 	}
-	l := p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: fi, Line: line, Column: col})
+	l := p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: fi, Line: line})
+	p.SetColumn(uint32(len(p.Lines)-1), col)
 	t.locs[i] = l + 1
 	return l, nil
 }

@@ -53,13 +53,14 @@ func Describe(p *model.Profile) string {
 		for _, li := range p.Stacks.Append(nil, int(s.Stack)) {
 			l := p.Locations[li]
 			fmt.Fprintf(&b, "  %#x %s folded=%v attrs=%+v", l.Address, mapping(l.Mapping), l.IsFolded, p.LocationAttrs(int(li)))
-			for _, ln := range p.LinesOf(&l) {
+			for j, ln := range p.LinesOf(&l) {
+				col := p.ColumnOf(&l, j)
 				if ln.Function == model.NoFunction {
-					fmt.Fprintf(&b, " {- %d %d}", ln.Line, ln.Column)
+					fmt.Fprintf(&b, " {- %d %d}", ln.Line, col)
 					continue
 				}
 				f := p.Functions[ln.Function]
-				fmt.Fprintf(&b, " {%q %q %q %d %d %d}", p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), f.StartLine, ln.Line, ln.Column)
+				fmt.Fprintf(&b, " {%q %q %q %d %d %d}", p.String(f.Name), p.String(f.SystemName), p.String(f.Filename), f.StartLine, ln.Line, col)
 			}
 			b.WriteByte('\n')
 		}

@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"slices"
 	"sort"
 
 	"github.com/pprofx/pprofx/internal/hashindex"
@@ -88,6 +89,7 @@ type merger struct {
 	funcIdx    hashindex.Index // functions by their value
 	locs       []location
 	lines      []model.Line
+	cols       []int64         // lines[j]'s column is cols[j], 0 past its end (colAt)
 	locIdx     hashindex.Index // locations by a hash of pprof's key
 
 	stacks stackTable
@@ -250,13 +252,15 @@ func (m *merger) location(p *model.Profile, mm *memo, i int32) int32 {
 	if src.Mapping != model.NoMapping {
 		l.address = uint64(int64(src.Address) + mm.offsets[src.Mapping])
 	}
-	for _, ln := range p.LinesOf(src) {
-		m.lines = append(m.lines, model.Line{Function: m.function(p, mm, ln.Function), Line: ln.Line, Column: ln.Column})
+	for j, ln := range p.LinesOf(src) {
+		m.lines = append(m.lines, model.Line{Function: m.function(p, mm, ln.Function), Line: ln.Line})
+		m.setCol(len(m.lines)-1, p.ColumnOf(src, j))
 	}
 	l.end = int32(len(m.lines))
 	v, at, found := m.locIdx.Find(m.locationHash(&l), func(v uint32) bool { return m.sameLocation(&m.locs[v], &l) })
 	if found {
 		m.lines = m.lines[:l.off]
+		m.cols = m.cols[:min(len(m.cols), int(l.off))]
 	} else {
 		v = uint32(len(m.locs))
 		m.locs = append(m.locs, l)
@@ -274,10 +278,11 @@ func (m *merger) locationHash(l *location) uint64 {
 	if l.folded {
 		k = append(k, 1)
 	}
-	for _, ln := range m.lines[l.off:l.end] {
+	for j := l.off; j < l.end; j++ {
+		ln := &m.lines[j]
 		k = binary.LittleEndian.AppendUint32(k, uint32(ln.Function))
 		k = binary.LittleEndian.AppendUint64(k, uint64(ln.Line))
-		k = binary.LittleEndian.AppendUint64(k, uint64(ln.Column))
+		k = binary.LittleEndian.AppendUint64(k, uint64(m.colAt(int(j))))
 	}
 	m.key = k
 	return maphash.Bytes(m.seed, k)
@@ -289,11 +294,32 @@ func (m *merger) sameLocation(a, b *location) bool {
 	}
 	la, lb := m.lines[a.off:a.end], m.lines[b.off:b.end]
 	for k := range la {
-		if la[k] != lb[k] {
+		if la[k] != lb[k] || m.colAt(int(a.off)+k) != m.colAt(int(b.off)+k) {
 			return false
 		}
 	}
 	return true
+}
+
+// colAt returns the column of line j of the merge's.
+func (m *merger) colAt(j int) int64 {
+	if j >= len(m.cols) {
+		return 0
+	}
+	return m.cols[j]
+}
+
+// setCol sets the column of line j, the last, making room for columns
+// only when c is not 0.
+func (m *merger) setCol(j int, c int64) {
+	if c == 0 && j >= len(m.cols) {
+		return
+	}
+	if n := len(m.cols); j >= n {
+		m.cols = slices.Grow(m.cols, j+1-n)[:j+1]
+		clear(m.cols[n:]) // what a found location's lines left there
+	}
+	m.cols[j] = c
 }
 
 // stack returns the result's stack for stack i of p: its frames mapped,
@@ -473,6 +499,7 @@ func (m *merger) compact() bool {
 	var fns []function
 	var locs []location
 	var lines []model.Line
+	var cols []int64
 	if len(m.mappings) > 0 {
 		newMap[0] = 0
 		maps = append(maps, m.mappings[0])
@@ -493,13 +520,17 @@ func (m *merger) compact() bool {
 					l.mapping = newMap[l.mapping]
 				}
 				off := int32(len(lines))
-				for _, ln := range m.lines[l.off:l.end] {
+				for j, ln := range m.lines[l.off:l.end] {
 					if newFn[ln.Function] < 0 {
 						newFn[ln.Function] = int32(len(fns))
 						fns = append(fns, m.funcs[ln.Function])
 					}
 					ln.Function = newFn[ln.Function]
 					lines = append(lines, ln)
+					if c := m.colAt(int(l.off) + j); c != 0 {
+						cols = append(cols, make([]int64, len(lines)-len(cols))...)
+						cols[len(lines)-1] = c
+					}
 				}
 				l.off, l.end = off, int32(len(lines))
 				newLoc[li] = int32(len(locs))
@@ -510,7 +541,7 @@ func (m *merger) compact() bool {
 		m.frames = f
 		s.stack = st.add(f)
 	}
-	m.mappings, m.funcs, m.locs, m.lines, m.stacks = maps, fns, locs, lines, st
+	m.mappings, m.funcs, m.locs, m.lines, m.cols, m.stacks = maps, fns, locs, lines, cols, st
 	m.done()
 	return true
 }

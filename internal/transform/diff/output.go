@@ -132,7 +132,7 @@ func (m *merger) profile(h *header) *model.Profile {
 	// The merge's lines are the profile's: each location's are
 	// lines[off:end].
 	p.Locations = make([]model.Location, len(m.locs))
-	p.Lines, m.lines = m.lines, nil
+	p.Lines, p.Columns, m.lines, m.cols = m.lines, m.cols, nil, nil
 	for i, l := range m.locs {
 		loc := model.Location{Address: l.address, Mapping: l.mapping, IsFolded: l.folded}
 		if l.end > l.off {

@@ -172,14 +172,16 @@ func randomProfile(r *rand.Rand) *model.Profile {
 			l.Address = uint64(r.IntN(3)) * 0x10
 		}
 		var lines []model.Line
+		var cols []int64
 		for range r.IntN(4) {
-			ln := model.Line{Function: model.NoFunction, Line: int64(r.IntN(3)), Column: int64(r.IntN(2))}
+			ln := model.Line{Function: model.NoFunction, Line: int64(r.IntN(3))}
+			cols = append(cols, int64(r.IntN(2)))
 			if len(p.Functions) > 0 && r.IntN(5) != 0 {
 				ln.Function = int32(r.IntN(len(p.Functions)))
 			}
 			lines = append(lines, ln)
 		}
-		p.AddLocation(l, lines...)
+		p.SetColumns(&p.Locations[p.AddLocation(l, lines...)], cols...)
 	}
 	nTypes := 1 + r.IntN(3)
 	for range nTypes {

@@ -229,6 +229,7 @@ func (f *Filter) byName(p *model.Profile, st *stacks) (fm, im, hm, hnm bool) {
 type lineEdits struct {
 	base  int          // len(p.Lines) when the edits started
 	extra []model.Line // the new lines, to be p.Lines[base:]
+	cols  []int64      // their columns
 	buf   []bool       // scratch
 }
 
@@ -264,10 +265,12 @@ func (e *lineEdits) keep(p *model.Profile, l *model.Location, lines []model.Line
 		l.NumLines = uint32(n)
 		return
 	}
+	old := *l
 	l.FirstLine, l.NumLines = uint32(e.base+len(e.extra)), uint32(n)
 	for j, ln := range lines {
 		if keep[j] {
 			e.extra = append(e.extra, ln)
+			e.cols = append(e.cols, p.ColumnOf(&old, j))
 		}
 	}
 }
@@ -283,7 +286,10 @@ func (e *lineEdits) finish(p *model.Profile) {
 		p.Lines = grown
 	}
 	p.Lines = append(p.Lines, e.extra...)
-	e.extra = nil
+	for j, c := range e.cols {
+		p.SetColumn(uint32(e.base+j), c)
+	}
+	e.extra, e.cols = nil, nil
 }
 
 func markOf(mark []uint8, loc int32) uint8 {

@@ -61,6 +61,7 @@ func TestHideSharedLines(t *testing.T) {
 	p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
 	p.Functions = []model.Function{{Name: b.String("main.a")}, {Name: b.String("runtime.x")}, {Name: b.String("main.b")}}
 	p.Lines = []model.Line{{Function: 0, Line: 1}, {Function: 1, Line: 2}, {Function: 2, Line: 3}}
+	p.Columns = []int64{7, 8, 9}
 	p.Locations = []model.Location{
 		{Mapping: model.NoMapping, FirstLine: 0, NumLines: 3},
 		{Mapping: model.NoMapping, Address: 1, FirstLine: 0, NumLines: 3},
@@ -97,6 +98,20 @@ func TestHideSharedLines(t *testing.T) {
 				t.Errorf("location %d: lines %+v, want %+v", i, got, w)
 				break
 			}
+		}
+	}
+	// The lines kept keep their columns, and the table's stay.
+	wantCols := [][]int64{{7, 9}, {7, 9}, {9}}
+	for i, w := range wantCols {
+		for j, c := range w {
+			if got := p.ColumnOf(&p.Locations[i], j); got != c {
+				t.Errorf("location %d, line %d: column %d, want %d", i, j, got, c)
+			}
+		}
+	}
+	for i, c := range []int64{7, 8, 9} {
+		if p.Column(uint32(i)) != c {
+			t.Errorf("column of line %d of the table written: %d, was %d", i, p.Column(uint32(i)), c)
 		}
 	}
 	if l := p.Locations[2]; l.FirstLine != 2 || l.NumLines != 1 {

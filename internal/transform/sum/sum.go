@@ -160,6 +160,8 @@ type summer struct {
 	key, key2 []byte
 	frames    []int32
 	lines     []model.Line
+	cols      []int64 // lines' columns
+	cols2     []int64 // scratch of sumLocationKey
 	vals      []int64
 }
 

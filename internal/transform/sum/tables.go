@@ -223,21 +223,25 @@ func (s *summer) location(p *model.Profile, li int32) int32 {
 	out := s.b.P
 	loc := model.Location{Address: uint64(int64(src.Address) + mi.offset), Mapping: mi.m, IsFolded: src.IsFolded}
 	attrs := p.LocationAttrs(int(li))
-	lines := s.lines[:0]
-	for _, ln := range p.LinesOf(src) {
+	lines, cols := s.lines[:0], s.cols[:0]
+	for j, ln := range p.LinesOf(src) {
 		f := int32(model.NoFunction)
 		if ln.Function != model.NoFunction {
 			f = s.function(p, ln.Function)
 		}
-		lines = append(lines, model.Line{Function: f, Line: ln.Line, Column: ln.Column})
+		lines = append(lines, model.Line{Function: f, Line: ln.Line})
+		cols = append(cols, p.ColumnOf(src, j))
 	}
-	s.lines = lines
-	s.key = locationKey(s.key[:0], out, &loc, lines, attrs)
+	s.lines, s.cols = lines, cols
+	s.key = locationKey(s.key[:0], out, &loc, lines, cols, attrs)
 	k := s.key
 	i, slot, found := s.locations.Find(maphash.Bytes(s.seed, k), func(v uint32) bool { return bytes.Equal(s.sumLocationKey(v), k) })
 	if !found {
 		i = uint32(len(out.Locations))
 		out.SetLines(&loc, lines...)
+		for j, c := range cols {
+			out.SetColumn(loc.FirstLine+uint32(j), c)
+		}
 		out.Locations = append(out.Locations, loc)
 		out.SetLocationAttrs(int(i), cloneAttrs(attrs))
 		s.locations.Add(slot, i, func(v uint32) uint64 { return maphash.Bytes(s.seed, s.sumLocationKey(v)) })
@@ -248,9 +252,9 @@ func (s *summer) location(p *model.Profile, li int32) int32 {
 
 // locationKey appends to k profile.Merge's key of a location of the sum
 // (its mapping the sum's, and its lines' functions): its address within
-// its mapping, its mapping, whether it is folded, its lines, and the
-// attributes pprof has no field for.
-func locationKey(k []byte, out *model.Profile, loc *model.Location, lines []model.Line, attrs []model.Attribute) []byte {
+// its mapping, its mapping, whether it is folded, its lines (cols[j] the
+// column of lines[j]), and the attributes pprof has no field for.
+func locationKey(k []byte, out *model.Profile, loc *model.Location, lines []model.Line, cols []int64, attrs []model.Attribute) []byte {
 	addr := loc.Address
 	if loc.Mapping != model.NoMapping {
 		addr -= out.Mappings[loc.Mapping].Start
@@ -262,10 +266,10 @@ func locationKey(k []byte, out *model.Profile, loc *model.Location, lines []mode
 	} else {
 		k = append(k, 0)
 	}
-	for _, ln := range lines {
+	for j, ln := range lines {
 		k = binary.AppendVarint(k, int64(ln.Function))
 		k = binary.AppendVarint(k, ln.Line)
-		k = binary.AppendVarint(k, ln.Column)
+		k = binary.AppendVarint(k, cols[j])
 	}
 	if len(attrs) > 0 {
 		k = fmt.Appendf(k, "%v", attrs)
@@ -277,7 +281,13 @@ func locationKey(k []byte, out *model.Profile, loc *model.Location, lines []mode
 func (s *summer) sumLocationKey(v uint32) []byte {
 	out := s.b.P
 	loc := &out.Locations[v]
-	s.key2 = locationKey(s.key2[:0], out, loc, out.LinesOf(loc), out.LocationAttrs(int(v)))
+	lines := out.LinesOf(loc)
+	cols := s.cols2[:0]
+	for j := range lines {
+		cols = append(cols, out.ColumnOf(loc, j))
+	}
+	s.cols2 = cols
+	s.key2 = locationKey(s.key2[:0], out, loc, lines, cols, out.LocationAttrs(int(v)))
 	return s.key2
 }
 
