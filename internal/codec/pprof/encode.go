@@ -333,16 +333,20 @@ func appendSamples(b []byte, p *model.Profile, next func([]byte) ([]byte, error)
 	// once and copied; those of a stack of one sample are encoded in
 	// place (the only copy of a stack of millions of frames is then the
 	// output's).
+	// The shared stacks' ids are counted first, to make their buffer at
+	// its size: ids of more than 16,383 locations take 3 bytes each, and a
+	// buffer grown by append would hold its old array and one twice as
+	// large at once.
 	nStacks := p.Stacks.Len()
 	uses := make([]uint8, nStacks) // 0, 1, or 2 for two or more
-	shared, frames := false, 0
+	shared, size := false, 0
 	for i := range p.Samples {
 		s := p.Samples[i].Stack
 		if uses[s] < 2 {
 			uses[s]++
 			if uses[s] == 2 {
 				shared = true
-				frames += p.Stacks.StackLen(int(s))
+				size += stackIDsSize(&p.Stacks, int(s))
 			}
 		}
 	}
@@ -350,7 +354,7 @@ func appendSamples(b []byte, p *model.Profile, next func([]byte) ([]byte, error)
 	var stackBytes []byte
 	if shared {
 		stackOff = make([]int, nStacks+1)
-		stackBytes = make([]byte, 0, 2*frames)
+		stackBytes = make([]byte, 0, size)
 		for i := 0; i < nStacks; i++ {
 			if uses[i] == 2 {
 				stackBytes = appendStackIDs(stackBytes, &p.Stacks, i)
