@@ -138,7 +138,7 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 			nframes += p.Stacks.StackLen(si)
 		}
 	}
-	nm := newNamer(p, opts)
+	nm := newNamer(p, opts, used)
 	var (
 		// Stacks of names are found by a hash of their names; stacks of
 		// one hash are chained (chain[id]: the one before, or -1).
@@ -292,8 +292,49 @@ type namer struct {
 	buf  []string // frameNames' output, used again
 }
 
-func newNamer(p *model.Profile, opts Options) *namer {
-	return &namer{p: p, opts: opts, seed: maphash.MakeSeed(), span: make([]uint64, len(p.Locations))}
+// newNamer returns a namer of p's locations, with room made at once for
+// the names of those the used stacks reach: grown by append, the names of
+// a million functions were copied again and again, each copy 1.25 times
+// the last, and their index doubled as often.
+func newNamer(p *model.Profile, opts Options, used []bool) *namer {
+	n := &namer{p: p, opts: opts, seed: maphash.MakeSeed(), span: make([]uint64, len(p.Locations))}
+	reached := make([]bool, len(p.Locations))
+	for si, u := range used {
+		if !u {
+			continue
+		}
+		for j := range p.Stacks.StackLen(si) {
+			if li := p.Stacks.Frame(si, j); li >= 0 && int(li) < len(reached) {
+				reached[li] = true
+			}
+		}
+	}
+	// A location has a name for each line of a function (frameNames), or
+	// its address; without lines or suffixes, a function has one name.
+	frames, addrs := 0, 0
+	for li, r := range reached {
+		if !r {
+			continue
+		}
+		k := 0
+		for _, ln := range p.LinesOf(&p.Locations[li]) {
+			if ln.Function >= 0 && int(ln.Function) < len(p.Functions) {
+				k++
+			}
+		}
+		if k == 0 {
+			k, addrs = 1, addrs+1
+		}
+		frames += k
+	}
+	names := frames
+	if !opts.Lines && opts.Suffix == nil {
+		names = min(names, len(p.Functions)+addrs)
+	}
+	n.all = make([]int32, 0, frames)
+	n.names = make([]string, 0, names+1) // and "[bad location]"
+	n.idx.Reserve(names + 1)
+	return n
 }
 
 func (n *namer) intern(s string) int32 {
