@@ -277,7 +277,9 @@ func (p *Profile) SetColumn(i uint32, c int64) {
 			return
 		}
 		if uint64(i) >= uint64(cap(p.Columns)) {
-			grown := make([]int64, len(p.Columns), max(int(i)+1, len(p.Lines), 2*cap(p.Columns)))
+			// Room for as many columns as the lines have room for: a
+			// decoder makes its table of lines once, at its size.
+			grown := make([]int64, len(p.Columns), max(int(i)+1, cap(p.Lines), 2*cap(p.Columns)))
 			copy(grown, p.Columns)
 			p.Columns = grown
 		}
