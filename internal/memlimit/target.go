@@ -19,9 +19,12 @@ import (
 // A run whose live data outgrows the target (a merge of deep stacks, whose
 // prefix tree takes more than 4 bytes a byte of input) would then have
 // the collector run without pause, up to the half of the CPU the runtime
-// lets it take. So after each collection the limit is kept a quarter
-// above what was live (the floor): past the target, the heap grows by a
-// quarter of what is live between collections, not by all of it.
+// lets it take. So after each collection that finds more live than the
+// target holds, the limit is kept a quarter above what was live (the
+// floor): past the target, the heap grows by a quarter of what is live
+// between collections, not by all of it. Live data that fits the target
+// does not raise it: a quarter above 90 % of the target would let a run
+// that fits its bound pass it.
 var target struct {
 	sync.Mutex
 	on      bool  // Track was called
@@ -99,7 +102,14 @@ func sawLive(live int64) {
 		return
 	}
 	live = min(live, last)
-	if f := live + live/4 + floorSlack; f > target.floor {
+	f := live + live/4 + floorSlack
+	if heap := target.bytes - target.pages; live+floorSlack <= heap {
+		// Live data that fits the target keeps the limit there: the
+		// collector runs more often as it nears it, and the run stays
+		// within its bound.
+		f = min(f, heap)
+	}
+	if f > target.floor {
 		target.floor = f
 		applyLocked()
 	}

@@ -184,3 +184,34 @@ func TestFloorFromTwoCollections(t *testing.T) {
 		}
 	})
 }
+
+// Live data that fits the target, with the runtime's own structures,
+// does not raise the soft limit past the target, however near it is: a
+// quarter above it would let a run that fits its bound pass it.
+func TestFloorNotPastTargetForLiveThatFits(t *testing.T) {
+	const mib = 1 << 20
+	soft := func() int64 { return debug.SetMemoryLimit(-1) }
+	runtime.GC()
+	time.Sleep(20 * time.Millisecond)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	withTarget(t, math.MaxInt64, func() {
+		target.Lock()
+		target.on = true
+		target.Unlock()
+		Reserve(100 * mib) // target 64 + 400 MiB
+		want := int64(Fixed + PerByte*100*mib)
+		sawLive(440 * mib)
+		sawLive(440 * mib) // 440 MiB and a quarter would be 566
+		if got := soft(); got != want {
+			t.Errorf("after two counts of 440 MiB: soft limit %d, want the target %d", got, want)
+		}
+		sawLive(460 * mib)
+		if got := soft(); got != want {
+			t.Errorf("after 440 and 460 MiB: soft limit %d, want the target %d", got, want)
+		}
+		sawLive(460 * mib) // twice 460 MiB, and the runtime's 16, do not fit 464
+		if got, want := soft(), int64(460*mib+115*mib+floorSlack); got != want {
+			t.Errorf("after 460 and 460 MiB: soft limit %d, want %d", got, want)
+		}
+	})
+}
