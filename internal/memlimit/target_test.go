@@ -154,18 +154,7 @@ func TestTargetFollowsProgramPages(t *testing.T) {
 // one count far above the next does not raise the soft limit.
 func TestFloorFromTwoCollections(t *testing.T) {
 	const mib = 1 << 20
-	soft := func() int64 { return debug.SetMemoryLimit(-1) }
-	// No collection meanwhile: after an earlier test's Track, each would
-	// count its own live bytes in (afterGC, run once its finalizer has).
-	runtime.GC()
-	time.Sleep(20 * time.Millisecond)
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	withTarget(t, math.MaxInt64, func() {
-		target.Lock()
-		target.on = true
-		target.Unlock()
-		Reserve(100 * mib) // target 64 + 400 MiB
-		want := int64(Fixed + PerByte*100*mib)
+	withFloorTarget(t, func(soft func() int64, want int64) {
 		if got := soft(); got != want {
 			t.Fatalf("soft limit %d, want the target %d", got, want)
 		}
@@ -190,16 +179,7 @@ func TestFloorFromTwoCollections(t *testing.T) {
 // quarter above it would let a run that fits its bound pass it.
 func TestFloorNotPastTargetForLiveThatFits(t *testing.T) {
 	const mib = 1 << 20
-	soft := func() int64 { return debug.SetMemoryLimit(-1) }
-	runtime.GC()
-	time.Sleep(20 * time.Millisecond)
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	withTarget(t, math.MaxInt64, func() {
-		target.Lock()
-		target.on = true
-		target.Unlock()
-		Reserve(100 * mib) // target 64 + 400 MiB
-		want := int64(Fixed + PerByte*100*mib)
+	withFloorTarget(t, func(soft func() int64, want int64) {
 		sawLive(440 * mib)
 		sawLive(440 * mib) // 440 MiB and a quarter would be 566
 		if got := soft(); got != want {
@@ -213,5 +193,23 @@ func TestFloorNotPastTargetForLiveThatFits(t *testing.T) {
 		if got, want := soft(), int64(460*mib+115*mib+floorSlack); got != want {
 			t.Errorf("after 460 and 460 MiB: soft limit %d, want %d", got, want)
 		}
+	})
+}
+
+// withFloorTarget runs f with the target of one input of 100 MiB (64 +
+// 400 MiB, want) tracked, and soft reading the soft limit.
+func withFloorTarget(t *testing.T, f func(soft func() int64, want int64)) {
+	const mib = 1 << 20
+	// No collection meanwhile: after an earlier test's Track, each would
+	// count its own live bytes in (afterGC, run once its finalizer has).
+	runtime.GC()
+	time.Sleep(20 * time.Millisecond)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	withTarget(t, math.MaxInt64, func() {
+		target.Lock()
+		target.on = true
+		target.Unlock()
+		Reserve(100 * mib)
+		f(func() int64 { return debug.SetMemoryLimit(-1) }, int64(Fixed+PerByte*100*mib))
 	})
 }
