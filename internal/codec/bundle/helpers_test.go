@@ -3,27 +3,17 @@ package bundle
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"reflect"
 	"slices"
 	"testing"
 
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/fixture"
 )
 
 // decodeFile reads a pprof file with pprofx's own codec.
 func decodeFile(t testing.TB, name string) *model.Profile {
-	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := pprof.Decode(data)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return p
+	return fixture.DecodePprof(t, name)
 }
 
 // diffProfiles compares two model profiles with every index resolved to

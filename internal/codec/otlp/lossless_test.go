@@ -11,6 +11,7 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/codec/pprofextended"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/fixture"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
@@ -19,16 +20,7 @@ import (
 // merged, with lines) and the hand-built testdata/otlp/rich.pb.gz and
 // empty-entries.pb.gz.
 func pprofFixtures(t testing.TB) []string {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "go", "*.pb.gz"))
-	tool, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "pprof", "*.pb.gz"))
-	files = append(files, tool...)
-	files = append(files, filepath.Join("..", "..", "..", "testdata", "otlp", "rich.pb.gz"),
-		filepath.Join("..", "..", "..", "testdata", "otlp", "empty-entries.pb.gz"))
-	if len(files) < 8 {
-		t.Fatalf("fixtures missing: %v", files)
-	}
-	return files
+	return fixture.PprofFiles(t, "otlp/rich.pb.gz", "otlp/empty-entries.pb.gz")
 }
 
 // decodedPprofFixtures returns pprofFixtures as pprofx's own pprof
@@ -37,15 +29,7 @@ func decodedPprofFixtures(t testing.TB) []*model.Profile {
 	t.Helper()
 	var ps []*model.Profile
 	for _, name := range pprofFixtures(t) {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := pprof.Decode(data)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		ps = append(ps, p)
+		ps = append(ps, fixture.DecodePprof(t, name))
 	}
 	return ps
 }

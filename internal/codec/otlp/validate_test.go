@@ -268,12 +268,7 @@ func prof(pd *pb.ProfilesData, k int) *pb.Profile {
 // generated code reads.
 func TestFastParser(t *testing.T) {
 	var inputs [][]byte
-	for _, name := range pprofFixtures(t) {
-		data, _ := os.ReadFile(name)
-		m, err := pprof.Decode(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, m := range decodedPprofFixtures(t) {
 		var buf bytes.Buffer
 		if err := Encode(&buf, []*model.Profile{m}, EncodeOptions{}); err != nil {
 			t.Fatal(err)

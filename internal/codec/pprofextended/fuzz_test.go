@@ -3,7 +3,6 @@ package pprofextended
 import (
 	"bytes"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -11,8 +10,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/fixture"
 	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
@@ -36,14 +35,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(mustMarshal(f, validPD()))
 	// The OTLP encodings of the real pprof fixtures, binary and JSON.
 	for _, name := range pprofFixtures(f) {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		m, err := pprof.Decode(data)
-		if err != nil {
-			f.Fatal(err)
-		}
+		m := fixture.DecodePprof(f, name)
 		for _, json := range []bool{false, true} {
 			var buf bytes.Buffer
 			if err := Encode(&buf, singleton(m), EncodeOptions{JSON: json}); err != nil {

@@ -10,6 +10,7 @@ import (
 	gp "github.com/google/pprof/profile"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/testutil/fixture"
 	"github.com/pprofx/pprofx/internal/testutil/pprofcmp"
 )
 
@@ -17,12 +18,7 @@ import (
 // pprof tool's outputs of testdata/pprof and the hand-built
 // testdata/otlp/rich.pb.gz.
 func pprofFixtures(t testing.TB) []string {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "go", "*.pb.gz"))
-	tool, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "pprof", "*.pb.gz"))
-	files = append(files, tool...)
-	files = append(files, filepath.Join("..", "..", "..", "testdata", "otlp", "rich.pb.gz"))
-	return files
+	return fixture.PprofFiles(t, "otlp/rich.pb.gz")
 }
 
 // TestLosslessPprof: pprof -> OTLP (binary and JSON, plain and gzip) ->

@@ -2,11 +2,11 @@ package diff_test
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/fixture"
 	"github.com/pprofx/pprofx/internal/testutil/synth"
 	"github.com/pprofx/pprofx/internal/transform/diff"
 )
@@ -17,17 +17,7 @@ import (
 //
 //	go test -run '^$' -bench Diff -count 8 ./internal/transform/diff
 func BenchmarkDiff(b *testing.B) {
-	read := func(name string) *model.Profile {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p, err := pprof.Decode(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return p
-	}
+	read := func(name string) *model.Profile { return fixture.DecodePprof(b, name) }
 	var buf bytes.Buffer
 	if err := synth.Pprof(20000, 2000, 60, 120, 20000).WriteUncompressed(&buf); err != nil {
 		b.Fatal(err)
