@@ -10,10 +10,12 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-// container appends the ProfileContainer of p. A profile id derived from
-// the content (see deriveID) is patched in once the Profile message is
-// written.
-func (e *encoder) container(b []byte, p *model.Profile) []byte {
+// container appends the ProfileContainer of p, the i-th profile. A profile
+// id derived from the content (see deriveID) is patched in once the
+// Profile message is written; when the bodies are spilled, the Profile
+// message is left empty, to be spliced in, and the id is the one the body
+// had when its size was counted.
+func (e *encoder) container(b []byte, p *model.Profile, i int) []byte {
 	b, c := begin(b, fScopeProfilesProfiles)
 	id := e.opts.ProfileID
 	if len(id) == 0 {
@@ -50,6 +52,13 @@ func (e *encoder) container(b []byte, p *model.Profile) []byte {
 		b = appendBytesField(b, fContainerOriginalPayload, p.OriginalPayload)
 	}
 	b, pr := begin(b, fContainerProfile)
+	if e.bodies != nil {
+		if derive {
+			copy(b[idAt:], e.bodies[i].id[:])
+		}
+		b = end(b, pr)
+		return end(b, c)
+	}
 	b = e.profile(b, p)
 	if derive {
 		did := deriveID(b[pr:])

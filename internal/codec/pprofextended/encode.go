@@ -2,6 +2,7 @@ package pprofextended
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -61,18 +62,25 @@ type encoder struct {
 	warned map[string]bool
 	out    []byte // the output buffer, kept for the next Encode
 
+	// A spilled body (spill.go): where its bytes go, and the first error
+	// writing them; and, per profile, the Profile message's size and
+	// derived id, which the containers are written with.
+	sink    io.Writer
+	sinkErr error
+	bodies  []spilledBody
+
 	// Per profile.
 	p          *model.Profile
-	strs       []string // the string table written
-	smap       []int32  // model string index -> index in strs
-	lorder     []int32  // model location indices in the order written
-	lmap       []int32  // model location index -> written index
-	forder     []int32  // model function indices in the order written
-	fmap       []int32  // model function index -> written index
-	written    []int32  // model stacks whose frames location_indices holds, in order
-	nli        int      // the number of location_indices
-	stStart    []int32  // per model stack: start in location_indices, -1 if unused
-	sortStacks []seq    // scratch of layoutStacks
+	strs       []int32 // the string table written, as model string indices
+	smap       []int32 // model string index -> index in strs
+	lorder     []int32 // model location indices in the order written
+	lmap       []int32 // model location index -> written index
+	forder     []int32 // model function indices in the order written
+	fmap       []int32 // model function index -> written index
+	written    []int32 // model stacks whose frames location_indices holds, in order
+	nli        int     // the number of location_indices
+	stStart    []int32 // per model stack: start in location_indices, -1 if unused
+	sortStacks []seq   // scratch of layoutStacks
 	lkeys      []locKey
 	lkeys2     []locKey
 	kvIndex    map[kvKey]int32 // scratch of layoutAttributes
@@ -145,9 +153,10 @@ func (e *encoder) validUTF8(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-// profilesData returns the ProfilesData message holding ps.
-func (e *encoder) profilesData(ps []*model.Profile) []byte {
-	b := slices.Grow(e.out[:0], sizeHint(ps))
+// profilesData returns the ProfilesData message holding ps, made in
+// e.out with room for room bytes.
+func (e *encoder) profilesData(ps []*model.Profile, room int) []byte {
+	b := slices.Grow(e.out[:0], room)
 	b, rp := begin(b, fProfilesDataResourceProfiles)
 	e.warnUnwritten(ps)
 
@@ -180,8 +189,8 @@ func (e *encoder) profilesData(ps []*model.Profile) []byte {
 	b = e.appendStringField(b, 1, ScopeName)
 	b = e.appendStringField(b, 2, e.opts.ScopeVersion)
 	b = end(b, sc)
-	for _, p := range ps {
-		b = e.container(b, p)
+	for i, p := range ps {
+		b = e.container(b, p, i)
 	}
 	b = end(b, sp)
 	b = e.appendStringField(b, fResourceProfilesSchemaURL, res.SchemaURL)
@@ -276,6 +285,12 @@ func allZero(b []byte) bool {
 
 // profile appends the Profile message body of p to b.
 func (e *encoder) profile(b []byte, p *model.Profile) []byte {
+	e.layout(p)
+	return e.appendBody(b, p)
+}
+
+// layout decides what the tables of p hold, and in which order.
+func (e *encoder) layout(p *model.Profile) {
 	e.p = p
 	// Locations first: stacks are ordered by written location indices, so
 	// that encoding a decoded pprofx profile again gives the same bytes
@@ -289,7 +304,10 @@ func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	e.layoutFunctions()
 	e.layoutStrings()
 	e.placeholders(p)
+}
 
+// appendBody appends the Profile message body of p, laid out, to b.
+func (e *encoder) appendBody(b []byte, p *model.Profile) []byte {
 	for _, t := range p.SampleTypes {
 		b = e.appendValueType(b, fProfileSampleType, t)
 	}
@@ -344,6 +362,7 @@ func (e *encoder) placeholders(p *model.Profile) {
 func (e *encoder) appendSamples(b []byte, p *model.Profile) []byte {
 	var lab []byte
 	for i := range p.Samples {
+		b = e.spill(b)
 		s := &p.Samples[i]
 		var sb int
 		b, sb = begin(b, fProfileSample)
@@ -406,6 +425,7 @@ func (e *encoder) appendMappings(b []byte, p *model.Profile) []byte {
 		b = append(appendTag(b, fProfileMapping, protowire.BytesType), 0)
 	}
 	for i := range p.Mappings {
+		b = e.spill(b)
 		m := &p.Mappings[i]
 		var mb int
 		b, mb = begin(b, fProfileMapping)
@@ -427,6 +447,7 @@ func (e *encoder) appendMappings(b []byte, p *model.Profile) []byte {
 // appendLocations appends the location table, in the layout's order.
 func (e *encoder) appendLocations(b []byte, p *model.Profile) []byte {
 	for _, i := range e.lorder {
+		b = e.spill(b)
 		l := &p.Locations[i]
 		var lb int
 		b, lb = begin(b, fProfileLocation)
@@ -462,6 +483,7 @@ func (e *encoder) appendFunctions(b []byte, p *model.Profile) []byte {
 		b = append(appendTag(b, fProfileFunction, protowire.BytesType), 0)
 	}
 	for _, i := range e.forder {
+		b = e.spill(b)
 		f := &p.Functions[i]
 		var fb int
 		b, fb = begin(b, fProfileFunction)
@@ -484,8 +506,9 @@ func (e *encoder) appendFunctions(b []byte, p *model.Profile) []byte {
 // appendHeader appends the string table and the profile's own fields.
 func (e *encoder) appendHeader(b []byte, p *model.Profile) []byte {
 	for _, s := range e.strs {
+		b = e.spill(b)
 		b = appendTag(b, fProfileStringTable, protowire.BytesType)
-		b = protowire.AppendString(b, e.validUTF8(s))
+		b = protowire.AppendString(b, e.validUTF8(p.String(s)))
 	}
 	b = appendVarintField(b, fProfileDropFrames, e.sx(p.DropFrames))
 	b = appendVarintField(b, fProfileKeepFrames, e.sx(p.KeepFrames))
@@ -504,7 +527,7 @@ func (e *encoder) appendHeader(b []byte, p *model.Profile) []byte {
 		b = end(b, cb)
 	}
 	b = appendVarintField(b, fProfileDefaultSampleType, e.sx(p.DefaultSampleType))
-	if e.nli > 0 {
+	if e.nli > 0 && e.sink == nil {
 		var lb int
 		b, lb = begin(b, fProfileLocationIndices)
 		for _, s := range e.written {
@@ -513,6 +536,24 @@ func (e *encoder) appendHeader(b []byte, p *model.Profile) []byte {
 			}
 		}
 		b = end(b, lb)
+	} else if e.nli > 0 {
+		// A spilled body writes the field as it goes: its length first.
+		n := 0
+		for _, s := range e.written {
+			for j := range p.Stacks.StackLen(int(s)) {
+				n += protowire.SizeVarint(uint64(e.lmap[p.Stacks.Frame(int(s), j)]))
+			}
+		}
+		b = appendTag(b, fProfileLocationIndices, protowire.BytesType)
+		b = appendVarint(b, uint64(n))
+		for _, s := range e.written {
+			for j := range p.Stacks.StackLen(int(s)) {
+				if len(b) >= spillSize {
+					b = e.spill(b)
+				}
+				b = appendVarint(b, uint64(e.lmap[p.Stacks.Frame(int(s), j)]))
+			}
+		}
 	}
 	return b
 }
@@ -520,6 +561,7 @@ func (e *encoder) appendHeader(b []byte, p *model.Profile) []byte {
 // appendAttributeTable appends the attribute table and its units.
 func (e *encoder) appendAttributeTable(b []byte, p *model.Profile) []byte {
 	for _, k := range e.kv {
+		b = e.spill(b)
 		var kb int
 		b, kb = begin(b, fProfileAttributeTable)
 		b = e.appendStringField(b, 1, p.String(k.key))
@@ -552,6 +594,7 @@ func (e *encoder) appendLinks(b []byte, p *model.Profile) []byte {
 			b = append(appendTag(b, fProfileLinkTable, protowire.BytesType), 0)
 		}
 		for _, l := range p.Links {
+			b = e.spill(b)
 			var lb int
 			b, lb = begin(b, fProfileLinkTable)
 			b = appendBytesField(b, 1, l.TraceID)

@@ -256,7 +256,7 @@ func (e *encoder) layoutStrings() {
 	for i := range e.smap {
 		e.smap[i] = -1
 	}
-	var idx []int32
+	idx := make([]int32, 0, n)
 	mark := func(i int32) {
 		if i > 0 && e.smap[i] == -1 {
 			e.smap[i] = 0
@@ -302,12 +302,12 @@ func (e *encoder) layoutStrings() {
 	// prefixes of package paths byte by byte and was slower here than
 	// comparisons, which compare many bytes at a time.)
 	slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(p.Strings[a], p.Strings[b]) })
-	e.strs = append(e.strs[:0], "")
+	e.strs = slices.Grow(e.strs[:0], len(idx)+1)
+	e.strs = append(e.strs, 0)
 	e.smap[0] = 0
 	for _, i := range idx {
-		s := p.Strings[i]
-		if s != e.strs[len(e.strs)-1] {
-			e.strs = append(e.strs, s)
+		if p.Strings[i] != p.String(e.strs[len(e.strs)-1]) {
+			e.strs = append(e.strs, i)
 		}
 		e.smap[i] = int32(len(e.strs) - 1)
 	}
@@ -329,7 +329,7 @@ func (e *encoder) layoutStrings() {
 	}
 	isName[0] = false // "" stays first
 	remap := make([]int32, len(e.strs))
-	strs := make([]string, 1, len(e.strs))
+	strs := make([]int32, 1, len(e.strs))
 	for pass := 0; pass < 2; pass++ {
 		for k := 1; k < len(e.strs); k++ {
 			if isName[k] == (pass == 0) {
@@ -361,11 +361,7 @@ func (e *encoder) layoutLocations() {
 	locs := e.p.Locations
 	n := len(locs)
 	e.lmap = slices.Grow(e.lmap[:0], n)[:n]
-	// The keys sort beside the indices: no indirection per compare.
-	keys := e.lkeys[:0]
-	for i := range locs {
-		keys = append(keys, locKey{locs[i].Address, locs[i].Mapping, int32(i)})
-	}
+	e.lorder = slices.Grow(e.lorder[:0], n)[:n]
 	less := func(x, y locKey) int {
 		if x.mapping != y.mapping {
 			return int(x.mapping) - int(y.mapping)
@@ -375,10 +371,24 @@ func (e *encoder) layoutLocations() {
 		}
 		return int(x.i) - int(y.i) // a total order: the result is deterministic
 	}
-	if !slices.IsSortedFunc(keys, less) && !radixSortLocKeys(keys, &e.lkeys2) {
+	sorted := true
+	for i := 1; i < n && sorted; i++ {
+		sorted = less(locKey{locs[i-1].Address, locs[i-1].Mapping, int32(i - 1)}, locKey{locs[i].Address, locs[i].Mapping, int32(i)}) < 0
+	}
+	if sorted {
+		for i := range n {
+			e.lorder[i], e.lmap[i] = int32(i), int32(i)
+		}
+		return
+	}
+	// The keys sort beside the indices: no indirection per compare.
+	keys := slices.Grow(e.lkeys[:0], n)
+	for i := range locs {
+		keys = append(keys, locKey{locs[i].Address, locs[i].Mapping, int32(i)})
+	}
+	if !radixSortLocKeys(keys, &e.lkeys2) {
 		slices.SortFunc(keys, less)
 	}
-	e.lorder = slices.Grow(e.lorder[:0], n)[:n]
 	for k, x := range keys {
 		e.lorder[k] = x.i
 		e.lmap[x.i] = int32(k)

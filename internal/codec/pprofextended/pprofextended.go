@@ -128,7 +128,11 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 			encoders.Put(e)
 		}
 	}()
-	data := e.profilesData(ps)
+	hint := sizeHint(ps)
+	if !opts.JSON && hint >= spillFrom {
+		return e.encodeSpilled(w, ps)
+	}
+	data := e.profilesData(ps, hint)
 	e.out = data
 	if opts.JSON {
 		// JSON is text: it ends with a newline (which also makes a file

@@ -112,7 +112,7 @@ func EncodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 	} else if nsamp, err = streamenc.Count(gen); err != nil {
 		return fmt.Errorf("otlp: %v", err)
 	}
-	outer := e.profilesData(ps)
+	outer := e.profilesData(ps, sizeHint(ps))
 	all, err := streamenc.Splice(outer, descendTo(profilePath), func(path []protowire.Number, _ []byte) ([]streamenc.Seg, bool) {
 		if slices.Equal(path, profilePath) {
 			return segs(nsamp), true
@@ -140,7 +140,7 @@ var profilePath = []protowire.Number{fProfilesDataResourceProfiles, fResourcePro
 // go (x: after the sample types) and where location_indices goes (y), and
 // the written index of each model location.
 func (e *encoder) tableOnlyProfile(ps []*model.Profile) (body []byte, x, y int, lmap []int32, err error) {
-	outer := e.profilesData(ps)
+	outer := e.profilesData(ps, sizeHint(ps))
 	lmap = slices.Clone(e.lmap)
 	if _, err := streamenc.Splice(outer, descendTo(profilePath), func(path []protowire.Number, b []byte) ([]streamenc.Seg, bool) {
 		if slices.Equal(path, profilePath) {

@@ -1,0 +1,150 @@
+package pprofextended
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/pprofx/pprofx/internal/codec/pprof"
+	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
+)
+
+// withSpill runs f with bodies spilled from guessed size from, in pieces
+// of size bytes.
+func withSpill(from, size int, f func()) {
+	oldFrom, oldSize := spillFrom, spillSize
+	spillFrom, spillSize = from, size
+	defer func() { spillFrom, spillSize = oldFrom, oldSize }()
+	f()
+}
+
+func encodeWith(t *testing.T, ps []*model.Profile, opts EncodeOptions, from, size int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	var err error
+	withSpill(from, size, func() { err = Encode(&buf, ps, opts) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// A spilled body is the same bytes as one made whole: every fixture and
+// generated profile, one and several at once, with derived, given and
+// the profiles' own ids, plain and gzipped, in pieces of one byte (a
+// spill at every entry) and of the default size.
+func TestSpilledSameBytes(t *testing.T) {
+	var ps []*model.Profile
+	for _, in := range benchInputs(t) {
+		m, err := pprof.Decode(in.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, m)
+	}
+	rich := richModel()
+	ps = append(ps, rich)
+	own := richModel()
+	own.ProfileID = bytes.Repeat([]byte{7}, 16)
+	type run struct {
+		name string
+		ps   []*model.Profile
+		opts EncodeOptions
+	}
+	var runs []run
+	for i, p := range ps {
+		runs = append(runs, run{fmt.Sprint("profile ", i), []*model.Profile{p}, EncodeOptions{}})
+	}
+	runs = append(runs,
+		run{"all at once", ps, EncodeOptions{}},
+		run{"rich, gzipped, kept payload", []*model.Profile{rich}, EncodeOptions{Gzip: true, KeepOriginal: true}},
+		run{"given id", []*model.Profile{ps[0]}, EncodeOptions{ProfileID: bytes.Repeat([]byte{3}, 16)}},
+		run{"own id between derived ones", []*model.Profile{rich, own, ps[0]}, EncodeOptions{}},
+	)
+	for _, r := range runs {
+		whole := encodeWith(t, r.ps, r.opts, math.MaxInt, 64<<10)
+		for _, size := range []int{1, 64 << 10} {
+			if got := encodeWith(t, r.ps, r.opts, 0, size); !bytes.Equal(got, whole) {
+				t.Errorf("%s, pieces of %d: spilled output (%d bytes) differs from the whole one (%d)", r.name, size, len(got), len(whole))
+			}
+		}
+	}
+}
+
+// failAfter fails every write once n bytes have been written.
+type failAfter struct{ n int }
+
+var errFull = errors.New("device full")
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		n := f.n
+		f.n = 0
+		return n, errFull
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// A write that fails while a body is spilled ends the Encode with its
+// error, wherever it falls.
+func TestSpilledWriteError(t *testing.T) {
+	p := richModel()
+	size := len(encodeWith(t, singleton(p), EncodeOptions{}, math.MaxInt, 1))
+	for n := 0; n < size; n += max(1, size/40) {
+		var err error
+		withSpill(0, 1, func() { err = Encode(&failAfter{n}, singleton(p), EncodeOptions{}) })
+		if !errors.Is(err, errFull) {
+			t.Fatalf("writes failing after %d of %d bytes: Encode returned %v, want %v", n, size, err, errFull)
+		}
+	}
+}
+
+// A large profile is written without holding its output: 1M functions
+// and locations (the output 26 MiB) hold at once, beyond the model,
+// under half of what the whole output took.
+func TestSpilledMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a profile of 1M locations")
+	}
+	const n = 1 << 20
+	b := synth.Locations(n)
+	frames := make([]int32, 1000)
+	for s := 0; s < n/1000; s++ {
+		for j := range frames {
+			frames[j] = int32(s*1000 + j)
+		}
+		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{int64(s + 1)}, Link: model.NoLink})
+	}
+	ps := singleton(b.P)
+	var out int64
+	whole := memcheck.Peak(func() {
+		cw := &counter{}
+		withSpill(math.MaxInt, spillSize, func() {
+			if err := Encode(cw, ps, EncodeOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		out = cw.n
+	})
+	spilled := memcheck.Peak(func() {
+		if err := Encode(io.Discard, ps, EncodeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("output %.1f MiB; held at once: %.1f MiB whole, %.1f spilled", mib(out), mib(int64(whole)), mib(int64(spilled)))
+	if int64(spilled) > int64(whole)-out/2 {
+		t.Errorf("spilled, the writer held %.1f MiB at once; whole, %.1f for an output of %.1f: want at least half the output less", mib(int64(spilled)), mib(int64(whole)), mib(out))
+	}
+}
+
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
