@@ -214,6 +214,7 @@ func newEncoder(ps []*model.Profile, opts EncodeOptions) (*encoder, func(), erro
 	clear(e.warned)
 	return e, func() {
 		e.ps = nil
+		clear(e.akeys) // the profiles' strings
 		e.opts = EncodeOptions{}
 		e.spill = nil
 		if cap(e.out) <= maxPooledOut {
@@ -222,11 +223,13 @@ func newEncoder(ps []*model.Profile, opts EncodeOptions) (*encoder, func(), erro
 	}, nil
 }
 
-// cand is a string laid out in the string table.
-type cand struct {
-	s    string
-	p, i int32 // p == -1: fixed key i; p == -2: a profile attribute key
-}
+// A string of the string table is a ref: string i of profile p, or,
+// for p below 0, one of these.
+const (
+	strFixed = -1 // fixed key i
+	strKey   = -2 // profile attribute key i (encoder.akeys)
+	strEmpty = -3 // ""
+)
 
 // The attribute keys the writer may use, by number.
 const (
@@ -291,7 +294,7 @@ type encoder struct {
 	lsAttrs [][][]int32
 
 	// The dictionary, as references into the inputs (after its zero entry).
-	strs   []string
+	strs   []ref // the string table (strOf)
 	maps   []ref
 	locs   []ref
 	funcs  []ref
@@ -307,8 +310,9 @@ type encoder struct {
 
 	keys      map[string]int32  // profile attribute keys (not fixed) -> string index
 	fixed     [nFixedKeys]int32 // fixedKeys[k] -> string index, 0 when not written
-	cands     []cand
-	emptyName int32 // index of the extra "" names of empty functions point at
+	cands     []ref
+	akeys     []string // profile attribute keys (not fixed), as keys has them
+	emptyName int32    // index of the extra "" names of empty functions point at
 	// markLayout: the message's first sample is to have its values
 	// packed, which tells a reader its Sample layout (see samplesUseFields23).
 	markLayout bool
@@ -590,9 +594,9 @@ func (e *encoder) dictionary(b []byte) []byte {
 		b = appendBytesField(b, 2, l.SpanID)
 		b = e.next(end(b, lb))
 	}
-	for _, s := range e.strs {
+	for _, r := range e.strs {
 		b = appendTag(b, fDictString, protowire.BytesType)
-		b = e.next(protowire.AppendString(b, e.validUTF8(s)))
+		b = e.next(protowire.AppendString(b, e.validUTF8(e.strOf(r))))
 	}
 	b = append(b, fDictAttribute<<3|2, 0)
 	for _, a := range e.attrs {

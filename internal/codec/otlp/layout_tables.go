@@ -26,7 +26,6 @@ func (e *encoder) layoutStrings() {
 	cs := e.profileStrings(e.cands[:0])
 	cs = e.attributeKeys(cs)
 	e.assignStrings(cs)
-	clear(cs) // their strings are the profiles'
 	e.cands = keep(cs)
 	e.emptyName = 0
 	for pi, p := range e.ps {
@@ -47,12 +46,25 @@ func (e *encoder) layoutStrings() {
 	// entry, the table's last. Every reader reads the empty name there is.
 	if e.emptyName == -1 {
 		e.emptyName = int32(len(e.strs))
-		e.strs = append(e.strs, "")
+		e.strs = append(e.strs, ref{strEmpty, 0})
 	}
 }
 
+// strOf returns the string r stands for.
+func (e *encoder) strOf(r ref) string {
+	switch r.p {
+	case strFixed:
+		return fixedKeys[r.i]
+	case strKey:
+		return e.akeys[r.i]
+	case strEmpty:
+		return ""
+	}
+	return e.ps[r.p].Strings[r.i]
+}
+
 // profileStrings adds to cs every string the profiles reference by index.
-func (e *encoder) profileStrings(cs []cand) []cand {
+func (e *encoder) profileStrings(cs []ref) []ref {
 	// Sized once (the attribute keys are few): grown by append, the
 	// candidates of millions of strings would be copied again and again,
 	// old and new held at once.
@@ -69,7 +81,7 @@ func (e *encoder) profileStrings(cs []cand) []cand {
 		mark := func(i int32) {
 			if i > 0 && used[i] == 0 {
 				used[i] = -1
-				cs = append(cs, cand{p.Strings[i], int32(pi), i})
+				cs = append(cs, ref{int32(pi), i})
 			}
 		}
 		for i := range p.Mappings {
@@ -104,11 +116,13 @@ func (e *encoder) profileStrings(cs []cand) []cand {
 // only those: a small profile's string table is a good part of its size.
 // The fixed keys are flags in an array (no map to build for each call);
 // profile attribute keys, which only OTLP inputs have, go through a map.
-func (e *encoder) attributeKeys(cs []cand) []cand {
+func (e *encoder) attributeKeys(cs []ref) []ref {
 	var need [nFixedKeys]bool
 	if e.keys != nil {
 		clear(e.keys)
 	}
+	clear(e.akeys)
+	e.akeys = e.akeys[:0]
 	key := func(k string) {
 		if f := fixedKey(k); f >= 0 {
 			need[f] = true
@@ -119,7 +133,8 @@ func (e *encoder) attributeKeys(cs []cand) []cand {
 		}
 		if _, ok := e.keys[k]; !ok {
 			e.keys[k] = 0
-			cs = append(cs, cand{k, -2, 0})
+			cs = append(cs, ref{strKey, int32(len(e.akeys))})
+			e.akeys = append(e.akeys, k)
 		}
 	}
 	keys := func(as []model.Attribute) {
@@ -172,7 +187,7 @@ func (e *encoder) attributeKeys(cs []cand) []cand {
 	}
 	for k, on := range need {
 		if on {
-			cs = append(cs, cand{fixedKeys[k], -1, int32(k)})
+			cs = append(cs, ref{strFixed, int32(k)})
 		}
 	}
 	return cs
@@ -180,22 +195,24 @@ func (e *encoder) attributeKeys(cs []cand) []cand {
 
 // assignStrings sorts the candidates into the string table, each once,
 // "" first, and records each one's index.
-func (e *encoder) assignStrings(cs []cand) {
-	slices.SortFunc(cs, func(a, b cand) int { return strings.Compare(a.s, b.s) })
+func (e *encoder) assignStrings(cs []ref) {
+	slices.SortFunc(cs, func(a, b ref) int { return strings.Compare(e.strOf(a), e.strOf(b)) })
 	// Room for every candidate, "" first and the empty name last.
-	e.strs = append(slices.Grow(e.strs[:0], len(cs)+2), "")
+	e.strs = append(slices.Grow(e.strs[:0], len(cs)+2), ref{strEmpty, 0})
 	e.fixed = [nFixedKeys]int32{}
+	last := ""
 	for _, c := range cs {
-		if c.s != e.strs[len(e.strs)-1] {
-			e.strs = append(e.strs, c.s)
+		if s := e.strOf(c); s != last {
+			e.strs = append(e.strs, c)
+			last = s
 		}
-		switch {
-		case c.p >= 0:
-			e.smap[c.p][c.i] = int32(len(e.strs) - 1)
-		case c.p == -1:
+		switch c.p {
+		case strFixed:
 			e.fixed[c.i] = int32(len(e.strs) - 1)
+		case strKey:
+			e.keys[e.akeys[c.i]] = int32(len(e.strs) - 1)
 		default:
-			e.keys[c.s] = int32(len(e.strs) - 1)
+			e.smap[c.p][c.i] = int32(len(e.strs) - 1)
 		}
 	}
 }
@@ -213,16 +230,15 @@ func (e *encoder) namesFirst() {
 	}
 	isName[0] = false
 	remap := make([]int32, len(e.strs))
-	strs := make([]string, 1, len(e.strs))
+	n := 1
 	for pass := 0; pass < 2; pass++ {
 		for k := 1; k < len(e.strs); k++ {
 			if isName[k] == (pass == 0) {
-				remap[k] = int32(len(strs))
-				strs = append(strs, e.strs[k])
+				remap[k] = int32(n)
+				n++
 			}
 		}
 	}
-	copy(e.strs, strs)
 	for k, x := range e.keys {
 		e.keys[k] = remap[x]
 	}
@@ -234,6 +250,15 @@ func (e *encoder) namesFirst() {
 			if x > 0 {
 				sm[i] = remap[x]
 			}
+		}
+	}
+	// The table itself is moved in place, along the cycles of remap
+	// (which this uses up), not copied.
+	for k := range e.strs {
+		for int(remap[k]) != k {
+			t := remap[k]
+			e.strs[k], e.strs[t] = e.strs[t], e.strs[k]
+			remap[k], remap[t] = remap[t], t
 		}
 	}
 }
@@ -310,6 +335,19 @@ func (e *encoder) layoutLocations() {
 	for _, p := range e.ps {
 		total += len(p.Locations)
 	}
+	if len(e.ps) == 1 && e.locationsInOrder(e.ps[0]) {
+		// A decoded pprofx file, or the bundle's tables: the order is
+		// kept, and no key is made.
+		p := e.ps[0]
+		lm := resize(e.lmap[0], len(p.Locations))
+		e.locs = slices.Grow(e.locs[:0], total)
+		for i := range p.Locations {
+			e.locs = append(e.locs, ref{0, int32(i)})
+			lm[i] = int32(i + 1)
+		}
+		e.lmap[0] = lm
+		return
+	}
 	// Sized once: grown by append, a table of millions would be copied
 	// again and again, each copy 1.25 times the last.
 	keys := slices.Grow(e.lkeys[:0], total)
@@ -357,6 +395,25 @@ func (e *encoder) layoutLocations() {
 		e.locs = append(e.locs, k.r)
 		e.lmap[k.r.p][k.r.i] = int32(len(e.locs))
 	}
+}
+
+// locationsInOrder reports whether the locations of p, the one profile
+// written, are in the table's order already: by mapping, then address.
+func (e *encoder) locationsInOrder(p *model.Profile) bool {
+	mm := e.mmap[0]
+	prevMap, prevAddr := int32(-1), uint64(0)
+	for i := range p.Locations {
+		l := &p.Locations[i]
+		m := int32(0)
+		if l.Mapping != model.NoMapping {
+			m = mm[l.Mapping]
+		}
+		if m < prevMap || (m == prevMap && l.Address < prevAddr) {
+			return false
+		}
+		prevMap, prevAddr = m, l.Address
+	}
+	return true
 }
 
 // locationKey identifies a location across inputs; functions by content.
