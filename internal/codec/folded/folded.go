@@ -74,7 +74,7 @@ func Encode(w io.Writer, p *model.Profile, opts WriteOptions) error {
 			if j > 0 {
 				bw.WriteByte(';')
 			}
-			bw.WriteString(set.Names[f])
+			bw.WriteString(set.Name(f))
 		}
 		num = append(strconv.AppendInt(append(num[:0], ' '), set.Values[0][i], 10), '\n')
 		if _, err := bw.Write(num); err != nil {

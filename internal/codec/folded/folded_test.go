@@ -133,7 +133,7 @@ func TestGoCollapseLeaves(t *testing.T) {
 		m := map[string]int64{}
 		for i := 0; i < set.Len(); i++ {
 			s := set.Stack(i)
-			m[set.Names[s[len(s)-1]]] += set.Values[0][i]
+			m[set.Name(s[len(s)-1])] += set.Values[0][i]
 		}
 		return m
 	}

@@ -250,7 +250,7 @@ func equalSets(a, b *callstacks.Set) bool {
 			return false
 		}
 		for j := range sa {
-			if a.Names[sa[j]] != b.Names[sb[j]] {
+			if a.Name(sa[j]) != b.Name(sb[j]) {
 				return false
 			}
 		}

@@ -32,7 +32,7 @@ func folded(p *model.Profile, t int) map[string]int64 {
 	for i := 0; i < set.Len(); i++ {
 		var names []string
 		for _, f := range set.Stack(i) {
-			names = append(names, set.Names[f])
+			names = append(names, set.Name(f))
 		}
 		if v := set.Values[0][i]; v != 0 {
 			out[strings.Join(names, ";")] = v

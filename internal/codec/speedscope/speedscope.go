@@ -67,7 +67,8 @@ func Encode(w io.Writer, p *model.Profile, opts Options) error {
 	b = append(b, `,"activeProfileIndex":`...)
 	b = strconv.AppendInt(b, int64(active), 10)
 	b = append(b, `,"shared":{"frames":[`...)
-	for i, n := range set.Names {
+	for i := range int32(set.NumNames()) {
+		n := set.Name(i)
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -185,8 +186,9 @@ func fileOf(p *model.Profile, set *callstacks.Set) []int32 {
 			idx.Add(slot, uint32(i), hash)
 		}
 	}
-	out := make([]int32, len(set.Names))
-	for i, n := range set.Names {
+	out := make([]int32, set.NumNames())
+	for i := range out {
+		n := set.Name(int32(i))
 		if f, _, ok := idx.Find(maphash.String(seed, n), func(f uint32) bool { return name(f) == n }); ok {
 			out[i] = p.Functions[f].Filename
 		}

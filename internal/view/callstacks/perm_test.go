@@ -3,7 +3,6 @@ package callstacks
 import (
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"testing"
 )
 
@@ -21,13 +20,13 @@ func TestInvertAndSortByRemap(t *testing.T) {
 				t.Fatalf("n=%d: inverse of %v is %v", n, orig, p)
 			}
 		}
-		names := make([]string, n)
+		names := make([]int32, n)
 		for i := range names {
-			names[i] = strconv.Itoa(i)
+			names[i] = int32(i)
 		}
 		sortByRemap(names, p) // name i goes to p[i] = the place of i in orig
 		for k, old := range orig {
-			if names[k] != strconv.Itoa(int(old)) {
+			if names[k] != old {
 				t.Fatalf("n=%d: names %v, want the order %v", n, names, orig)
 			}
 		}

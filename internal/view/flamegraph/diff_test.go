@@ -52,7 +52,7 @@ func byStack(p *model.Profile) map[string][]int64 {
 	for k := 0; k < set.Len(); k++ {
 		var names []string
 		for _, f := range set.Stack(k) {
-			names = append(names, set.Names[f])
+			names = append(names, set.Name(f))
 		}
 		v := make([]int64, len(types))
 		for t := range types {

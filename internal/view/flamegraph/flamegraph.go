@@ -179,11 +179,11 @@ func writeData(bw *bufio.Writer, p *model.Profile, set *callstacks.Set, nt, acti
 		}
 	}
 	b = append(b, `{"names":[`...)
-	for i, n := range set.Names {
+	for i := range int32(set.NumNames()) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		q, _ := json.Marshal(n)
+		q, _ := json.Marshal(set.Name(i))
 		b = append(b, q...)
 		flush()
 	}

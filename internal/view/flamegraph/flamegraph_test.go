@@ -66,7 +66,7 @@ func TestData(t *testing.T) {
 				t.Fatalf("%s: stack %d has %d frames, want %d", fx.Name, k, len(st), len(want))
 			}
 			for x := range st {
-				if d.Names[st[x]] != set.Names[want[x]] {
+				if d.Names[st[x]] != set.Name(want[x]) {
 					t.Fatalf("%s: stack %d differs", fx.Name, k)
 				}
 			}

@@ -29,7 +29,7 @@ func pathSums(p *model.Profile, ti int) map[string]int64 {
 			if d > 0 {
 				key += "\x00"
 			}
-			key += set.Names[f]
+			key += set.Name(f)
 			out[key] += set.Values[0][k]
 		}
 	}
