@@ -87,6 +87,15 @@ func FuzzDecode(f *testing.F) {
 			if _, err := Decode(buf.Bytes(), DecodeOptions{}); err != nil {
 				t.Fatalf("re-read (json=%v): %v", json, err)
 			}
+			if json {
+				continue
+			}
+			// Spilled in pieces of a byte, the same bytes.
+			var spilled bytes.Buffer
+			withSpill(0, 1, func() { err = Encode(&spilled, ps, EncodeOptions{}) })
+			if err != nil || !bytes.Equal(spilled.Bytes(), buf.Bytes()) {
+				t.Fatalf("spilled re-encode: %v; %d bytes, want the %d written whole", err, spilled.Len(), buf.Len())
+			}
 		}
 	})
 }
