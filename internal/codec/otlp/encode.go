@@ -264,6 +264,39 @@ func fixedKey(s string) int {
 // ref names an entry of one input profile's table: profile, index.
 type ref struct{ p, i int32 }
 
+// refTable is a dictionary table as references into the inputs. Its
+// first ident entries are the first profile's entries 0 to ident-1, kept
+// as their count: a profile's table written in its own order (a decoded
+// pprofx file, the bundle's tables) takes no array. The others are rest.
+type refTable struct {
+	ident int
+	rest  []ref
+	room  int // the entries the table may have, for rest to be made once
+}
+
+func (t *refTable) reset(room int) { t.ident, t.rest, t.room = 0, t.rest[:0], room }
+func (t *refTable) len() int       { return t.ident + len(t.rest) }
+
+func (t *refTable) at(k int) ref {
+	if k < t.ident {
+		return ref{0, int32(k)}
+	}
+	return t.rest[k-t.ident]
+}
+
+func (t *refTable) add(r ref) {
+	if len(t.rest) == 0 && r.p == 0 && int(r.i) == t.ident {
+		t.ident++
+		return
+	}
+	if len(t.rest) == 0 {
+		// Sized once: grown by append, a table of millions would be
+		// copied again and again, each copy 1.25 times the last.
+		t.rest = slices.Grow(t.rest, t.room-t.ident)
+	}
+	t.rest = append(t.rest, r)
+}
+
 // locKey orders the location table (layoutLocations).
 type locKey struct {
 	mapping int32
@@ -296,8 +329,8 @@ type encoder struct {
 	// The dictionary, as references into the inputs (after its zero entry).
 	strs   []ref // the string table (strOf)
 	maps   []ref
-	locs   []ref
-	funcs  []ref
+	locs   refTable
+	funcs  refTable
 	links  []ref
 	stacks []ref
 	attrs  []string         // encoded KeyValueAndUnit bodies
@@ -540,7 +573,8 @@ func (e *encoder) dictionary(b []byte) []byte {
 		b = e.next(end(b, mb))
 	}
 	b = append(b, fDictLocation<<3|2, 0)
-	for k, r := range e.locs {
+	for k := range e.locs.len() {
+		r := e.locs.at(k)
 		l := &e.ps[r.p].Locations[r.i]
 		fm := e.fmap[r.p]
 		var lb int
@@ -566,7 +600,8 @@ func (e *encoder) dictionary(b []byte) []byte {
 		b = e.next(end(b, lb))
 	}
 	b = append(b, fDictFunction<<3|2, 0)
-	for _, r := range e.funcs {
+	for k := range e.funcs.len() {
+		r := e.funcs.at(k)
 		f := &e.ps[r.p].Functions[r.i]
 		sm := e.smap[r.p]
 		var fb int

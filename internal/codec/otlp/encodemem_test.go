@@ -50,9 +50,11 @@ func peakOf(t *testing.T, enc func(io.Writer, []*model.Profile, EncodeOptions) e
 // The writer's own arrays for a table of many entries are let go as soon
 // as its step is done, a location's attribute indices take 4 bytes when
 // it has none, the string table is a list of references (8 bytes a
-// string), and locations already in the table's order make no sort keys:
-// writing a profile of 200k locations, each of one line and its own
-// function, holds at most 100 bytes an entry at once beside the profile,
+// string), locations already in the table's order make no sort keys, and
+// the location and function tables, in the profile's own order, no array
+// of references: writing a profile of 200k locations, each of one line
+// and its own function, holds at most 100 bytes an entry at once (90
+// here) beside the profile,
 // its output's buffer (sizeHint's, about 50 bytes an entry) included.
 // With the strings sorted as 24-byte candidates into a table of 16-byte
 // headers, it held 101; holding each step's arrays to the end and a

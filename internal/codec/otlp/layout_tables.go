@@ -340,9 +340,9 @@ func (e *encoder) layoutLocations() {
 		// kept, and no key is made.
 		p := e.ps[0]
 		lm := resize(e.lmap[0], len(p.Locations))
-		e.locs = slices.Grow(e.locs[:0], total)
+		e.locs.reset(total)
 		for i := range p.Locations {
-			e.locs = append(e.locs, ref{0, int32(i)})
+			e.locs.add(ref{0, int32(i)})
 			lm[i] = int32(i + 1)
 		}
 		e.lmap[0] = lm
@@ -378,7 +378,7 @@ func (e *encoder) layoutLocations() {
 	if !slices.IsSortedFunc(keys, less) {
 		slices.SortFunc(keys, less)
 	}
-	e.locs = slices.Grow(e.locs[:0], total)
+	e.locs.reset(total)
 	var index map[string]int32
 	if len(e.ps) > 1 {
 		index = map[string]int32{}
@@ -390,10 +390,10 @@ func (e *encoder) layoutLocations() {
 				e.lmap[k.r.p][k.r.i] = x
 				continue
 			}
-			index[string(key)] = int32(len(e.locs) + 1)
+			index[string(key)] = int32(e.locs.len() + 1)
 		}
-		e.locs = append(e.locs, k.r)
-		e.lmap[k.r.p][k.r.i] = int32(len(e.locs))
+		e.locs.add(k.r)
+		e.lmap[k.r.p][k.r.i] = int32(e.locs.len())
 	}
 }
 
@@ -455,7 +455,7 @@ func (e *encoder) layoutFunctions() {
 	for _, p := range e.ps {
 		total += len(p.Functions)
 	}
-	e.funcs = slices.Grow(e.funcs[:0], total) // sized once, as the locations
+	e.funcs.reset(total)
 	var index map[[4]int64]int32
 	if len(e.ps) > 1 {
 		index = map[[4]int64]int32{}
@@ -473,17 +473,18 @@ func (e *encoder) layoutFunctions() {
 				fm[f] = x
 				return
 			}
-			index[k] = int32(len(e.funcs) + 1)
+			index[k] = int32(e.funcs.len() + 1)
 		}
-		e.funcs = append(e.funcs, ref{pi, f})
-		fm[f] = int32(len(e.funcs))
+		e.funcs.add(ref{pi, f})
+		fm[f] = int32(e.funcs.len())
 	}
 	for pi, p := range e.ps {
 		fm := resize(e.fmap[pi], len(p.Functions))
 		clear(fm)
 		e.fmap[pi] = fm
 	}
-	for _, r := range e.locs {
+	for k := range e.locs.len() {
+		r := e.locs.at(k)
 		lines := e.ps[r.p].LocationLines(int(r.i))
 		for k := len(lines) - 1; k >= 0; k-- {
 			if f := lines[k].Function; f != model.NoFunction {
@@ -667,8 +668,9 @@ func (e *encoder) layoutAttributes() {
 		}
 		e.mapAttrs[k] = as
 	}
-	e.locAttrs.reset(len(e.locs))
-	for _, r := range e.locs {
+	e.locAttrs.reset(e.locs.len())
+	for k := range e.locs.len() {
+		r := e.locs.at(k)
 		l := &e.ps[r.p].Locations[r.i]
 		if l.IsFolded {
 			e.locAttrs.add(e.attrTrue(AttrIsFolded))

@@ -97,7 +97,7 @@ func startStreamed(ps []*model.Profile, opts EncodeOptions) (*encoder, []byte, f
 	for _, r := range e.stacks {
 		deepest = max(deepest, e.ps[r.p].Stacks.StackLen(int(r.i)))
 	}
-	room := spillChunk + spillChunk/4 + deepest*protowire.SizeVarint(uint64(len(e.locs)))
+	room := spillChunk + spillChunk/4 + deepest*protowire.SizeVarint(uint64(e.locs.len()))
 	return e, slices.Grow(e.out[:0], room), release, nil
 }
 
