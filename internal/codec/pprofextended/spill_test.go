@@ -112,16 +112,7 @@ func TestSpilledMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a profile of 1M locations")
 	}
-	const n = 1 << 20
-	b := synth.Locations(n)
-	frames := make([]int32, 1000)
-	for s := 0; s < n/1000; s++ {
-		for j := range frames {
-			frames[j] = int32(s*1000 + j)
-		}
-		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{int64(s + 1)}, Link: model.NoLink})
-	}
-	ps := singleton(b.P)
+	ps := singleton(synth.OwnLocations(1<<20, 1000))
 	var out int64
 	whole := memcheck.Peak(func() {
 		cw := &counter{}

@@ -32,3 +32,19 @@ func DeepStack(frames int) *model.Profile {
 	b.P.Samples = []model.Sample{{Stack: b.Stack(make([]int32, frames)), Values: []int64{1}, Link: model.NoLink}}
 	return b.P
 }
+
+// OwnLocations returns Locations(n) with n/depth samples, sample s (value
+// s+1) the stack of locations s*depth to s*depth+depth-1: every function
+// at its own location, each reached once (the shape of the crafted
+// bundle of 1M functions and locations).
+func OwnLocations(n, depth int) *model.Profile {
+	b := Locations(n)
+	frames := make([]int32, depth)
+	for s := range n / depth {
+		for j := range frames {
+			frames[j] = int32(s*depth + j)
+		}
+		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{int64(s + 1)}, Link: model.NoLink})
+	}
+	return b.P
+}

@@ -41,15 +41,7 @@ func BenchmarkAggregate(b *testing.B) {
 		}
 		in = append(in, input{s.Name, p})
 	}
-	bl := synth.Locations(200000)
-	frames := make([]int32, 1000)
-	for s := range 200 {
-		for j := range frames {
-			frames[j] = int32(s*1000 + j)
-		}
-		bl.P.Samples = append(bl.P.Samples, model.Sample{Stack: bl.Stack(frames), Values: []int64{int64(s + 1)}, Link: model.NoLink})
-	}
-	in = append(in, input{"200k-functions", bl.P})
+	in = append(in, input{"200k-functions", synth.OwnLocations(200000, 1000)})
 	for _, x := range in {
 		b.Run(x.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/codec/pprof"
-	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
@@ -50,16 +49,9 @@ func TestAggregateHoldsFramesOnce(t *testing.T) {
 // times the profile's functions' 24 bytes each in all; made at once, and
 // the names strings (16 bytes), 2.2; references, 1.7.
 func TestNamerRoomMadeOnce(t *testing.T) {
-	const n, depth = 1 << 20, 1 << 10
-	b := synth.Locations(n)
-	frames := make([]int32, depth)
-	for s := range n / depth {
-		for j := range frames {
-			frames[j] = int32(s*depth + j)
-		}
-		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink})
-	}
-	alloc := memcheck.Of(func() { Aggregate(b.P, []int{0}, Options{}) })
+	const n = 1 << 20
+	p := synth.OwnLocations(n, 1<<10)
+	alloc := memcheck.Of(func() { Aggregate(p, []int{0}, Options{}) })
 	got := float64(alloc) / float64(24*n)
 	t.Logf("%d functions at their own locations: %.2f times the functions' 24 bytes each", n, got)
 	if got > 2 {
@@ -76,15 +68,8 @@ func TestNamerRoomMadeOnce(t *testing.T) {
 // every function by one of its own strings); 20 while the names were
 // strings.
 func TestNamesHeldAsReferences(t *testing.T) {
-	const n, depth = 1 << 20, 1 << 10
-	b := synth.Locations(n)
-	frames := make([]int32, depth)
-	for s := range n / depth {
-		for j := range frames {
-			frames[j] = int32(s*depth + j)
-		}
-		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink})
-	}
+	const n = 1 << 20
+	p := synth.OwnLocations(n, 1<<10)
 	opts := Options{
 		Rename:   func(s string) string { return strings.ReplaceAll(s, ";", ":") },
 		FuncName: func(name, system string) string { return cmp.Or(name, system) },
@@ -92,12 +77,12 @@ func TestNamesHeldAsReferences(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	set := Aggregate(b.P, []int{0}, opts)
+	set := Aggregate(p, []int{0}, opts)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	kept := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	runtime.KeepAlive(set)
-	runtime.KeepAlive(b)
+	runtime.KeepAlive(p)
 	t.Logf("%d functions at their own locations: the set keeps %.1f bytes a function", n, float64(kept)/n)
 	if kept > 10*n {
 		t.Errorf("the set of the stacks of %d functions keeps %.1f bytes a function, want 10 at most", n, float64(kept)/n)
