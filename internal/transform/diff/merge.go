@@ -103,8 +103,10 @@ type merger struct {
 	sampleIdx map[uint64]int32 // stack<<32 | labels
 	vals      []int64
 
-	frames []int32 // scratch
-	key    []byte  // scratch
+	frames  []int32      // scratch
+	key     []byte       // scratch
+	lineBuf []model.Line // scratch: a location's lines
+	colBuf  []int64      // and their columns
 }
 
 // newMerger returns a merger sized for the larger of the inputs, and for
@@ -247,21 +249,30 @@ func (m *merger) location(p *model.Profile, mm *memo, i int32) int32 {
 		return r
 	}
 	src := &p.Locations[i]
-	l := location{mapping: m.mapping(p, mm, src.Mapping), folded: src.IsFolded, off: int32(len(m.lines))}
+	l := location{mapping: m.mapping(p, mm, src.Mapping), folded: src.IsFolded}
 	l.address = src.Address
 	if src.Mapping != model.NoMapping {
 		l.address = uint64(int64(src.Address) + mm.offsets[src.Mapping])
 	}
+	// The lines are made in scratch and added only for a new location:
+	// added first and taken back when found, the lines of the second of
+	// two like profiles grew the table past the room made for it, a copy
+	// of it 1.25 times as large held beside it.
+	lines, cols := m.lineBuf[:0], m.colBuf[:0]
 	for j, ln := range p.LinesOf(src) {
-		m.lines = append(m.lines, model.Line{Function: m.function(p, mm, ln.Function), Line: ln.Line})
-		m.setCol(len(m.lines)-1, p.ColumnOf(src, j))
+		lines = append(lines, model.Line{Function: m.function(p, mm, ln.Function), Line: ln.Line})
+		cols = append(cols, p.ColumnOf(src, j))
 	}
-	l.end = int32(len(m.lines))
-	v, at, found := m.locIdx.Find(m.locationHash(&l), func(v uint32) bool { return m.sameLocation(&m.locs[v], &l) })
-	if found {
-		m.lines = m.lines[:l.off]
-		m.cols = m.cols[:min(len(m.cols), int(l.off))]
-	} else {
+	m.lineBuf, m.colBuf = lines, cols
+	h := m.keyHash(l.address, l.mapping, l.folded, lines, func(k int) int64 { return cols[k] })
+	v, at, found := m.locIdx.Find(h, func(v uint32) bool { return m.sameLocation(&m.locs[v], &l, lines, cols) })
+	if !found {
+		l.off = int32(len(m.lines))
+		m.lines = append(m.lines, lines...)
+		l.end = int32(len(m.lines))
+		for k, c := range cols {
+			m.setCol(int(l.off)+k, c)
+		}
 		v = uint32(len(m.locs))
 		m.locs = append(m.locs, l)
 		m.locIdx.Add(at, v, func(v uint32) uint64 { return m.locationHash(&m.locs[v]) })
@@ -270,31 +281,37 @@ func (m *merger) location(p *model.Profile, mm *memo, i int32) int32 {
 	return int32(v)
 }
 
-// locationHash hashes pprof's key of l.
+// locationHash hashes pprof's key of l, a location of the merge's.
 func (m *merger) locationHash(l *location) uint64 {
+	return m.keyHash(l.address, l.mapping, l.folded, m.lines[l.off:l.end], func(k int) int64 { return m.colAt(int(l.off) + k) })
+}
+
+// keyHash hashes pprof's key of a location with these fields, lines and
+// columns (col(k): line k's).
+func (m *merger) keyHash(address uint64, mapping int32, folded bool, lines []model.Line, col func(int) int64) uint64 {
 	k := m.key[:0]
-	k = binary.LittleEndian.AppendUint64(k, l.address)
-	k = binary.LittleEndian.AppendUint32(k, uint32(l.mapping))
-	if l.folded {
+	k = binary.LittleEndian.AppendUint64(k, address)
+	k = binary.LittleEndian.AppendUint32(k, uint32(mapping))
+	if folded {
 		k = append(k, 1)
 	}
-	for j := l.off; j < l.end; j++ {
-		ln := &m.lines[j]
+	for j, ln := range lines {
 		k = binary.LittleEndian.AppendUint32(k, uint32(ln.Function))
 		k = binary.LittleEndian.AppendUint64(k, uint64(ln.Line))
-		k = binary.LittleEndian.AppendUint64(k, uint64(m.colAt(int(j))))
+		k = binary.LittleEndian.AppendUint64(k, uint64(col(j)))
 	}
 	m.key = k
 	return maphash.Bytes(m.seed, k)
 }
 
-func (m *merger) sameLocation(a, b *location) bool {
-	if a.address != b.address || a.mapping != b.mapping || a.folded != b.folded || a.end-a.off != b.end-b.off {
+// sameLocation reports whether a, a location of the merge's, is b with
+// these lines and columns.
+func (m *merger) sameLocation(a, b *location, lines []model.Line, cols []int64) bool {
+	if a.address != b.address || a.mapping != b.mapping || a.folded != b.folded || int(a.end-a.off) != len(lines) {
 		return false
 	}
-	la, lb := m.lines[a.off:a.end], m.lines[b.off:b.end]
-	for k := range la {
-		if la[k] != lb[k] || m.colAt(int(a.off)+k) != m.colAt(int(b.off)+k) {
+	for k, ln := range m.lines[a.off:a.end] {
+		if ln != lines[k] || m.colAt(int(a.off)+k) != cols[k] {
 			return false
 		}
 	}
