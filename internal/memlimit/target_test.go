@@ -41,11 +41,11 @@ func TestTarget(t *testing.T) {
 		}
 		Track()
 		Reserve(100 * mib)
-		if got, want := soft(), int64(Fixed+PerByte*100*mib); got != want {
+		if got, want := soft(), int64(Fixed+PerByte*100*mib-allocSlack); got != want {
 			t.Errorf("one input of 100 MiB: soft limit %d, want %d", got, want)
 		}
 		Reserve(10 * mib)
-		if got, want := soft(), int64(Fixed+PerByte*110*mib); got != want {
+		if got, want := soft(), int64(Fixed+PerByte*110*mib-allocSlack); got != want {
 			t.Errorf("and one of 10 MiB: soft limit %d, want %d", got, want)
 		}
 		Reserve(math.MaxInt64 / 2)
@@ -58,7 +58,7 @@ func TestTarget(t *testing.T) {
 	withTarget(t, 200*mib, func() {
 		Track()
 		Reserve(10 * mib)
-		if got, want := soft(), int64(Fixed+PerByte*10*mib); got != want {
+		if got, want := soft(), int64(Fixed+PerByte*10*mib-allocSlack); got != want {
 			t.Errorf("under a 200 MiB limit, 10 MiB: soft limit %d, want %d", got, want)
 		}
 		Reserve(100 * mib)
@@ -110,14 +110,15 @@ func TestTarget(t *testing.T) {
 }
 
 // The target bounds the process; the soft limit, which counts the Go
-// runtime's memory only, is the target less the program's resident pages.
+// runtime's memory only, is the target less the program's resident pages
+// (and allocSlack).
 func TestTargetLessProgramPages(t *testing.T) {
 	const mib = 1 << 20
 	withTarget(t, math.MaxInt64, func() {
 		programPages = func() int64 { return 11 * mib }
 		Track()
 		Reserve(100 * mib)
-		if got, want := debug.SetMemoryLimit(-1), int64(Fixed+PerByte*100*mib-11*mib); got != want {
+		if got, want := debug.SetMemoryLimit(-1), int64(Fixed+PerByte*100*mib-11*mib-allocSlack); got != want {
 			t.Errorf("soft limit %d, want %d (the target less 11 MiB of program pages)", got, want)
 		}
 	})
@@ -134,7 +135,7 @@ func TestTargetFollowsProgramPages(t *testing.T) {
 		target.on = true
 		target.Unlock()
 		Reserve(100 * mib)
-		base := int64(Fixed + PerByte*100*mib)
+		base := int64(Fixed + PerByte*100*mib - allocSlack)
 		if got := debug.SetMemoryLimit(-1); got != base-9*mib {
 			t.Fatalf("soft limit %d, want %d", got, base-9*mib)
 		}
@@ -189,7 +190,7 @@ func TestFloorNotPastTargetForLiveThatFits(t *testing.T) {
 		if got := soft(); got != want {
 			t.Errorf("after 440 and 460 MiB: soft limit %d, want the target %d", got, want)
 		}
-		sawLive(460 * mib) // twice 460 MiB, and the runtime's 16, do not fit 464
+		sawLive(460 * mib) // twice 460 MiB, and the runtime's 16, do not fit 460
 		if got, want := soft(), int64(460*mib+115*mib+floorSlack); got != want {
 			t.Errorf("after 460 and 460 MiB: soft limit %d, want %d", got, want)
 		}
@@ -197,7 +198,8 @@ func TestFloorNotPastTargetForLiveThatFits(t *testing.T) {
 }
 
 // withFloorTarget runs f with the target of one input of 100 MiB (64 +
-// 400 MiB, want) tracked, and soft reading the soft limit.
+// 400 MiB) tracked, want the soft limit it sets (460 MiB: less
+// allocSlack), and soft reading the soft limit.
 func withFloorTarget(t *testing.T, f func(soft func() int64, want int64)) {
 	const mib = 1 << 20
 	// No collection meanwhile: after an earlier test's Track, each would
@@ -210,6 +212,6 @@ func withFloorTarget(t *testing.T, f func(soft func() int64, want int64)) {
 		target.on = true
 		target.Unlock()
 		Reserve(100 * mib)
-		f(func() int64 { return debug.SetMemoryLimit(-1) }, int64(Fixed+PerByte*100*mib))
+		f(func() int64 { return debug.SetMemoryLimit(-1) }, int64(Fixed+PerByte*100*mib-allocSlack))
 	})
 }
