@@ -57,7 +57,7 @@ func encodeJSONStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions) er
 	}
 	defer release()
 	rest := e.resourceProfilesAll(nil)
-	fill := func(emit func([]byte) error) error {
+	fill := func(_ int, emit func([]byte) error) error {
 		var err error
 		e.spill = func(b []byte) []byte {
 			if err == nil {
@@ -73,10 +73,10 @@ func encodeJSONStreamed(w io.Writer, ps []*model.Profile, opts EncodeOptions) er
 		return err
 	}
 	if !opts.Gzip {
-		return otlpcommon.WriteJSONStreamed(w, rest, jsonDescriptor, "otlp json", fDataDictionary, fill)
+		return otlpcommon.WriteJSONStreamed(w, rest, jsonDescriptor, "otlp json", []protowire.Number{fDataDictionary}, fill)
 	}
 	zw := &levelGzip{w: w, buf: make([]byte, 0, smallOutput)}
-	if err := otlpcommon.WriteJSONStreamed(zw, rest, jsonDescriptor, "otlp json", fDataDictionary, fill); err != nil {
+	if err := otlpcommon.WriteJSONStreamed(zw, rest, jsonDescriptor, "otlp json", []protowire.Number{fDataDictionary}, fill); err != nil {
 		return err
 	}
 	return zw.Close()

@@ -503,13 +503,17 @@ func writeJSON(j *wireJSON, data []byte, md protoreflect.MessageDescriptor, form
 }
 
 // WriteJSONStreamed writes to w, as WriteJSON does, the JSON of a message
-// md describes whose field num, a message of repeated fields only, is
-// not in data but given in pieces: fill calls emit with each piece, whole
-// fields of that message, each field's values in one run, the fields in
-// the order the schema declares them. The text is the one WriteJSON
-// writes for data with the field in it; no piece is held after emit.
-func WriteJSONStreamed(w io.Writer, data []byte, md protoreflect.MessageDescriptor, format string, num protowire.Number, fill func(emit func(piece []byte) error) error) error {
-	return writeJSON(&wireJSON{b: make([]byte, 0, flushAt+64<<10), w: w, streamed: &streamedField{num: num, fill: fill}}, data, md, format)
+// md describes, data, whose messages of the field at path (the top
+// message's field path[0], in it path[1], and so on) are given apart:
+// absent from data, or empty there, the k-th of them is written from the
+// bytes fill(k, emit) gives, in pieces of any size, its fields in the
+// order the schema declares them (not their numbers'), each repeated
+// field's values in one run, a singular field once. The text is the one
+// WriteJSON writes for data with those messages in it; a field of theirs
+// is held until it is whole, no piece once it is written.
+func WriteJSONStreamed(w io.Writer, data []byte, md protoreflect.MessageDescriptor, format string, path []protowire.Number, fill func(k int, emit func(piece []byte) error) error) error {
+	s := &streamedField{path: path, fill: fill}
+	return writeJSON(&wireJSON{b: make([]byte, 0, flushAt+64<<10), w: w, streamed: s}, data, md, format)
 }
 
 // LocateWireError finds where binary data fails to parse as md: the byte

@@ -39,8 +39,9 @@ func splitDictionary(t *testing.T, data []byte) (rest []byte, pieces [][]byte) {
 	return rest, pieces
 }
 
-// The JSON of a message whose dictionary comes in pieces, one field a
-// piece, is the structs' JSON of the whole message.
+// The JSON of a message whose dictionary comes in pieces (one field a
+// piece, or cut every few bytes) is the structs' JSON of the whole
+// message.
 func TestWriteJSONStreamed(t *testing.T) {
 	dev, _ := encodings(t)
 	md := (&devpb.ProfilesData{}).ProtoReflect().Descriptor()
@@ -49,28 +50,40 @@ func TestWriteJSONStreamed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rest, pieces := splitDictionary(t, data)
-		var w bytes.Buffer
-		err = otlpcommon.WriteJSONStreamed(&w, rest, md, "otlp json", 2, func(emit func([]byte) error) error {
-			for _, p := range pieces {
-				if err := emit(p); err != nil {
-					return err
+		rest, fields := splitDictionary(t, data)
+		// Whole fields, one a piece; and the same bytes cut every 1
+		// and every 7 bytes, across fields.
+		all := bytes.Join(fields, nil)
+		for _, size := range []int{0, 1, 7} {
+			pieces := fields
+			if size > 0 {
+				pieces = nil
+				for b := all; len(b) > 0; b = b[min(size, len(b)):] {
+					pieces = append(pieces, b[:min(size, len(b))])
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-		if !bytes.Equal(w.Bytes(), append(want, '\n')) {
-			t.Fatalf("message %d: the streamed JSON differs from the structs' at byte %d", i, firstDiff(w.Bytes(), append(want, '\n')))
+			var w bytes.Buffer
+			err = otlpcommon.WriteJSONStreamed(&w, rest, md, "otlp json", []protowire.Number{2}, func(_ int, emit func([]byte) error) error {
+				for _, p := range pieces {
+					if err := emit(p); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("message %d, pieces of %d: %v", i, size, err)
+			}
+			if !bytes.Equal(w.Bytes(), append(want, '\n')) {
+				t.Fatalf("message %d, pieces of %d: the streamed JSON differs from the structs' at byte %d", i, size, firstDiff(w.Bytes(), append(want, '\n')))
+			}
 		}
 	}
 }
 
-// Pieces out of the schema's order, of a field that is not a repeated
-// one, or of a string that is not UTF-8 are refused; so is the field
-// both in the message's bytes and in pieces.
+// Pieces out of the schema's order, of a field the message does not
+// have, of a string that is not UTF-8, or ending within a field are
+// refused; so is the field both in the message's bytes and in pieces.
 func TestWriteJSONStreamedRefuses(t *testing.T) {
 	md := (&devpb.ProfilesData{}).ProtoReflect().Descriptor()
 	field := func(num protowire.Number, body []byte) []byte {
@@ -83,11 +96,13 @@ func TestWriteJSONStreamedRefuses(t *testing.T) {
 		want   string
 	}{
 		{"string_table before location_table", nil, [][]byte{field(5, []byte("a")), field(2, nil)}, "after string_table"},
-		{"an unknown field", nil, [][]byte{field(99, nil)}, "not a repeated field"},
+		{"an unknown field", nil, [][]byte{field(99, nil)}, "not a field of it"},
 		{"a string not UTF-8", nil, [][]byte{field(5, []byte{0xff})}, "invalid UTF-8"},
-		{"the dictionary also in the bytes", field(2, nil), nil, "given in its bytes and in pieces"},
+		{"the dictionary also in the bytes", field(2, field(5, []byte("a"))), nil, "given in its bytes and in pieces"},
+		{"a field cut off", nil, [][]byte{field(5, []byte("abc"))[:3]}, "cut off at the end of its pieces"},
+		{"a bad length", nil, [][]byte{{5<<3 | 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, "byte 0 of a piece"},
 	} {
-		err := otlpcommon.WriteJSONStreamed(&bytes.Buffer{}, c.rest, md, "otlp json", 2, func(emit func([]byte) error) error {
+		err := otlpcommon.WriteJSONStreamed(&bytes.Buffer{}, c.rest, md, "otlp json", []protowire.Number{2}, func(_ int, emit func([]byte) error) error {
 			for _, p := range c.pieces {
 				if err := emit(p); err != nil {
 					return err

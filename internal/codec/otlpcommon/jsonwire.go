@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -31,16 +32,26 @@ type wireJSON struct {
 	b   []byte
 	w   io.Writer
 	err error
-	// streamed, when set, gives the top message's field of its number
-	// (not in its bytes) in pieces (WriteJSONStreamed).
+	// streamed, when set, gives the messages at its path (not in their
+	// bytes) in pieces (WriteJSONStreamed); at is the path of fields to
+	// the message being written.
 	streamed *streamedField
+	at       []protowire.Number
 }
 
-// streamedField is a field of the top message whose value, a message of
-// repeated fields only, is given in pieces of whole fields.
+// streamedField gives the messages of the field at path, each in
+// pieces of its bytes.
 type streamedField struct {
-	num  protowire.Number
-	fill func(emit func(piece []byte) error) error
+	path []protowire.Number
+	fill func(k int, emit func(piece []byte) error) error
+	k    int // how many were given
+}
+
+// here reports whether fd, a field of the message being written, is the
+// one whose messages are given in pieces.
+func (s *streamedField) here(at []protowire.Number, fd protoreflect.FieldDescriptor) bool {
+	n := len(at)
+	return s != nil && n == len(s.path)-1 && fd.Number() == s.path[n] && slices.Equal(at, s.path[:n])
 }
 
 const flushAt = 1 << 20
@@ -126,13 +137,24 @@ func (j *wireJSON) message(data []byte, md protoreflect.MessageDescriptor, depth
 	for i := range spans {
 		s := spans[i]
 		fd := fds.Get(i)
-		if depth == 0 && j.streamed != nil && fd.Number() == j.streamed.num {
+		if j.streamed.here(j.at, fd) {
+			if fd.IsList() || fd.Kind() != protoreflect.MessageKind {
+				return fmt.Errorf("%s.%s: %w: a field given in pieces is a singular message", md.FullName(), fd.Name(), errWire)
+			}
 			if s.seen {
-				return fmt.Errorf("%s.%s: %w: given in its bytes and in pieces", md.FullName(), fd.Name(), errWire)
+				_, _, n := protowire.ConsumeTag(data[s.last:])
+				if v, _ := protowire.ConsumeBytes(data[s.last+n:]); len(v) > 0 {
+					return fmt.Errorf("%s.%s: %w: given in its bytes and in pieces", md.FullName(), fd.Name(), errWire)
+				}
 			}
 			j.key(fd, first)
 			first = false
-			if err := j.pieces(fd.Message(), j.streamed.fill, depth+1); err != nil {
+			k := j.streamed.k
+			j.streamed.k++
+			j.at = append(j.at, fd.Number())
+			err := j.pieces(fd.Message(), func(emit func([]byte) error) error { return j.streamed.fill(k, emit) }, depth+1)
+			j.at = j.at[:len(j.at)-1]
+			if err != nil {
 				return err
 			}
 			continue
@@ -197,7 +219,7 @@ func (j *wireJSON) single(b []byte, fd protoreflect.FieldDescriptor, first bool,
 	if fd.Kind() == protoreflect.MessageKind {
 		v, _ := protowire.ConsumeBytes(b)
 		j.key(fd, first)
-		return false, j.message(v, fd.Message(), depth+1)
+		return false, j.within(fd, v, depth)
 	}
 	v, err := scalar(b, typ, fd)
 	if err != nil {
@@ -239,27 +261,15 @@ func (j *wireJSON) listOf(b []byte, fd protoreflect.FieldDescriptor, first, open
 		if fd.Kind() == protoreflect.MessageKind {
 			msg, _ := protowire.ConsumeBytes(v)
 			j.elem(fd, first, open)
-			if err := j.message(msg, fd.Message(), depth+1); err != nil {
+			if err := j.within(fd, msg, depth); err != nil {
 				return err
 			}
 			continue
 		}
 		if typ == protowire.BytesType && wireType(fd.Kind()) != protowire.BytesType {
 			packed, _ := protowire.ConsumeBytes(v)
-			want := wireType(fd.Kind())
-			for len(packed) > 0 {
-				k, err := scalarLen(packed, want)
-				if err != nil {
-					return fmt.Errorf("%s: %v", fd.FullName(), err)
-				}
-				x, err := scalar(packed[:k], want, fd)
-				if err != nil {
-					return err
-				}
-				packed = packed[k:]
-				j.elem(fd, first, open)
-				j.b = appendJSONValue(j.b, fd, x)
-				j.flush()
+			if _, err := j.packedValues(packed, fd, first, open, false); err != nil {
+				return err
 			}
 			continue
 		}
@@ -274,34 +284,112 @@ func (j *wireJSON) listOf(b []byte, fd protoreflect.FieldDescriptor, first, open
 	return nil
 }
 
-// pieces writes message md, all of whose fields are repeated, from the
-// pieces fill gives: each whole fields, a field's values in one run, the
-// fields in the order md declares them (as the writers give them).
+// packedValues writes the packed values of fd in b and returns the bytes
+// they took: all of b, or with cut, up to a value b ends within.
+func (j *wireJSON) packedValues(b []byte, fd protoreflect.FieldDescriptor, first, open *bool, cut bool) (int, error) {
+	want := wireType(fd.Kind())
+	off := 0
+	for off < len(b) {
+		k, err := scalarLen(b[off:], want)
+		if err != nil {
+			if cut && errors.Is(err, io.ErrUnexpectedEOF) {
+				break
+			}
+			return off, fmt.Errorf("%s: %v", fd.FullName(), err)
+		}
+		x, err := scalar(b[off:off+k], want, fd)
+		if err != nil {
+			return off, err
+		}
+		off += k
+		j.elem(fd, first, open)
+		j.b = appendJSONValue(j.b, fd, x)
+		j.flush()
+	}
+	return off, nil
+}
+
+// within writes msg, a value of fd, a field of a message at depth.
+func (j *wireJSON) within(fd protoreflect.FieldDescriptor, msg []byte, depth int) error {
+	if j.streamed == nil {
+		return j.message(msg, fd.Message(), depth+1)
+	}
+	j.at = append(j.at, fd.Number())
+	err := j.message(msg, fd.Message(), depth+1)
+	j.at = j.at[:len(j.at)-1]
+	return err
+}
+
+// pieces writes message md from the pieces of its bytes fill gives, of
+// any size: its fields in the order md declares them (as the writers give
+// them), each repeated field's values in one run, a singular field once.
+// A field is held until it is whole, but for packed values, written as
+// they come.
 func (j *wireJSON) pieces(md protoreflect.MessageDescriptor, fill func(emit func(piece []byte) error) error, depth int) error {
 	j.b = append(j.b, '{')
 	first, open := true, false
 	var cur protoreflect.FieldDescriptor
+	var carry []byte // the start of a field (or packed value) the next piece ends
+	packed := 0      // bytes of cur's packed values still to come
 	err := fill(func(piece []byte) error {
-		for off := 0; off < len(piece); {
-			num, typ, n := protowire.ConsumeTag(piece[off:])
-			if n < 0 {
-				return fmt.Errorf("%s: byte %d of a piece: %v", md.FullName(), off, protowire.ParseError(n))
+		data := piece
+		if len(carry) > 0 {
+			carry = append(carry, piece...)
+			data = carry
+		}
+		off := 0
+		for off < len(data) {
+			if packed > 0 {
+				end := off + min(packed, len(data)-off)
+				k, err := j.packedValues(data[off:end], cur, &first, &open, end-off < packed)
+				if err != nil {
+					return err
+				}
+				off, packed = off+k, packed-k
+				if packed > 0 && off < end {
+					break // a value goes on in the next piece
+				}
+				continue
 			}
-			m := protowire.ConsumeFieldValue(num, typ, piece[off+n:])
-			if m < 0 {
-				return fmt.Errorf("%s: byte %d of a piece: %v", md.FullName(), off, protowire.ParseError(m))
+			num, typ, n := protowire.ConsumeTag(data[off:])
+			if n < 0 {
+				if incomplete(data[off:]) {
+					break
+				}
+				return fmt.Errorf("%s: byte %d of a piece: %v", md.FullName(), off, protowire.ParseError(n))
 			}
 			fd := md.Fields().ByNumber(num)
 			switch {
-			case fd == nil || !fd.IsList():
-				return fmt.Errorf("%s: %w: field %d in a piece, not a repeated field", md.FullName(), errWire, num)
+			case fd == nil:
+				return fmt.Errorf("%s: %w: field %d in a piece, not a field of it", md.FullName(), errWire, num)
 			case !wireTypeFits(fd, typ):
 				return fmt.Errorf("%s.%s: %w: wire type %d", md.FullName(), fd.Name(), errWire, typ)
-			case cur != nil && fd.Index() < cur.Index():
+			case cur != nil && (fd.Index() < cur.Index() || fd == cur && !fd.IsList()):
 				return fmt.Errorf("%s.%s: %w: after %s", md.FullName(), fd.Name(), errWire, cur.Name())
 			}
+			isPacked := typ == protowire.BytesType && wireType(fd.Kind()) != protowire.BytesType
+			m := 0
+			if isPacked {
+				// Only the length: the values follow as they come.
+				var length uint64
+				length, m = protowire.ConsumeVarint(data[off+n:])
+				if m >= 0 && length > math.MaxInt32 {
+					return fmt.Errorf("%s.%s: byte %d of a piece: %d bytes of packed values", md.FullName(), fd.Name(), off, length)
+				}
+				if m >= 0 {
+					packed = int(length)
+				}
+			} else {
+				m = protowire.ConsumeFieldValue(num, typ, data[off+n:])
+			}
+			if m < 0 {
+				if errors.Is(protowire.ParseError(m), io.ErrUnexpectedEOF) {
+					break
+				}
+				return fmt.Errorf("%s: byte %d of a piece: %v", md.FullName(), off, protowire.ParseError(m))
+			}
 			if fd.Kind() == protoreflect.StringKind && typ == protowire.BytesType {
-				if v, _ := protowire.ConsumeBytes(piece[off+n:]); !utf8.Valid(v) {
+				if v, _ := protowire.ConsumeBytes(data[off+n:]); !utf8.Valid(v) {
 					return fmt.Errorf("%s: string field contains invalid UTF-8", fd.FullName())
 				}
 			}
@@ -311,15 +399,27 @@ func (j *wireJSON) pieces(md protoreflect.MessageDescriptor, fill func(emit func
 				}
 				cur, open = fd, false
 			}
-			if err := j.listOf(piece[off:off+n+m], fd, &first, &open, depth); err != nil {
+			var err error
+			switch {
+			case isPacked:
+			case fd.IsList():
+				err = j.listOf(data[off:off+n+m], fd, &first, &open, depth)
+			default:
+				first, err = j.single(data[off:off+n+m], fd, first, depth)
+			}
+			if err != nil {
 				return err
 			}
 			off += n + m
 		}
+		carry = append(carry[:0], data[off:]...)
 		return j.err
 	})
 	if err != nil {
 		return err
+	}
+	if len(carry) > 0 || packed > 0 {
+		return fmt.Errorf("%s: %d bytes of a field cut off at the end of its pieces", md.FullName(), len(carry)+packed)
 	}
 	if open {
 		j.b = append(j.b, ']')
@@ -327,6 +427,17 @@ func (j *wireJSON) pieces(md protoreflect.MessageDescriptor, fill func(emit func
 	j.b = append(j.b, '}')
 	j.flush()
 	return j.err
+}
+
+// incomplete reports whether b is the start of a field whose tag, length
+// or value goes on past b's end (rather than one that is bad).
+func incomplete(b []byte) bool {
+	truncated := func(n int) bool { return n < 0 && errors.Is(protowire.ParseError(n), io.ErrUnexpectedEOF) }
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 {
+		return truncated(n)
+	}
+	return truncated(protowire.ConsumeFieldValue(num, typ, b[n:]))
 }
 
 // elem starts a list's element: its key and "[" before the first.
