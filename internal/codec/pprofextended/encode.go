@@ -286,7 +286,7 @@ func allZero(b []byte) bool {
 // profile appends the Profile message body of p to b.
 func (e *encoder) profile(b []byte, p *model.Profile) []byte {
 	e.layout(p)
-	return e.appendBody(b, p)
+	return e.appendBody(b, p, false)
 }
 
 // layout decides what the tables of p hold, and in which order.
@@ -306,16 +306,30 @@ func (e *encoder) layout(p *model.Profile) {
 	e.placeholders(p)
 }
 
-// appendBody appends the Profile message body of p, laid out, to b.
-func (e *encoder) appendBody(b []byte, p *model.Profile) []byte {
+// appendBody appends the Profile message body of p, laid out, to b, its
+// fields in the order of their numbers, as protobuf's encoders write them;
+// with declared, in the order the schema declares them, as its JSON lists
+// them (location_indices after location, the attribute and link tables
+// before the string table).
+func (e *encoder) appendBody(b []byte, p *model.Profile, declared bool) []byte {
 	for _, t := range p.SampleTypes {
 		b = e.appendValueType(b, fProfileSampleType, t)
 	}
 	b = e.appendSamples(b, p)
 	b = e.appendMappings(b, p)
 	b = e.appendLocations(b, p)
+	if declared {
+		b = e.appendLocationIndices(b, p)
+		b = e.appendFunctions(b, p)
+		b = e.appendAttributeTable(b, p)
+		b = e.appendLinks(b, p)
+		b = e.appendStrings(b, p)
+		return e.appendHeader(b, p)
+	}
 	b = e.appendFunctions(b, p)
+	b = e.appendStrings(b, p)
 	b = e.appendHeader(b, p)
+	b = e.appendLocationIndices(b, p)
 	b = e.appendAttributeTable(b, p)
 	return e.appendLinks(b, p)
 }
@@ -503,13 +517,18 @@ func (e *encoder) appendFunctions(b []byte, p *model.Profile) []byte {
 	return b
 }
 
-// appendHeader appends the string table and the profile's own fields.
-func (e *encoder) appendHeader(b []byte, p *model.Profile) []byte {
+// appendStrings appends the string table.
+func (e *encoder) appendStrings(b []byte, p *model.Profile) []byte {
 	for _, s := range e.strs {
 		b = e.spill(b)
 		b = appendTag(b, fProfileStringTable, protowire.BytesType)
 		b = protowire.AppendString(b, e.validUTF8(p.String(s)))
 	}
+	return b
+}
+
+// appendHeader appends the profile's own fields.
+func (e *encoder) appendHeader(b []byte, p *model.Profile) []byte {
 	b = appendVarintField(b, fProfileDropFrames, e.sx(p.DropFrames))
 	b = appendVarintField(b, fProfileKeepFrames, e.sx(p.KeepFrames))
 	b = appendVarintField(b, fProfileTimeNanos, uint64(p.TimeNanos))
@@ -526,7 +545,11 @@ func (e *encoder) appendHeader(b []byte, p *model.Profile) []byte {
 		}
 		b = end(b, cb)
 	}
-	b = appendVarintField(b, fProfileDefaultSampleType, e.sx(p.DefaultSampleType))
+	return appendVarintField(b, fProfileDefaultSampleType, e.sx(p.DefaultSampleType))
+}
+
+// appendLocationIndices appends the stacks' location indices.
+func (e *encoder) appendLocationIndices(b []byte, p *model.Profile) []byte {
 	if e.nli > 0 && e.sink == nil {
 		var lb int
 		b, lb = begin(b, fProfileLocationIndices)

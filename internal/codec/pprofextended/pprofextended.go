@@ -129,7 +129,7 @@ func Encode(w io.Writer, ps []*model.Profile, opts EncodeOptions) error {
 		}
 	}()
 	hint := sizeHint(ps)
-	if !opts.JSON && hint >= spillFrom {
+	if hint >= spillFrom {
 		return e.encodeSpilled(w, ps)
 	}
 	data := e.profilesData(ps, hint)

@@ -4,6 +4,7 @@ package pprofextended
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"hash"
 	"io"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 	"github.com/pprofx/pprofx/internal/codec/streamenc"
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -45,11 +47,13 @@ func (e *encoder) spill(b []byte) []byte {
 	return b[:0]
 }
 
-// writeBody writes the Profile message body of p, laid out, to w.
-func (e *encoder) writeBody(w io.Writer, p *model.Profile) error {
+// writeBody writes the Profile message body of p, laid out, to w, its
+// fields in the order of their numbers or, with declared, as the schema
+// declares them (appendBody).
+func (e *encoder) writeBody(w io.Writer, p *model.Profile, declared bool) error {
 	e.sink, e.sinkErr = w, nil
 	defer func() { e.sink, e.sinkErr = nil, nil }()
-	b := e.appendBody(e.out[:0], p)
+	b := e.appendBody(e.out[:0], p, declared)
 	e.out = b[:0]
 	if e.sinkErr == nil && len(b) > 0 {
 		_, e.sinkErr = w.Write(b)
@@ -57,26 +61,29 @@ func (e *encoder) writeBody(w io.Writer, p *model.Profile) error {
 	return e.sinkErr
 }
 
-// encodeSpilled writes ps as Encode does in binary, the same bytes, but
-// holds no more of the output than a piece of each Profile message and
-// the messages around them. Each profile is laid out, and its body made
-// to count its size and hash it; the messages around the bodies are then
+// encodeSpilled writes ps as Encode does, the same bytes, but holds no
+// more of the output than a piece of each Profile message and the
+// messages around them. Each profile is laid out, and its body made to
+// count its size and hash it; the messages around the bodies are then
 // made with the sizes and ids, and each body is made again as it is
 // written (laid out again first, unless it is the last one laid out).
+// JSON, which has no sizes, makes a body first only to derive its id.
 func (e *encoder) encodeSpilled(w io.Writer, ps []*model.Profile) error {
 	e.bodies = make([]spilledBody, len(ps))
 	defer func() { e.bodies = nil }()
 	for i, p := range ps {
-		e.layout(p)
 		var h hash.Hash
 		if len(e.opts.ProfileID) == 0 && len(p.ProfileID) == 0 {
 			h = sha256.New()
+		} else if e.opts.JSON {
+			continue
 		}
+		e.layout(p)
 		n, err := streamenc.Count(func(w io.Writer) error {
 			if h != nil {
 				w = io.MultiWriter(w, h)
 			}
-			return e.writeBody(w, p)
+			return e.writeBody(w, p, false)
 		})
 		if err != nil {
 			return err
@@ -90,6 +97,9 @@ func (e *encoder) encodeSpilled(w io.Writer, ps []*model.Profile) error {
 	// The messages around the bodies are made apart from the pieces of
 	// the bodies, which e.out holds as they are written.
 	outer := slices.Clone(e.profilesData(ps, 0))
+	if e.opts.JSON {
+		return e.writeSpilledJSON(w, outer, ps)
+	}
 	k := 0
 	segs, err := streamenc.Splice(outer, descendTo(profilePath), func(path []protowire.Number, _ []byte) ([]streamenc.Seg, bool) {
 		if !slices.Equal(path, profilePath) {
@@ -100,7 +110,7 @@ func (e *encoder) encodeSpilled(w io.Writer, ps []*model.Profile) error {
 			if e.p != p {
 				e.layout(p)
 			}
-			return e.writeBody(w, p)
+			return e.writeBody(w, p, false)
 		}}
 		k++
 		return []streamenc.Seg{seg}, true
@@ -116,4 +126,44 @@ func (e *encoder) encodeSpilled(w io.Writer, ps []*model.Profile) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// writeSpilledJSON writes the JSON of outer, ProfilesData with its Profile
+// messages left empty, and of the bodies of ps made in the schema's order
+// of fields as they are written, then a newline.
+func (e *encoder) writeSpilledJSON(w io.Writer, outer []byte, ps []*model.Profile) error {
+	fill := func(k int, emit func([]byte) error) error {
+		if k >= len(ps) {
+			return fmt.Errorf("internal error: otlp: profile %d of %d", k+1, len(ps))
+		}
+		p := ps[k]
+		if e.p != p {
+			e.layout(p)
+		}
+		return e.writeBody(emitter(emit), p, true)
+	}
+	write := func(w io.Writer) error {
+		if err := otlpcommon.WriteJSONStreamed(w, outer, jsonDescriptor, "otlp json", profilePath, fill); err != nil {
+			return fmt.Errorf("otlp: %v", err)
+		}
+		return nil
+	}
+	if !e.opts.Gzip {
+		return write(w)
+	}
+	zw := gzip.NewWriter(w)
+	if err := write(zw); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// emitter is a writer that hands each write to a function.
+type emitter func([]byte) error
+
+func (f emitter) Write(b []byte) (int, error) {
+	if err := f(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
