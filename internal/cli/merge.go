@@ -13,6 +13,7 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/bundle"
 	"github.com/pprofx/pprofx/internal/detect"
 	"github.com/pprofx/pprofx/internal/formats"
+	"github.com/pprofx/pprofx/internal/memlimit"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -122,7 +123,9 @@ func mergeRun(o *MergeOptions) error {
 		// Inputs are read and decoded one ahead of the writer, on another
 		// goroutine, so decoding and compressing overlap; the order, and so
 		// the bytes, stay the same. The channel holds none: two profiles
-		// at most are in memory, the one added and the one decoded next.
+		// at most are in memory, the one added and the one decoded next;
+		// after a large one that takes more than the memory bound grants
+		// its input (decodeAheadMax), only the one added.
 		profiles := make(chan mergeItem)
 		stop := make(chan struct{})
 		defer close(stop)
@@ -131,13 +134,24 @@ func mergeRun(o *MergeOptions) error {
 			defer ios.clearProgress()
 			for i, name := range names {
 				ios.progress("merging", i+1, len(names), name)
-				err := mergeInput(o, name, func(e bundle.Entry, p *model.Profile) bool {
+				err := mergeInput(o, name, func(e bundle.Entry, p *model.Profile, raw int64) bool {
+					it := mergeItem{name: name, entry: e, p: p}
+					if size := p.MemSize(); size > decodeAheadMax && size > memlimit.PerByte*raw {
+						it.added = make(chan struct{})
+					}
 					select {
-					case profiles <- mergeItem{name: name, entry: e, p: p}:
-						return true
+					case profiles <- it:
 					case <-stop:
 						return false
 					}
+					if it.added != nil {
+						select {
+						case <-it.added:
+						case <-stop:
+							return false
+						}
+					}
+					return true
 				})
 				if err != nil {
 					select {
@@ -155,6 +169,9 @@ func mergeRun(o *MergeOptions) error {
 			if err := bw.Add(it.entry, it.p); err != nil {
 				return &FileError{it.name, err}
 			}
+			if it.added != nil {
+				close(it.added)
+			}
 		}
 		if err := bw.Close(); err != nil {
 			return &FileError{o.Output, err}
@@ -170,7 +187,19 @@ type mergeItem struct {
 	entry bundle.Entry
 	p     *model.Profile
 	err   error
+	added chan struct{} // closed once p is added, when the next waits for it
 }
+
+// decodeAheadMax is the largest profile (model.Profile.MemSize) merge
+// always decodes the next input beside. A larger one that takes more than
+// the memory bound grants its input (memlimit.PerByte bytes a byte read,
+// decompressed) is added before the next input is decoded: two such at
+// once would be further over it (the bundle of 1M functions and locations
+// merged with itself: 294 to 305 MiB of peak RSS instead of 373 to 387,
+// in 3.7 to 4.1 s against 3.5 to 3.9). Others, however large, are decoded
+// one ahead, as the overlap saves time (the wide profile merged with
+// itself, 5 runs each: 4.6 to 6.0 s, and 6.1 to 7.4 one at a time).
+const decodeAheadMax = 16 << 20
 
 // readNames reads input names, one per line; blank lines are skipped.
 func readNames(ios *IOStreams, from string) ([]string, error) {
@@ -194,7 +223,7 @@ func readNames(ios *IOStreams, from string) ([]string, error) {
 // until add returns false. A bundle file is read profile by profile,
 // keeping each one's name and source format (so merging bundles is
 // associative); any other input goes through format detection.
-func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Profile) bool) error {
+func mergeInput(o *MergeOptions, name string, add func(e bundle.Entry, p *model.Profile, raw int64) bool) error {
 	fromBundle := func(r *bundle.Reader) error {
 		for i := 0; i < r.Len(); i++ {
 			read := r.Profile
@@ -205,7 +234,7 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 			if err != nil {
 				return err
 			}
-			if !add(r.Entry(i), p) {
+			if !add(r.Entry(i), p, r.RawSize(i)) {
 				return nil
 			}
 		}
@@ -263,7 +292,7 @@ func mergeInput(o *MergeOptions, name string, add func(bundle.Entry, *model.Prof
 		case len(got.Items) > 1:
 			e.Name = fmt.Sprintf("%s#%d", name, i)
 		}
-		if !add(e, it.Profile) {
+		if !add(e, it.Profile, got.Size) {
 			return nil
 		}
 	}

@@ -32,7 +32,7 @@ func sumRun(o *MergeOptions) error {
 	var in []sum.Input
 	for i, name := range names {
 		ios.progress("reading", i+1, len(names), name)
-		err := mergeInput(o, name, func(e bundle.Entry, p *model.Profile) bool {
+		err := mergeInput(o, name, func(e bundle.Entry, p *model.Profile, _ int64) bool {
 			in = append(in, sum.Input{Name: e.Name, Profile: p})
 			return true
 		})

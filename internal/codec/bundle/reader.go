@@ -162,6 +162,12 @@ func (r *Reader) LimitMemory(l memlimit.Limit) { r.mem = l }
 // Len returns the number of profiles in the bundle.
 func (r *Reader) Len() int { return len(r.entries) }
 
+// RawSize returns what the blocks profile i is read from decompress to:
+// its section and the shared tables.
+func (r *Reader) RawSize(i int) int64 {
+	return int64(min(r.entries[i].rawSize, math.MaxInt64/4)) + int64(min(r.tablesRaw, math.MaxInt64/4))
+}
+
 // Entry returns the index entry of profile i. It panics if i is out of
 // range, as indexing a slice does; check against Len.
 func (r *Reader) Entry(i int) Entry {
