@@ -64,7 +64,8 @@ types are matched by name: the sum has every type any input has, in the
 order first seen, and an input without a type counts zero for it (pprof
 would keep only the types all share). Units of one family go to the finest;
 period types must be the same. A sample with timestamps (OTLP, JFR) stays
-a sample of its own, its times kept. The output is any format, by --to or
+a sample of its own, its times kept. Each input is added as it is read:
+memory holds the sum and one input. The output is any format, by --to or
 the output's name.`,
 		Example: `  pprofx merge cpu-1.pb.gz cpu-2.pb.gz heap.pb.gz -o profiles.ppxb
   find profiles -name '*.pb.gz' | sort | pprofx merge --files-from - -o day.ppxb

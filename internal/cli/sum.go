@@ -29,25 +29,31 @@ func sumRun(o *MergeOptions) error {
 	if err := refuseTerminal(ios, o.Output, to); err != nil {
 		return err
 	}
-	var in []sum.Input
+	// Each input is added as it is read, and let go: memory holds the
+	// sum and one input.
+	x := sum.New(warner(ios, o.Output))
+	var addErr error
 	for i, name := range names {
-		ios.progress("reading", i+1, len(names), name)
+		ios.progress("adding", i+1, len(names), name)
 		err := mergeInput(o, name, func(e bundle.Entry, p *model.Profile, _ int64) bool {
-			in = append(in, sum.Input{Name: e.Name, Profile: p})
-			return true
+			addErr = x.Add(e.Name, p)
+			return addErr == nil
 		})
+		if err == nil {
+			err = addErr
+		}
 		if err != nil {
 			ios.clearProgress()
+			var se *sum.Error
+			if errors.As(err, &se) {
+				return &FileError{strings.Join(se.Names, ", "), se.Err}
+			}
 			return &FileError{name, err}
 		}
 	}
 	ios.clearProgress()
-	p, err := sum.Sum(in, warner(ios, o.Output))
+	p, err := x.Sum()
 	if err != nil {
-		var se *sum.Error
-		if errors.As(err, &se) {
-			return &FileError{strings.Join(se.Names, ", "), se.Err}
-		}
 		return &FileError{o.Output, err}
 	}
 	items := []formats.Item{{Name: o.Output, Profile: p}}

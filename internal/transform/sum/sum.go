@@ -15,6 +15,7 @@ package sum
 import (
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 
 	"github.com/pprofx/pprofx/internal/hashindex"
@@ -38,32 +39,80 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 
 // Sum returns the sum of the inputs (at least one), which it does not
-// modify. warn is told, once each, of what the inputs hold that the sum
-// cannot.
+// modify, but lets go of each one once it is added (in[i].Profile is nil
+// when Sum returns): the sum and the inputs not yet added are then what
+// memory holds. warn is told, once each, of what the inputs hold that the
+// sum cannot.
 func Sum(in []Input, warn func(string)) (*model.Profile, error) {
 	if len(in) == 0 {
 		return nil, fmt.Errorf("no profiles to add")
 	}
+	x := New(warn)
+	for i := range in {
+		if err := x.Add(in[i].Name, in[i].Profile); err != nil {
+			return nil, err
+		}
+		in[i].Profile = nil
+	}
+	return x.Sum()
+}
+
+// A Summer adds profiles into one, as Sum does, one at a time: a caller
+// that reads its inputs one by one holds the sum and one input, not every
+// input. Sample types are matched as they come: a type first seen in a
+// later input is added to the sum (zero in the samples before), and a
+// finer unit of a type scales the values summed so far into it.
+type Summer struct {
+	warn  func(string)
+	s     *summer
+	first string // the first input's name
+	n     int    // inputs added
+	h     headers
+}
+
+// New returns a Summer; warn is told, once each, of what the inputs hold
+// that the sum cannot (nil: nobody).
+func New(warn func(string)) *Summer {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	ty, err := sampleTypes(in)
+	return &Summer{warn: warn, s: newSummer()}
+}
+
+// Add adds p, which it does not modify or hold, named name in errors and
+// warnings. After an error, the Summer is not to be used.
+func (x *Summer) Add(name string, p *model.Profile) error {
+	cols, ratios, err := x.s.sampleTypes(name, p)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := newSummer(ty)
-	if err := s.header(in, warn); err != nil {
-		return nil, err
+	if err := x.h.add(x.s, name, p, x.warn); err != nil {
+		return err
 	}
-	s.fit(in)
-	for i, x := range in {
-		s.add(x.Profile, ty.cols[i], ty.ratios[i])
+	if x.n == 0 {
+		x.first = name
+		x.s.fit(p)
 	}
-	out := s.b.P
+	x.n++
+	x.s.add(p, cols, ratios)
+	return nil
+}
+
+// Sum returns the sum of the profiles added, at least one.
+func (x *Summer) Sum() (*model.Profile, error) {
+	if x.n == 0 {
+		return nil, fmt.Errorf("no profiles to add")
+	}
+	x.h.finish(x.s)
+	out := x.s.b.P
 	// As profile.Merge: samples that added up to zero go, and what only
 	// they used with them.
 	if slices.ContainsFunc(out.Samples, zero) {
-		return Sum([]Input{{Name: in[0].Name, Profile: out}}, warn)
+		y := New(x.warn)
+		if err := y.Add(x.first, out); err != nil {
+			return nil, err
+		}
+		return y.Sum()
 	}
 	return out, nil
 }
@@ -77,66 +126,75 @@ func zero(s model.Sample) bool {
 	return true
 }
 
-// types are the sample types of the sum and where each input's go.
+// types are the sample types of the sum, as the inputs gave them so far.
 type types struct {
-	names  []string // type names, in the order first seen
-	units  []string // each one's unit: the finest any input has it in
-	temp   []int32  // aggregation temporality, when all agree; else 0
-	cols   [][]int  // cols[i][j]: the column of input i's type j
-	ratios [][]float64
+	names []string // type names, in the order first seen
+	units []string // each one's unit: the finest any input has it in
+	from  []string // the input that gave each type its unit
+	col   map[string]int
 }
 
-func sampleTypes(in []Input) (*types, error) {
-	t := &types{cols: make([][]int, len(in)), ratios: make([][]float64, len(in))}
-	col := map[string]int{}
-	from := []string{} // the input that gave each type its unit
-	tempSeen := []bool{}
-	for i, x := range in {
-		p := x.Profile
-		seen := map[string]bool{}
-		for _, st := range p.SampleTypes {
-			name, unit := p.String(st.Type), p.String(st.Unit)
-			if seen[name] {
-				return nil, &Error{[]string{x.Name}, fmt.Errorf("sample type %q appears twice", name)}
-			}
-			seen[name] = true
-			c, ok := col[name]
-			if !ok {
-				c = len(t.names)
-				col[name] = c
-				t.names, t.units, t.temp = append(t.names, name), append(t.units, unit), append(t.temp, st.AggregationTemporality)
-				from, tempSeen = append(from, x.Name), append(tempSeen, true)
-			} else {
-				if u := t.units[c]; u != unit && !units.SameFamily(u, unit) {
-					return nil, &Error{[]string{from[c], x.Name}, fmt.Errorf("sample type %s in %s and in %s: units that do not convert", name, u, unit)}
-				}
-				if r, _ := units.Scale(1, unit, t.units[c]); r < 1 {
-					t.units[c], from[c] = unit, x.Name
-				}
-				if t.temp[c] != st.AggregationTemporality {
-					t.temp[c] = 0
-				}
-			}
-			t.cols[i] = append(t.cols[i], c)
+// sampleTypes returns where p's sample types go in the sum and the ratios
+// that scale their values into the sum's units, adding the types the sum
+// lacks and moving a type to a finer unit p has it in.
+func (s *summer) sampleTypes(name string, p *model.Profile) ([]int, []float64, error) {
+	t := &s.ty
+	seen := map[string]bool{}
+	cols := make([]int, len(p.SampleTypes))
+	for j, st := range p.SampleTypes {
+		typ, unit := p.String(st.Type), p.String(st.Unit)
+		if seen[typ] {
+			return nil, nil, &Error{[]string{name}, fmt.Errorf("sample type %q appears twice", typ)}
 		}
-	}
-	for i, x := range in {
-		p := x.Profile
-		t.ratios[i] = make([]float64, len(p.SampleTypes))
-		for j, st := range p.SampleTypes {
-			t.ratios[i][j] = 1
-			if u := p.String(st.Unit); u != t.units[t.cols[i][j]] {
-				t.ratios[i][j], _ = units.Scale(1, u, t.units[t.cols[i][j]])
+		seen[typ] = true
+		c, ok := t.col[typ]
+		if ok {
+			if u := t.units[c]; u != unit && !units.SameFamily(u, unit) {
+				return nil, nil, &Error{[]string{t.from[c], name}, fmt.Errorf("sample type %s in %s and in %s: units that do not convert", typ, u, unit)}
 			}
 		}
+		cols[j] = c
+		if !ok {
+			cols[j] = -1 // added below, once every type of p is known to fit
+		}
 	}
-	return t, nil
+	ratios := make([]float64, len(p.SampleTypes))
+	for j, st := range p.SampleTypes {
+		typ, unit := p.String(st.Type), p.String(st.Unit)
+		c := cols[j]
+		if c < 0 {
+			c = len(t.names)
+			t.col[typ] = c
+			t.names, t.units, t.from = append(t.names, typ), append(t.units, unit), append(t.from, name)
+			s.addType(typ, unit, st.AggregationTemporality)
+			cols[j] = c
+		} else {
+			if r, _ := units.Scale(1, unit, t.units[c]); r < 1 {
+				// A finer unit: what the sum holds of the type is scaled
+				// into it.
+				r, _ = units.Scale(1, t.units[c], unit)
+				s.scaleColumn(c, r)
+				t.units[c], t.from[c] = unit, name
+				s.b.P.SampleTypes[c].Unit = s.b.String(unit)
+			}
+			if vt := &s.b.P.SampleTypes[c]; vt.AggregationTemporality != st.AggregationTemporality {
+				vt.AggregationTemporality = 0
+			}
+		}
+	}
+	for j, st := range p.SampleTypes {
+		ratios[j] = 1
+		if u := p.String(st.Unit); u != t.units[cols[j]] {
+			ratios[j], _ = units.Scale(1, u, t.units[cols[j]])
+		}
+	}
+	return cols, ratios, nil
 }
 
 // summer builds the sum, table by table, as profile.Merge's merger.
 type summer struct {
 	b  *model.Builder
-	ty *types
+	ty types
 
 	mappings map[mergekey.Mapping]int32
 	links    map[string]int32
@@ -171,31 +229,49 @@ type mapInfo struct {
 	done   bool
 }
 
-func newSummer(ty *types) *summer {
-	b := model.NewBuilder()
-	p := b.P
-	for c, name := range ty.names {
-		p.SampleTypes = append(p.SampleTypes, model.ValueType{Type: b.String(name), Unit: b.String(ty.units[c]),
-			AggregationTemporality: ty.temp[c]})
-	}
-	return &summer{b: b, ty: ty, mappings: map[mergekey.Mapping]int32{}, links: map[string]int32{}, seed: maphash.MakeSeed()}
+func newSummer() *summer {
+	return &summer{b: model.NewBuilder(), ty: types{col: map[string]int{}}, mappings: map[mergekey.Mapping]int32{},
+		links: map[string]int32{}, seed: maphash.MakeSeed()}
 }
 
-// fit makes the sum's tables at the size of the largest input's: sums
-// are mostly of alike profiles, and tables grown by copies would hold
-// each one and a half times or twice while they grow.
-func (s *summer) fit(in []Input) {
-	var locs, lines, funcs, stacks, frames, samples int
-	for _, x := range in {
-		p := x.Profile
-		locs, funcs, samples = max(locs, len(p.Locations)), max(funcs, len(p.Functions)), max(samples, len(p.Samples))
-		n := 0
-		for i := range p.Locations {
-			n += len(p.LinesOf(&p.Locations[i]))
-		}
-		lines = max(lines, n) // the sum's locations share no lines
-		stacks, frames = max(stacks, p.Stacks.Len()), max(frames, p.Stacks.NumFrames())
+// addType adds a sample type to the sum: a column of zeros in the
+// samples it holds.
+func (s *summer) addType(typ, unit string, temporality int32) {
+	out := s.b.P
+	out.SampleTypes = append(out.SampleTypes, model.ValueType{Type: s.b.String(typ), Unit: s.b.String(unit),
+		AggregationTemporality: temporality})
+	if len(out.Samples) == 0 {
+		return
 	}
+	s.valSlab = nil
+	n := len(out.SampleTypes)
+	for i := range out.Samples {
+		v := out.Samples[i].Values
+		s.vals = append(append(s.vals[:0], v...), make([]int64, n-len(v))...)
+		out.Samples[i].Values = cut(&s.valSlab, s.vals)
+	}
+}
+
+// scaleColumn multiplies what the sum holds of type c by r, rounded, as
+// pprof's ScaleProfiles scales each input.
+func (s *summer) scaleColumn(c int, r float64) {
+	out := s.b.P
+	for i := range out.Samples {
+		v := &out.Samples[i].Values[c]
+		*v = int64(math.Round(float64(*v) * r))
+	}
+}
+
+// fit makes the sum's tables at the size of the first input's: sums are
+// mostly of alike profiles, and tables grown by copies would hold each
+// one and a half times or twice while they grow.
+func (s *summer) fit(p *model.Profile) {
+	locs, funcs, samples := len(p.Locations), len(p.Functions), len(p.Samples)
+	lines := 0
+	for i := range p.Locations {
+		lines += len(p.LinesOf(&p.Locations[i])) // the sum's locations share no lines
+	}
+	stacks, frames := p.Stacks.Len(), p.Stacks.NumFrames()
 	out := s.b.P
 	out.Locations = slices.Grow(out.Locations, locs)
 	out.Lines = slices.Grow(out.Lines, lines)

@@ -142,7 +142,8 @@ func fmtStamps(ts []uint64) []byte {
 }
 
 // TestUnion: types matched by name, the others kept with zeros, in the
-// order first seen; units of one family go to the finer.
+// order first seen; units of one family go to the finer, whichever input
+// brings it.
 func TestUnion(t *testing.T) {
 	mk := func(types [][2]string, vals []int64) *model.Profile {
 		b := model.NewBuilder()
@@ -174,6 +175,30 @@ func TestUnion(t *testing.T) {
 	if got.String(got.DefaultSampleType) != "alloc_objects" {
 		t.Errorf("default %q: the first input's last type is alloc_objects", got.String(got.DefaultSampleType))
 	}
+	// The other way round: the finer unit comes second, and what the sum
+	// holds in kilobytes is scaled into it; the type only the second has
+	// is zero in the sample of the first alone.
+	a.PeriodType, a.Period = model.ValueType{Type: a.SampleTypes[0].Type, Unit: a.SampleTypes[0].Unit}, 1024
+	c2 := mk([][2]string{{"inuse_space", "kilobytes"}, {"alloc_space", "kilobytes"}}, []int64{2, 5})
+	c2.Samples = append(c2.Samples, model.Sample{Stack: c2.Stacks.Add(nil), Values: []int64{7, 1}, Link: model.NoLink})
+	c2.PeriodType, c2.Period = model.ValueType{Type: c2.SampleTypes[1].Type, Unit: c2.SampleTypes[1].Unit}, 2
+	got, err = sum.Sum([]sum.Input{{Name: "c", Profile: c2}, {Name: "a", Profile: a}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = names[:0]
+	for _, st := range got.SampleTypes {
+		names = append(names, got.String(st.Type)+"/"+got.String(st.Unit))
+	}
+	if want := []string{"inuse_space/kilobytes", "alloc_space/bytes", "alloc_objects/count"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("reversed: types %v, want %v", names, want)
+	}
+	if len(got.Samples) != 2 || !reflect.DeepEqual(got.Samples[0].Values, []int64{2, 5*1024 + 3, 1}) || !reflect.DeepEqual(got.Samples[1].Values, []int64{7, 1024, 0}) {
+		t.Errorf("reversed: samples %+v", got.Samples)
+	}
+	if pt := got.String(got.PeriodType.Type) + "/" + got.String(got.PeriodType.Unit); pt != "alloc_space/bytes" || got.Period != 2048 {
+		t.Errorf("reversed: period %d %s, want 2048 alloc_space/bytes (the larger, in the finer unit)", got.Period, pt)
+	}
 	// Units that do not convert: an error naming both.
 	d := mk([][2]string{{"alloc_space", "count"}}, []int64{1})
 	_, err = sum.Sum([]sum.Input{{Name: "a", Profile: a}, {Name: "d", Profile: d}}, nil)
@@ -202,5 +227,41 @@ func TestDeepStackHeldOnce(t *testing.T) {
 	// copy of them to rehash the index of stacks (4).
 	if bound := uint64(12 * frames); peak > bound {
 		t.Errorf("summing took %d bytes, want %d at most", peak, bound)
+	}
+}
+
+// Each input is let go once it is added: summing two profiles of 256k
+// functions and locations each, none in common, holds beside them the sum
+// (two inputs' tables, grown from one's) less the first input, let go
+// while the second is added: 3.2 times what one input takes, where 4.1
+// while both were held to the end.
+func TestInputsLetGo(t *testing.T) {
+	const n = 1 << 18
+	other := synth.OwnLocations(n, 256)
+	for i := range other.Functions {
+		s := &other.Strings[other.Functions[i].Name]
+		*s = "other." + *s
+	}
+	in := []sum.Input{{Name: "a", Profile: synth.OwnLocations(n, 256)}, {Name: "b", Profile: other}}
+	one := in[0].Profile.MemSize()
+	other = nil
+	var out *model.Profile
+	peak := memcheck.Peak(func() {
+		var err error
+		if out, err = sum.Sum(in, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if len(out.Functions) != 2*n || len(out.Locations) != 2*n {
+		t.Fatalf("the sum has %d functions and %d locations, want %d of each", len(out.Functions), len(out.Locations), 2*n)
+	}
+	for i, x := range in {
+		if x.Profile != nil {
+			t.Errorf("input %d is still held", i)
+		}
+	}
+	t.Logf("an input takes %.1f MiB; summing two held %.1f more at most", float64(one)/(1<<20), float64(peak)/(1<<20))
+	if bound := uint64(one) * 7 / 2; peak > bound {
+		t.Errorf("summing held %d bytes beside the inputs, want %d at most (3.5 times one input)", peak, bound)
 	}
 }
