@@ -851,9 +851,8 @@ func Write(w io.Writer, f OutFormat, items []Item, opts WriteOptions) error {
 // a smaller generated one, up to 2 times a profile of a few MiB (which
 // the slack of TestWriteMemoryWithinCheck covers); the blocks, which grow
 // with the cores, are counted apart (pprof.GzipMemory, of a raw encoding
-// no larger than the profile in memory). pprofextended's, binary and
-// JSON, lays out a dictionary of its own and holds its message: 1.0 to
-// 1.4 of the profile. OTLP's counts its own (otlp.EncodeMemory).
+// no larger than the profile in memory). OTLP's and pprofextended's
+// count their own (otlp.EncodeMemory, pprofextended.EncodeMemory).
 const (
 	pprofMemPerByte = 1
 	otlpMemPerByte  = otlp.WholeMemPerByte

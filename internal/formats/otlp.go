@@ -71,9 +71,9 @@ func init() {
 	for _, f := range []OutFormat{OutPprofExtended, OutPprofExtendedJSON} {
 		json := f == OutPprofExtendedJSON
 		w := writer{
-			desc:       "OTLP profiles, the OTEP's pprofextended dialect (v1experimental), binary protobuf",
-			multi:      true,
-			memPerByte: otlpMemPerByte,
+			desc:  "OTLP profiles, the OTEP's pprofextended dialect (v1experimental), binary protobuf",
+			multi: true,
+			memOf: func(p *model.Profile) int64 { return pprofextended.EncodeMemory(p, json) },
 			write: func(w io.Writer, items []Item, opts WriteOptions) error {
 				eo := pprofextended.EncodeOptions{JSON: json, Gzip: opts.Gzip, ProfileID: opts.ProfileID, Resource: opts.Resource,
 					KeepOriginal: opts.KeepOriginal, ScopeVersion: opts.ScopeVersion, Warn: opts.Warn}

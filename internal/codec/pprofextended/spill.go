@@ -167,3 +167,54 @@ func (f emitter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// wholeMemPerByte is what writing a message held whole may take per byte
+// its profiles hold in memory (model.Profile.MemSize): its layout and the
+// message.
+const wholeMemPerByte = 1.75
+
+// EncodeMemory is what Encode of p alone (json: as JSON) may take beyond
+// p. A message held whole (below spillFrom) takes wholeMemPerByte times
+// what p holds. One written as it is made holds no message: its count is
+// the layout's, entry by entry as each step makes its arrays (every
+// step's counted together, though a step lets go of its scratch before
+// the next), the buffer of a piece and its largest entry, the text's
+// buffer, and a quarter more.
+func EncodeMemory(p *model.Profile, json bool) int64 {
+	if sizeHint([]*model.Profile{p}) < spillFrom {
+		return int64(wholeMemPerByte * float64(p.MemSize()))
+	}
+	const (
+		perString   = 4 + 4 + 4 + 1 + 4 + 4 // index, marks, table, names, renumbering, the table reordered
+		perLocation = 4 + 4 + 16 + 16       // index, order, sort key and the sort's scratch
+		perFunction = 4 + 4                 // index, order
+		perStack    = 4 + 8 + 4             // start, sort entry, written
+		perLabelSet = 8                     // start and end in the attribute indices
+		perLabel    = 8 + 24 + 80 + 4 + 8 + 24
+		perValue    = 10 // the largest entry's bytes
+		perLine     = 24
+	)
+	n := perString*int64(len(p.Strings)) + perLocation*int64(len(p.Locations)) +
+		perFunction*int64(len(p.Functions)) + perStack*int64(p.Stacks.Len()+1) + perLabelSet*int64(len(p.LabelSets))
+	for i := range p.LabelSets {
+		n += perLabel * int64(len(p.LabelSets[i].Labels)+len(p.LabelSets[i].Attributes))
+	}
+	// The largest entry, which a piece holds whole: a sample (its values,
+	// timestamps and labels) or a location (its lines).
+	largest := 0
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		largest = max(largest, len(s.Values)+len(s.Timestamps)+2*len(p.LabelSets[s.LabelSet].Labels))
+	}
+	for i := range p.Locations {
+		largest = max(largest, len(p.LocationLines(i))*perLine/perValue)
+	}
+	n += 2*int64(spillSize) + 2*perValue*int64(largest)
+	// A gzip writer's state; with JSON, the text's buffer and the field
+	// its pieces end within.
+	n += 2 << 20
+	if json {
+		n += 1<<20 + 64<<10 + perValue*int64(largest)
+	}
+	return n + n/4
+}

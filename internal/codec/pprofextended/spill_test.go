@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -154,3 +155,60 @@ type counter struct{ n int64 }
 func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
+// What EncodeMemory counts for a profile written as it is made covers
+// what writing it takes, binary and JSON: many locations of their own
+// (in address order and not), one deep stack, many labeled stacks with
+// timestamps.
+func TestEncodeMemoryCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("profiles of 200k locations and 8M frames")
+	}
+	stacks := synth.Locations(1000)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	frames := make([]int32, 100)
+	for k := range 20_000 {
+		for j := range frames {
+			frames[j] = int32(rnd.IntN(1000))
+		}
+		ls := stacks.LabelSet([]model.Label{{Key: stacks.String("worker"), Str: stacks.String(fmt.Sprint(k % 500))},
+			{Key: stacks.String("bytes"), Num: int64(k)}})
+		stacks.P.Samples = append(stacks.P.Samples, model.Sample{Stack: stacks.Stack(frames), Values: []int64{int64(k)}, LabelSet: ls,
+			Link: model.NoLink, Timestamps: []uint64{uint64(k)}})
+	}
+	shuffled := synth.OwnLocations(200_000, 100)
+	for i := range shuffled.Locations {
+		shuffled.Locations[i].Address = uint64(rnd.Int64N(1 << 40))
+	}
+	for _, c := range []struct {
+		name string
+		p    *model.Profile
+	}{
+		{"200k locations", synth.OwnLocations(200_000, 100)},
+		{"200k locations out of order", shuffled},
+		{"one stack of 8M frames", synth.DeepStack(8 << 20)},
+		{"20k labeled stacks", stacks.P},
+	} {
+		for _, json := range []bool{false, true} {
+			var count int64
+			least := ^uint64(0)
+			withSpill(0, spillSize, func() {
+				count = EncodeMemory(c.p, json)
+				for range 3 {
+					for encoders.Get() != nil {
+					}
+					var err error
+					peak := memcheck.Peak(func() { err = Encode(io.Discard, singleton(c.p), EncodeOptions{JSON: json}) })
+					if err != nil {
+						t.Fatal(err)
+					}
+					least = min(least, peak)
+				}
+			})
+			t.Logf("%s (json %v): %d bytes held at most, %d counted; %d whole", c.name, json, least, count, int64(wholeMemPerByte*float64(c.p.MemSize())))
+			if int64(least) > count {
+				t.Errorf("%s (json %v): writing held %d bytes, more than the %d counted", c.name, json, least, count)
+			}
+		}
+	}
+}
