@@ -94,6 +94,13 @@ func (b *Builder) StringCopy(s string) int32 {
 	return int32(i)
 }
 
+// Lookup returns the index of the string s holds in the string table,
+// and true; or false when the table has no such string. It adds nothing.
+func (b *Builder) Lookup(s []byte) (int32, bool) {
+	i, _, ok := b.strings.Find(maphash.Bytes(b.seed, s), func(v uint32) bool { return b.P.Strings[v] == string(s) })
+	return int32(i), ok
+}
+
 func (b *Builder) findString(s string) (uint32, int, bool) {
 	return b.strings.Find(maphash.String(b.seed, s), func(v uint32) bool { return b.P.Strings[v] == s })
 }

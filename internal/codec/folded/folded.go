@@ -192,7 +192,11 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 	b := model.NewBuilder()
 	p := b.P
 	p.SampleTypes = []model.ValueType{{Type: b.String(typ), Unit: b.String(unit)}}
-	locs := map[string]int32{}
+	// A frame's location, by the string index of its whole name (-1:
+	// none yet). The names are found through the builder's index of
+	// strings: a map keyed by them held each name again, and 40 bytes
+	// or more an entry.
+	var locOf []int32
 	r, err := textReader(r)
 	if err != nil {
 		return nil, err
@@ -236,10 +240,17 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 			// Frames are root first; the model's stacks leaf first.
 			i := bytes.LastIndexByte(text, ';')
 			name := text[i+1:]
-			li, ok := locs[string(name)]
-			if !ok {
-				li = addFrame(b, string(name))
-				locs[string(name)] = li
+			li := int32(-1)
+			if si, ok := b.Lookup(name); ok && int(si) < len(locOf) {
+				li = locOf[si]
+			}
+			if li < 0 {
+				var si int32
+				li, si = addFrame(b, string(name))
+				for len(locOf) < len(p.Strings) {
+					locOf = append(locOf, -1)
+				}
+				locOf[si] = li
 			}
 			stack = append(stack, li)
 			if i < 0 {
@@ -261,15 +272,19 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 	return p, nil
 }
 
-func addFrame(b *model.Builder, s string) int32 {
+// addFrame adds the function and location of the frame named s, and
+// returns the location and the string index of s.
+func addFrame(b *model.Builder, s string) (loc, name int32) {
 	p := b.P
 	base, ann := splitAnnotation(s)
 	fn := model.Function{Name: b.String(base)}
+	name = fn.Name
 	if ann != "" {
 		fn.SystemName = b.String(s)
+		name = fn.SystemName
 	}
 	p.Functions = append(p.Functions, fn)
-	return p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: int32(len(p.Functions) - 1)})
+	return p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: int32(len(p.Functions) - 1)}), name
 }
 
 func clip(s string) string {
