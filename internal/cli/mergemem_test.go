@@ -18,21 +18,8 @@ func TestMergeLargeInputsOneAtATime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three profiles of 256k locations")
 	}
-	const n = 1 << 18
 	dir := t.TempDir()
-	p := synth.OwnLocations(n, 256)
-	one := p.MemSize()
-	name := filepath.Join(dir, "a.pb")
-	f, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pprof.Encode(f, p, pprof.EncodeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	name, one := ownLocationsFile(t, dir)
 	// As a bundle, about 20 bytes an entry: the profile takes more than
 	// the memory bound grants its input.
 	b := filepath.Join(dir, "a.ppxb")
@@ -62,19 +49,7 @@ func TestSumInputsOneAtATime(t *testing.T) {
 		t.Skip("three profiles of 256k locations")
 	}
 	dir := t.TempDir()
-	p := synth.OwnLocations(1<<18, 256)
-	one := p.MemSize()
-	name := filepath.Join(dir, "a.pb")
-	f, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pprof.Encode(f, p, pprof.EncodeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	name, one := ownLocationsFile(t, dir)
 	args := []string{"merge", "--sum", "-o", filepath.Join(dir, "sum.pb.gz"), name, name, name}
 	s := newStreams(nil)
 	var code int
@@ -88,4 +63,24 @@ func TestSumInputsOneAtATime(t *testing.T) {
 	if bound := one * 7 / 2; peak > bound {
 		t.Errorf("summing held %d bytes at once, want %d at most (3.5 times one profile)", peak, bound)
 	}
+}
+
+// ownLocationsFile writes a pprof file of 256k functions, each at its own
+// location, in dir, and returns its name and what the profile takes in
+// memory.
+func ownLocationsFile(t *testing.T, dir string) (string, int64) {
+	t.Helper()
+	p := synth.OwnLocations(1<<18, 256)
+	name := filepath.Join(dir, "a.pb")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.Encode(f, p, pprof.EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return name, p.MemSize()
 }
