@@ -2,7 +2,6 @@ package otlp
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -160,18 +159,7 @@ func TestEncodeStreamedDeepStack(t *testing.T) {
 func TestEncodeMemoryCounts(t *testing.T) {
 	defer func(old int) { streamFrom = old }(streamFrom)
 	streamFrom = 0
-	stacks := synth.Locations(1000)
-	rnd := rand.New(rand.NewPCG(3, 4))
-	frames := make([]int32, 100)
-	for k := range 20_000 {
-		for j := range frames {
-			frames[j] = int32(rnd.IntN(1000))
-		}
-		ls := stacks.LabelSet([]model.Label{{Key: stacks.String("worker"), Str: stacks.String(fmt.Sprint(k % 500))}})
-		stacks.P.Samples = append(stacks.P.Samples, model.Sample{Stack: stacks.Stack(frames), Values: []int64{int64(k)}, LabelSet: ls,
-			Link: model.NoLink, Timestamps: []uint64{uint64(k)}})
-	}
-	for name, p := range map[string]*model.Profile{"200k locations": manyLocations(200_000), "one stack of 8M frames": synth.DeepStack(8 << 20), "20k labeled stacks": stacks.P} {
+	for name, p := range map[string]*model.Profile{"200k locations": manyLocations(200_000), "one stack of 8M frames": synth.DeepStack(8 << 20), "20k labeled stacks": synth.LabeledStacks(20_000, false)} {
 		for _, json := range []bool{false, true} {
 			enc := Encode
 			if json {

@@ -164,18 +164,7 @@ func TestEncodeMemoryCounts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("profiles of 200k locations and 8M frames")
 	}
-	stacks := synth.Locations(1000)
 	rnd := rand.New(rand.NewPCG(3, 4))
-	frames := make([]int32, 100)
-	for k := range 20_000 {
-		for j := range frames {
-			frames[j] = int32(rnd.IntN(1000))
-		}
-		ls := stacks.LabelSet([]model.Label{{Key: stacks.String("worker"), Str: stacks.String(fmt.Sprint(k % 500))},
-			{Key: stacks.String("bytes"), Num: int64(k)}})
-		stacks.P.Samples = append(stacks.P.Samples, model.Sample{Stack: stacks.Stack(frames), Values: []int64{int64(k)}, LabelSet: ls,
-			Link: model.NoLink, Timestamps: []uint64{uint64(k)}})
-	}
 	shuffled := synth.OwnLocations(200_000, 100)
 	for i := range shuffled.Locations {
 		shuffled.Locations[i].Address = uint64(rnd.Int64N(1 << 40))
@@ -187,7 +176,7 @@ func TestEncodeMemoryCounts(t *testing.T) {
 		{"200k locations", synth.OwnLocations(200_000, 100)},
 		{"200k locations out of order", shuffled},
 		{"one stack of 8M frames", synth.DeepStack(8 << 20)},
-		{"20k labeled stacks", stacks.P},
+		{"20k labeled stacks", synth.LabeledStacks(20_000, true)},
 	} {
 		for _, json := range []bool{false, true} {
 			var count int64

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -45,6 +46,27 @@ func OwnLocations(n, depth int) *model.Profile {
 			frames[j] = int32(s*depth + j)
 		}
 		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{int64(s + 1)}, Link: model.NoLink})
+	}
+	return b.P
+}
+
+// LabeledStacks returns Locations(1000) with n samples, sample k (value
+// k, timestamp k) of a stack of 100 frames drawn at random (the same ones
+// each call), labelled worker=k%500 and, with numeric, bytes=k.
+func LabeledStacks(n int, numeric bool) *model.Profile {
+	b := Locations(1000)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	frames := make([]int32, 100)
+	for k := range n {
+		for j := range frames {
+			frames[j] = int32(rnd.IntN(1000))
+		}
+		labels := []model.Label{{Key: b.String("worker"), Str: b.String(fmt.Sprint(k % 500))}}
+		if numeric {
+			labels = append(labels, model.Label{Key: b.String("bytes"), Num: int64(k)})
+		}
+		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{int64(k)}, LabelSet: b.LabelSet(labels),
+			Link: model.NoLink, Timestamps: []uint64{uint64(k)}})
 	}
 	return b.P
 }
