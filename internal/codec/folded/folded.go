@@ -173,8 +173,9 @@ func splitAnnotation(s string) (base, ann string) {
 }
 
 // Decode reads folded stacks. Each non-empty line is a stack, frames root
-// first separated by ';', then white space and a whole number. A line
-// read twice gives two samples with the same stack. A frame with an
+// first separated by ';', then white space and a whole number. Lines of
+// one stack are one sample, their values added (kept apart only where the
+// sum would not fit in 64 bits). A frame with an
 // async-profiler annotation ("foo_[j]") becomes the function "foo" with
 // the system name "foo_[j]". Each distinct frame name is one function and
 // one location.
@@ -197,6 +198,11 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 	// strings: a map keyed by them held each name again, and 40 bytes
 	// or more an entry.
 	var locOf []int32
+	// The sample of each stack (-1: none yet): lines of one stack are one
+	// sample, their values added, as flamegraph.pl and speedscope add
+	// them. Values are cut from one array, made a few thousand at a time.
+	var sampleOf []int32
+	var vals []int64
 	r, err := textReader(r)
 	if err != nil {
 		return nil, err
@@ -258,7 +264,18 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 			}
 			text = text[:i]
 		}
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(stack), Values: []int64{v}, Link: model.NoLink})
+		st := b.Stack(stack)
+		for int(st) >= len(sampleOf) {
+			sampleOf = append(sampleOf, -1)
+		}
+		if i := sampleOf[st]; i >= 0 {
+			if sum, ok := addValue(p.Samples[i].Values[0], v); ok {
+				p.Samples[i].Values[0] = sum
+				continue
+			}
+		}
+		sampleOf[st] = int32(len(p.Samples))
+		p.Samples = append(p.Samples, model.Sample{Stack: st, Values: cutValue(&vals, v), Link: model.NoLink})
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
@@ -270,6 +287,26 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 		return nil, fmt.Errorf("no stacks")
 	}
 	return p, nil
+}
+
+// addValue returns a+b, and false when it does not fit in 64 bits (the
+// lines are then kept apart).
+func addValue(a, b int64) (int64, bool) {
+	sum := a + b
+	if (sum > a) != (b > 0) {
+		return 0, false
+	}
+	return sum, true
+}
+
+// cutValue returns a slice of one value, v, cut from the array at slab.
+func cutValue(slab *[]int64, v int64) []int64 {
+	if len(*slab) == cap(*slab) {
+		*slab = make([]int64, 0, 4096)
+	}
+	*slab = append(*slab, v)
+	n := len(*slab)
+	return (*slab)[n-1 : n : n]
 }
 
 // addFrame adds the function and location of the frame named s, and

@@ -44,3 +44,39 @@ func TestDecodeMemory(t *testing.T) {
 		t.Errorf("reading held %d bytes at once, want %d at most (twice the profile)", peak, bound)
 	}
 }
+
+// Lines of one stack are one sample, their values added, in the place of
+// the first: a million lines of one frame are a profile of one sample.
+// A sum that would not fit in 64 bits keeps the lines apart.
+func TestSameStackOneSample(t *testing.T) {
+	p, err := folded.Decode(bytes.NewReader([]byte("a;b 1\nc 2\na;b 3\nc 4\n")), folded.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Samples) != 2 || p.Samples[0].Values[0] != 4 || p.Samples[1].Values[0] != 6 {
+		t.Errorf("samples %+v, want a;b 4 then c 6", p.Samples)
+	}
+	var text bytes.Buffer
+	for range 1_000_000 {
+		text.WriteString("a 1\n")
+	}
+	var peak uint64
+	peak = memcheck.Peak(func() {
+		if p, err = folded.Decode(bytes.NewReader(text.Bytes()), folded.ReadOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if len(p.Samples) != 1 || p.Samples[0].Values[0] != 1_000_000 {
+		t.Errorf("a million lines of one frame: %d samples, the first %v", len(p.Samples), p.Samples[0].Values)
+	}
+	if peak > 1<<20 {
+		t.Errorf("a million lines of one frame held %d bytes at once, want 1 MiB at most", peak)
+	}
+	p, err = folded.Decode(bytes.NewReader([]byte("a 9223372036854775807\na 1\na 2\n")), folded.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Samples) != 2 || p.Samples[0].Values[0] != 1<<63-1 || p.Samples[1].Values[0] != 3 {
+		t.Errorf("samples %+v, want the largest int64 apart from 3", p.Samples)
+	}
+}
