@@ -24,17 +24,72 @@ type Profile struct {
 	Profile *model.Profile
 }
 
-type fileJSON struct {
-	Schema             string  `json:"$schema"`
-	Name               string  `json:"name"`
-	Exporter           string  `json:"exporter"`
-	ActiveProfileIndex *int    `json:"activeProfileIndex"`
-	Shared             *shared `json:"shared"`
+type fileJSON = fileJSONOf[framesJSON]
+
+// fileJSONOf is a speedscope file with its frame table read as F.
+type fileJSONOf[F any] struct {
+	Schema             string       `json:"$schema"`
+	Name               string       `json:"name"`
+	Exporter           string       `json:"exporter"`
+	ActiveProfileIndex *int         `json:"activeProfileIndex"`
+	Shared             *sharedOf[F] `json:"shared"`
 	Profiles           []profileJSON
 }
 
-type shared struct {
-	Frames []frameJSON `json:"frames"`
+type sharedOf[F any] struct {
+	Frames F `json:"frames"`
+}
+
+// framesJSON is the frame table, made at its size: appended to as it is
+// read, a table of millions of frames was held one and a half to twice
+// over while it grew (a frame takes 48 bytes, and 12 of text).
+type framesJSON []frameJSON
+
+// errFrames is a frame table that does not read: Decode reads the file
+// again without framesJSON for the error encoding/json gives, with its
+// place in the file.
+var errFrames = errors.New("speedscope: shared.frames does not read")
+
+func (f *framesJSON) UnmarshalJSON(b []byte) error {
+	out := make([]frameJSON, 0, countElements(b))
+	if err := json.Unmarshal(b, &out); err != nil {
+		return errFrames
+	}
+	*f = out
+	return nil
+}
+
+// countElements returns how many values the array b, valid JSON, holds
+// (0 for anything else).
+func countElements(b []byte) int {
+	n, depth, any := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			any = any || depth == 1
+		case '[', '{':
+			depth++
+			any = any || depth == 2
+		case ']', '}':
+			depth--
+		case ',':
+			if depth == 1 {
+				n++
+			}
+		case ' ', '\t', '\n', '\r':
+		default:
+			any = any || depth == 1
+		}
+	}
+	if !any {
+		return 0
+	}
+	return n + 1
 }
 
 type frameJSON struct {
@@ -190,6 +245,12 @@ func Decode(data []byte, opts ReadOptions) ([]Profile, error) {
 	// buffer of its own, grown as it reads).
 	var f fileJSON
 	if err := json.Unmarshal(data, &f); err != nil {
+		if errors.Is(err, errFrames) {
+			var g fileJSONOf[[]frameJSON]
+			if err2 := json.Unmarshal(data, &g); err2 != nil {
+				err = err2
+			}
+		}
 		return nil, jsonError(data, err)
 	}
 	if f.Shared == nil {
