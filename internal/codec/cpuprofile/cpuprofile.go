@@ -14,12 +14,12 @@
 package cpuprofile
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/pprofx/pprofx/internal/model"
 )
@@ -57,13 +57,11 @@ type cpuProfile struct {
 
 // Decode reads a V8 CPU profile, whole.
 func Decode(data []byte, opts Options) (*model.Profile, error) {
+	// Unmarshal reads data in place (a Decoder would copy it into a
+	// buffer of its own, grown as it reads).
 	var in cpuProfile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&in); err != nil {
+	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, jsonError(data, err)
-	}
-	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
-		return nil, fmt.Errorf("cpuprofile: byte %d: data after the profile's JSON object", off+int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n"))))
 	}
 	return convert(&in, opts)
 }
@@ -73,6 +71,10 @@ func jsonError(data []byte, err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &se) && strings.HasSuffix(se.Error(), "after top-level value"):
+		return fmt.Errorf("cpuprofile: byte %d: data after the profile's JSON object", se.Offset-1)
+	case errors.As(err, &se) && se.Error() == "unexpected end of JSON input":
+		return fmt.Errorf("cpuprofile: byte %d: the JSON is cut short", len(data))
 	case errors.As(err, &se):
 		return fmt.Errorf("cpuprofile: byte %d: %v", se.Offset, err)
 	case errors.As(err, &te):

@@ -139,6 +139,7 @@ func TestErrors(t *testing.T) {
 		`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[1]}],"startTime":0,"endTime":1,"samples":[1],"timeDeltas":[1]}`: "cpuprofile: nodes[0] (id 1): child 1 has another parent",
 		`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"startTime":0,"endTime":1,"samples":[1],"timeDeltas":[]}`:                 "cpuprofile: 1 samples but 0 timeDeltas",
 		`{"nodes":[{"id":"x"}]}`: "cpuprofile: byte 19: nodes.id is a JSON string, want int64",
+		"{\"nodes\":[]} \n x":    "cpuprofile: byte 15: data after the profile's JSON object",
 	} {
 		_, err := Decode([]byte(in), Options{})
 		if err == nil || err.Error() != want {
