@@ -59,6 +59,53 @@ func (f *framesJSON) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// numbersJSON is a list of numbers as their text, read into a list made
+// at its size whose values are parts of one string: encoding/json grew
+// the list by append, a weight taking 16 bytes and 2 of text.
+type numbersJSON []json.Number
+
+// UnmarshalJSON reads an array of numbers (null: none; null for a
+// number: "", as encoding/json reads it), b being valid JSON.
+func (ns *numbersJSON) UnmarshalJSON(b []byte) error {
+	text := strings.TrimSpace(string(b))
+	if text == "null" {
+		*ns = nil
+		return nil
+	}
+	out := make([]json.Number, 0, countElements(b))
+	i := 1 // past '['
+	ws := func() {
+		for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+			i++
+		}
+	}
+	for k := 0; ; k++ {
+		ws()
+		if i >= len(text) || text[i] == ']' {
+			break
+		}
+		if k > 0 {
+			i++ // ','
+			ws()
+		}
+		start := i
+		for i < len(text) && (text[i] == '-' || text[i] >= '0' && text[i] <= '9' || text[i] == '.' || text[i] == 'e' || text[i] == 'E' || text[i] == '+') {
+			i++
+		}
+		switch {
+		case start < i:
+			out = append(out, json.Number(text[start:i]))
+		case strings.HasPrefix(text[i:], "null"):
+			i += 4
+			out = append(out, "")
+		default:
+			return fmt.Errorf("weights[%d]: want a number", k)
+		}
+	}
+	*ns = out
+	return nil
+}
+
 // countElements returns how many values the array b, valid JSON, holds
 // (0 for anything else).
 func countElements(b []byte) int {
@@ -100,14 +147,14 @@ type frameJSON struct {
 }
 
 type profileJSON struct {
-	Type       string        `json:"type"`
-	Name       string        `json:"name"`
-	Unit       string        `json:"unit"`
-	StartValue json.Number   `json:"startValue"`
-	EndValue   json.Number   `json:"endValue"`
-	Samples    samplesJSON   `json:"samples"`
-	Weights    []json.Number `json:"weights"`
-	Events     []eventJSON   `json:"events"`
+	Type       string      `json:"type"`
+	Name       string      `json:"name"`
+	Unit       string      `json:"unit"`
+	StartValue json.Number `json:"startValue"`
+	EndValue   json.Number `json:"endValue"`
+	Samples    samplesJSON `json:"samples"`
+	Weights    numbersJSON `json:"weights"`
+	Events     []eventJSON `json:"events"`
 }
 
 // samplesJSON is a sampled profile's samples: sample j's frames, root
