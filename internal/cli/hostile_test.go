@@ -106,7 +106,7 @@ func TestHostileInputs(t *testing.T) {
 			if peak+mapped > bound && !c.OverBound {
 				t.Errorf("held %d bytes at once, over the bound of %d (early: %v; else 64 MiB + 4 x %d)", peak+mapped, bound, c.Early, raw)
 			}
-			if c.Exit != 0 {
+			if code != 0 {
 				if left, _ := os.ReadDir(out); len(left) != 0 {
 					t.Errorf("a failed run left %d files in the output folder", len(left))
 				}

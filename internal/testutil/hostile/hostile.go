@@ -7,6 +7,7 @@
 package hostile
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -105,6 +106,9 @@ func Cases(small bool) []Case {
 	nTableStrings := pick(134_000_000, 2_500_000) // 16 bytes each
 	nEntries := pick(1_000_000, 100_000)
 	nDeep := pick(3_000_000, 300_000)
+	nText := pick(2_000_000, 200_000)
+	nPerf := pick(1_000_000, 50_000)
+	nLegacy := pick(4_000_000, 40_000)
 
 	var cs []Case
 	add := func(c Case) { cs = append(cs, c) }
@@ -268,8 +272,81 @@ func Cases(small bool) []Case {
 	add(Case{Name: "gperftools-maps.prof.zst", Desc: fmt.Sprintf("gperftools: %d bytes of one repeated maps line (zstd)", mapsBytes),
 		Args: []string{"inspect", "IN"}, Exit: 0, Msg: "repeats",
 		Raw: mapsBytes, Gen: zst(func(w io.Writer) error { return gperftoolsMaps(w, mapsBytes) })})
+	// Memory: the text and JSON readers, an entry in a few bytes each.
+	convert := []string{"convert", "IN", "-o", "OUT.pb.gz"}
+	text := func(name, desc string, overBound bool, gen func(w *bufio.Writer)) {
+		g := func(w io.Writer) error {
+			bw := bufio.NewWriterSize(w, 1<<16)
+			gen(bw)
+			return bw.Flush()
+		}
+		var n counter
+		_ = g(&n)
+		add(Case{Name: name, Desc: desc, Args: convert, Exit: 0, OverBound: overBound, Raw: int64(n), Gen: g})
+	}
+	text("folded-lines.folded", fmt.Sprintf("folded: %d lines of one frame", nText), false, func(w *bufio.Writer) {
+		for range nText {
+			w.WriteString("a 1\n")
+		}
+	})
+	text("speedscope-frames.json", fmt.Sprintf("speedscope: %d frames", nText), false, func(w *bufio.Writer) {
+		w.WriteString(`{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}`)
+		for range nText - 1 {
+			w.WriteString(`,{"name":""}`)
+		}
+		w.WriteString(`]},"profiles":[{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":1,"samples":[[0]],"weights":[1]}]}`)
+	})
+	text("speedscope-samples.json", fmt.Sprintf("speedscope: %d samples of one frame", nText), false, func(w *bufio.Writer) {
+		fmt.Fprintf(w, `{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":%d,"samples":[[0]`, nText)
+		for range nText - 1 {
+			w.WriteString(`,[0]`)
+		}
+		w.WriteString(`],"weights":[1`)
+		for range nText - 1 {
+			w.WriteString(`,1`)
+		}
+		w.WriteString(`]}]}`)
+	})
+	text("cpuprofile-samples.cpuprofile", fmt.Sprintf("V8 CPU profile: %d samples of one node", nText), false, func(w *bufio.Writer) {
+		fmt.Fprintf(w, `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"hitCount":0,"children":[2]},`+
+			`{"id":2,"callFrame":{"functionName":"a","scriptId":"0","url":"","lineNumber":1,"columnNumber":1},"hitCount":0}],"startTime":0,"endTime":%d,"samples":[2`, nText)
+		for range nText - 1 {
+			w.WriteString(",2")
+		}
+		w.WriteString(`],"timeDeltas":[1`)
+		for range nText - 1 {
+			w.WriteString(",1")
+		}
+		w.WriteString("]}")
+	})
+	// Over the bound: a sample of perf script's keeps its time as a label,
+	// each its own label set; google/pprof's reading of legacy text holds
+	// a sample in about 750 bytes (under a limit, refused before it reads).
+	text("perf-samples.txt", fmt.Sprintf("perf script: %d samples of one frame", nPerf), true, func(w *bufio.Writer) {
+		for i := range nPerf {
+			fmt.Fprintf(w, "a 1 1.%06d: 1 c:\n\t1 a (b)\n\n", i%1000000)
+		}
+	})
+	legacy := func(w *bufio.Writer) {
+		w.WriteString("heap profile: 1: 1 [1: 1] @ heap/1048576\n")
+		for range nLegacy {
+			w.WriteString("1: 1 [1: 1] @ 0x1\n")
+		}
+	}
+	var n counter
+	bw := bufio.NewWriter(&n)
+	legacy(bw)
+	bw.Flush()
+	add(Case{Name: "legacy-heap-lines.heap", Desc: fmt.Sprintf("legacy heap text: %d lines of 18 bytes", nLegacy),
+		Args: convert, Exit: -1, Limited: true, OverBound: true, Raw: int64(n),
+		Gen: func(w io.Writer) error { bw := bufio.NewWriterSize(w, 1<<16); legacy(bw); return bw.Flush() }})
 	return cs
 }
+
+// counter counts the bytes written to it.
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) { *c += counter(len(p)); return len(p), nil }
 
 func gz(gen func(w io.Writer) error) func(w io.Writer) error {
 	return func(w io.Writer) error {
