@@ -175,7 +175,7 @@ func TestUnion(t *testing.T) {
 	if got.String(got.DefaultSampleType) != "alloc_objects" {
 		t.Errorf("default %q: the first input's last type is alloc_objects", got.String(got.DefaultSampleType))
 	}
-	// The other way round: the finer unit comes second, and what the sum
+	// In the other order the finer unit comes second, and what the sum
 	// holds in kilobytes is scaled into it; the type only the second has
 	// is zero in the sample of the first alone.
 	a.PeriodType, a.Period = model.ValueType{Type: a.SampleTypes[0].Type, Unit: a.SampleTypes[0].Unit}, 1024
