@@ -2,7 +2,6 @@ package folded_test
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,20 +17,10 @@ func BenchmarkDecode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var distinct bytes.Buffer
-	for l := range 100 {
-		for f := range 1000 {
-			if f > 0 {
-				distinct.WriteByte(';')
-			}
-			fmt.Fprintf(&distinct, "pkg.fn%d", l*1000+f)
-		}
-		fmt.Fprintf(&distinct, " %d\n", l+1)
-	}
 	for _, in := range []struct {
 		name string
 		data []byte
-	}{{"go-cpu", real}, {"distinct-100k", distinct.Bytes()}} {
+	}{{"go-cpu", real}, {"distinct-100k", distinctFrames(100)}} {
 		b.Run(in.name, func(b *testing.B) {
 			b.SetBytes(int64(len(in.data)))
 			b.ReportAllocs()

@@ -18,20 +18,11 @@ func TestDecodeMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("512k frames")
 	}
-	var text bytes.Buffer
-	for l := range 512 {
-		for f := range 1000 {
-			if f > 0 {
-				text.WriteByte(';')
-			}
-			fmt.Fprintf(&text, "pkg.fn%d", l*1000+f)
-		}
-		fmt.Fprintf(&text, " %d\n", l+1)
-	}
+	text := distinctFrames(512)
 	var p *model.Profile
 	peak := memcheck.Peak(func() {
 		var err error
-		if p, err = folded.Decode(bytes.NewReader(text.Bytes()), folded.ReadOptions{}); err != nil {
+		if p, err = folded.Decode(bytes.NewReader(text), folded.ReadOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -79,4 +70,20 @@ func TestSameStackOneSample(t *testing.T) {
 	if len(p.Samples) != 2 || p.Samples[0].Values[0] != 1<<63-1 || p.Samples[1].Values[0] != 3 {
 		t.Errorf("samples %+v, want the largest int64 apart from 3", p.Samples)
 	}
+}
+
+// distinctFrames returns folded stacks of lines lines of 1000 frames,
+// every frame its own ("pkg.fn<i>"), line l of value l+1.
+func distinctFrames(lines int) []byte {
+	var text bytes.Buffer
+	for l := range lines {
+		for f := range 1000 {
+			if f > 0 {
+				text.WriteByte(';')
+			}
+			fmt.Fprintf(&text, "pkg.fn%d", l*1000+f)
+		}
+		fmt.Fprintf(&text, " %d\n", l+1)
+	}
+	return text.Bytes()
 }

@@ -89,9 +89,7 @@ func (ns *numbersJSON) UnmarshalJSON(b []byte) error {
 			ws()
 		}
 		start := i
-		for i < len(text) && (text[i] == '-' || text[i] >= '0' && text[i] <= '9' || text[i] == '.' || text[i] == 'e' || text[i] == 'E' || text[i] == '+') {
-			i++
-		}
+		i = numberEnd(text, i)
 		switch {
 		case start < i:
 			out = append(out, json.Number(text[start:i]))
@@ -104,6 +102,15 @@ func (ns *numbersJSON) UnmarshalJSON(b []byte) error {
 	}
 	*ns = out
 	return nil
+}
+
+// numberEnd returns the end of the number (of valid JSON) that starts at
+// b[i], or i when none does.
+func numberEnd[T ~string | ~[]byte](b T, i int) int {
+	for i < len(b) && (b[i] == '-' || b[i] >= '0' && b[i] <= '9' || b[i] == '.' || b[i] == 'e' || b[i] == 'E' || b[i] == '+') {
+		i++
+	}
+	return i
 }
 
 // countElements returns how many values the array b, valid JSON, holds
@@ -232,9 +239,7 @@ func scanSamples(b []byte, frames *[]int32, off *[]uint32) (nsamples, nframes in
 					ws()
 				}
 				start := i
-				for i < len(b) && (b[i] == '-' || b[i] >= '0' && b[i] <= '9' || b[i] == '.' || b[i] == 'e' || b[i] == 'E' || b[i] == '+') {
-					i++
-				}
+				i = numberEnd(b, i)
 				if start == i && null() {
 					// As encoding/json reads null into a number: 0.
 					if frames != nil {
