@@ -221,9 +221,11 @@ func readNames(ios *IOStreams, from string) ([]string, error) {
 }
 
 // mergeInput reads one input and passes its profiles to add, in order,
-// until add returns false. A bundle file is read profile by profile,
-// keeping each one's name and source format (so merging bundles is
-// associative); any other input goes through format detection.
+// until add returns false, each with raw, what it was read from
+// decompresses to (a bundle profile's blocks; an input's bytes). A bundle
+// file is read profile by profile, keeping each one's name and source
+// format (so merging bundles is associative); any other input goes
+// through format detection.
 func mergeInput(o *MergeOptions, name string, add func(e bundle.Entry, p *model.Profile, raw int64) bool) error {
 	fromBundle := func(r *bundle.Reader) error {
 		for i := 0; i < r.Len(); i++ {
