@@ -121,18 +121,18 @@ func Diff(base, newp *model.Profile, o Options, warn func(string)) (*model.Profi
 
 // mergeMem is about what a comparison takes beside its inputs: the
 // result, at most both (each input's MemSize), the merge's indexes of
-// locations, stacks and samples, and its label sets, grouped by key as
-// pprof holds them and indexed by pprof's key of them: about 200 bytes a
-// set and 140 a label (a label set of 5 labels took 863 bytes, where
-// this count without them made 280, and comparing two perf scripts of 1M
-// samples, each its own label set, ran out of memory under ulimit -v).
+// locations, stacks and samples, and its label sets: pprof's key of each
+// (the labels' bytes), its index, the result's label sets and its index
+// of them, about 128 bytes a set and 48 a label. (Comparing two perf scripts of 1M
+// samples, each its own label set, ran out of memory under ulimit -v
+// while label sets were not counted.)
 func mergeMem(ps ...*model.Profile) int64 {
 	var n int64
 	for _, p := range ps {
 		n += p.MemSize() + 40*int64(len(p.Locations)+p.Stacks.Len()+len(p.Samples))
-		n += 200 * int64(len(p.LabelSets))
+		n += 128 * int64(len(p.LabelSets))
 		for i := range p.LabelSets {
-			n += 140 * int64(len(p.LabelSets[i].Labels)+len(p.LabelSets[i].Attributes))
+			n += 48 * int64(len(p.LabelSets[i].Labels)+len(p.LabelSets[i].Attributes))
 		}
 	}
 	return n

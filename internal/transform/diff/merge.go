@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
@@ -95,9 +96,11 @@ type merger struct {
 	stacks stackTable
 
 	// Label sets by pprof's key of them (labels, then numeric labels,
-	// each by sorted key), and the labels of the first set of each key.
-	labelIdx map[string]int32
-	labels   []labelSet
+	// each by sorted key), which holds all they are: set r's key is
+	// labelKeys[labelEnd[r-1]:labelEnd[r]] (from 0 for the first).
+	labelIdx  hashindex.Index
+	labelKeys []byte
+	labelEnd  []uint32
 
 	samples   []sample
 	sampleIdx map[uint64]int32 // stack<<32 | labels
@@ -134,7 +137,6 @@ func newMerger(nTypes int, ps []*side) *merger {
 		funcs:      make([]function, 0, funcs),
 		locs:       make([]location, 0, locs),
 		lines:      make([]model.Line, 0, lines),
-		labelIdx:   map[string]int32{},
 		samples:    make([]sample, 0, samples),
 		sampleIdx:  make(map[uint64]int32, samples),
 		vals:       make([]int64, 0, samples*nTypes),
@@ -440,12 +442,14 @@ func (m *merger) labelSet(p *model.Profile, i int32, base bool) int32 {
 	sort.Slice(ls.strs, func(a, b int) bool { return ls.strs[a].key < ls.strs[b].key })
 	sort.Slice(ls.nums, func(a, b int) bool { return ls.nums[a].key < ls.nums[b].key })
 
-	// pprof's sampleKey, after the locations.
+	// pprof's sampleKey, after the locations, with the number of groups
+	// of each kind: all the set is (labelsOfKey reads it back).
 	k := m.key[:0]
 	str := func(s string) {
 		k = binary.AppendUvarint(k, uint64(len(s)))
 		k = append(k, s...)
 	}
+	k = binary.AppendUvarint(k, uint64(len(ls.strs)))
 	for _, g := range ls.strs {
 		str(g.key)
 		k = binary.AppendUvarint(k, uint64(len(g.strs)))
@@ -453,6 +457,7 @@ func (m *merger) labelSet(p *model.Profile, i int32, base bool) int32 {
 			str(v)
 		}
 	}
+	k = binary.AppendUvarint(k, uint64(len(ls.nums)))
 	for _, g := range ls.nums {
 		str(g.key)
 		k = binary.AppendUvarint(k, uint64(len(g.nums)))
@@ -465,13 +470,24 @@ func (m *merger) labelSet(p *model.Profile, i int32, base bool) int32 {
 		}
 	}
 	m.key = k
-	if r, ok := m.labelIdx[string(k)]; ok {
-		return r
+	r, slot, found := m.labelIdx.Find(maphash.Bytes(m.seed, k), func(v uint32) bool { return bytes.Equal(m.labelKey(int32(v)), k) })
+	if found {
+		return int32(r)
 	}
-	r := int32(len(m.labels))
-	m.labelIdx[string(k)] = r
-	m.labels = append(m.labels, ls)
-	return r
+	r = uint32(len(m.labelEnd))
+	m.labelKeys = append(m.labelKeys, k...)
+	m.labelEnd = append(m.labelEnd, uint32(len(m.labelKeys)))
+	m.labelIdx.Add(slot, r, func(v uint32) uint64 { return maphash.Bytes(m.seed, m.labelKey(int32(v))) })
+	return int32(r)
+}
+
+// labelKey returns pprof's key of the result's label set r.
+func (m *merger) labelKey(r int32) []byte {
+	start := uint32(0)
+	if r > 0 {
+		start = m.labelEnd[r-1]
+	}
+	return m.labelKeys[start:m.labelEnd[r]]
 }
 
 const baseLabel = "pprof::base"
@@ -565,6 +581,6 @@ func (m *merger) compact() bool {
 
 // done drops what only adding samples needs.
 func (m *merger) done() {
-	m.mappingIdx, m.labelIdx, m.sampleIdx = nil, nil, nil
-	m.funcIdx, m.locIdx, m.stacks.idx = hashindex.Index{}, hashindex.Index{}, hashindex.Index{}
+	m.mappingIdx, m.sampleIdx = nil, nil
+	m.funcIdx, m.locIdx, m.stacks.idx, m.labelIdx = hashindex.Index{}, hashindex.Index{}, hashindex.Index{}, hashindex.Index{}
 }

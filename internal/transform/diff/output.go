@@ -82,7 +82,7 @@ func (m *merger) profile(h *header) *model.Profile {
 
 	// Samples: their label sets, made as the library writes each sample's
 	// labels, and kept once each as the reader keeps them.
-	setOf := make([]int32, len(m.labels))
+	setOf := make([]int32, len(m.labelEnd))
 	for i := range setOf {
 		setOf[i] = -1
 	}
@@ -94,7 +94,7 @@ func (m *merger) profile(h *header) *model.Profile {
 		s := &m.samples[i]
 		ls := setOf[s.labels]
 		if ls < 0 {
-			labels := m.labels[s.labels].model(str)
+			labels := labelsOfKey(m.labelKey(s.labels), str)
 			ls = 0
 			if len(labels) > 0 {
 				key = key[:0]
@@ -150,23 +150,36 @@ func (m *merger) profile(h *header) *model.Profile {
 	return p
 }
 
-// model returns the labels of ls as the library writes them: string
-// labels, then numeric ones, each by key.
-func (ls *labelSet) model(str func(string) int32) []model.Label {
+// labelsOfKey returns the labels of a label set from pprof's key of it
+// (merger.labelSet), as the library writes them: string labels, then
+// numeric ones, each by key.
+func labelsOfKey(k []byte, str func(string) int32) []model.Label {
+	uv := func() uint64 {
+		v, n := binary.Uvarint(k)
+		k = k[n:]
+		return v
+	}
+	text := func() string {
+		n := uv()
+		v := string(k[:n])
+		k = k[n:]
+		return v
+	}
 	var out []model.Label
-	for _, g := range ls.strs {
-		for _, v := range g.strs {
-			out = append(out, model.Label{Key: str(g.key), Str: str(v)})
+	for range uv() {
+		key := str(text())
+		for range uv() {
+			out = append(out, model.Label{Key: key, Str: str(text())})
 		}
 	}
-	for _, g := range ls.nums {
-		k := str(g.key)
-		for i, v := range g.nums {
-			l := model.Label{Key: k, Num: v}
-			if len(g.units) > 0 {
-				l.NumUnit = str(g.units[i])
-			}
-			out = append(out, l)
+	for range uv() {
+		key := str(text())
+		start := len(out)
+		for range uv() {
+			out = append(out, model.Label{Key: key, Num: int64(uv())})
+		}
+		for j := range uv() {
+			out[start+int(j)].NumUnit = str(text())
 		}
 	}
 	return out
