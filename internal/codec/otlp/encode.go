@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
+	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -333,9 +335,13 @@ type encoder struct {
 	funcs  refTable
 	links  []ref
 	stacks []ref
-	attrs  []string         // encoded KeyValueAndUnit bodies
-	aindex map[string]int32 // body -> index in attrs (provisional)
-	aperm  []int32          // provisional -> written attribute index
+	attrs  []string // encoded KeyValueAndUnit bodies
+	// attrs by body (provisional indices): entry numbers only, where a
+	// map keyed by the bodies held each again and 100 bytes an entry
+	// (a perf script's samples have an attribute each, their time).
+	aindex hashindex.Index
+	aseed  maphash.Seed
+	aperm  []int32 // provisional -> written attribute index
 
 	mapAttrs  [][]int32 // per dictionary mapping (from 1)
 	locAttrs  indexSets // per dictionary location (from 1)
@@ -440,10 +446,10 @@ func (e *encoder) layout(ps []*model.Profile) {
 	e.smap, e.mmap, e.lmap = grow(e.smap, n), grow(e.mmap, n), grow(e.lmap, n)
 	e.fmap, e.stmap, e.kmap = grow(e.fmap, n), grow(e.stmap, n), grow(e.kmap, n)
 	e.lsAttrs, e.profAttrs = grow(e.lsAttrs, n), grow(e.profAttrs, n)
-	if e.aindex == nil {
-		e.aindex = map[string]int32{}
+	if e.aseed == (maphash.Seed{}) {
+		e.aseed = maphash.MakeSeed()
 	}
-	clear(e.aindex)
+	e.aindex = hashindex.Index{}
 	e.attrs = e.attrs[:0]
 
 	e.layoutStrings()

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -588,14 +589,14 @@ func (e *encoder) layoutStacks() {
 // attr adds a KeyValueAndUnit (its encoded body) to the attribute table and
 // returns its provisional index.
 func (e *encoder) attr(body []byte) int32 {
-	if x, ok := e.aindex[string(body)]; ok {
-		return x
+	x, slot, ok := e.aindex.Find(maphash.Bytes(e.aseed, body), func(v uint32) bool { return e.attrs[v] == string(body) })
+	if ok {
+		return int32(x)
 	}
-	x := int32(len(e.attrs))
-	s := string(body)
-	e.attrs = append(e.attrs, s)
-	e.aindex[s] = x
-	return x
+	x = uint32(len(e.attrs))
+	e.attrs = append(e.attrs, string(body))
+	e.aindex.Add(slot, x, func(v uint32) uint64 { return maphash.String(e.aseed, e.attrs[v]) })
+	return int32(x)
 }
 
 func (e *encoder) attrString(key, v string) int32 {
