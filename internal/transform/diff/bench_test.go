@@ -12,8 +12,9 @@ import (
 )
 
 // BenchmarkDiff compares two CPU profiles of the corpus (Go's
-// runtime/pprof), and a generated profile of 20,000 locations with
-// itself.
+// runtime/pprof), a generated profile of 20,000 locations with itself,
+// and 20,000 samples each with a label set of its own (a worker and a
+// numeric label, as a perf script's time) with itself.
 //
 //	go test -run '^$' -bench Diff -count 8 ./internal/transform/diff
 func BenchmarkDiff(b *testing.B) {
@@ -32,6 +33,7 @@ func BenchmarkDiff(b *testing.B) {
 	}{
 		{"corpus-cpu", read("../../../testdata/corpus/cpu-00.pb.gz"), read("../../../testdata/corpus/cpu-01.pb.gz")},
 		{"synth-20k", wide, wide},
+		{"labeled-20k", synth.LabeledStacks(20_000, true), synth.LabeledStacks(20_000, true)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
