@@ -512,8 +512,26 @@ func writeJSON(j *wireJSON, data []byte, md protoreflect.MessageDescriptor, form
 // WriteJSON writes for data with those messages in it; a field of theirs
 // is held until it is whole, no piece once it is written.
 func WriteJSONStreamed(w io.Writer, data []byte, md protoreflect.MessageDescriptor, format string, path []protowire.Number, fill func(k int, emit func(piece []byte) error) error) error {
-	s := &streamedField{path: path, fill: fill}
-	return writeJSON(&wireJSON{b: make([]byte, 0, flushAt+64<<10), w: w, streamed: s}, data, md, format)
+	return WriteJSONStreamedAt(w, data, md, format, StreamedField{Path: path, Fill: fill})
+}
+
+// StreamedField is a field whose messages WriteJSONStreamedAt is given in
+// pieces: the message's field Path[0], in it Path[1], and so on; the k-th
+// of them is written from the bytes Fill(k, emit) gives.
+type StreamedField struct {
+	Path []protowire.Number
+	Fill func(k int, emit func(piece []byte) error) error
+}
+
+// WriteJSONStreamedAt is WriteJSONStreamed with messages of several
+// fields given in pieces. A repeated field's are each an empty message in
+// data, in its place, written from its pieces.
+func WriteJSONStreamedAt(w io.Writer, data []byte, md protoreflect.MessageDescriptor, format string, fields ...StreamedField) error {
+	j := &wireJSON{b: make([]byte, 0, flushAt+64<<10), w: w}
+	for _, f := range fields {
+		j.streamed = append(j.streamed, &streamedField{path: f.Path, fill: f.Fill})
+	}
+	return writeJSON(j, data, md, format)
 }
 
 // LocateWireError finds where binary data fails to parse as md: the byte

@@ -115,3 +115,94 @@ func TestWriteJSONStreamedRefuses(t *testing.T) {
 		}
 	}
 }
+
+// emptyProfiles returns a binary ProfilesData with each Profile
+// (resource_profiles.scope_profiles.profiles) empty, and their bytes.
+func emptyProfiles(t *testing.T, data []byte, depth int, out *[][]byte) []byte {
+	t.Helper()
+	var b []byte
+	for off := 0; off < len(data); {
+		num, typ, n := protowire.ConsumeTag(data[off:])
+		m := protowire.ConsumeFieldValue(num, typ, data[off+n:])
+		if n < 0 || m < 0 {
+			t.Fatalf("bad encoding at byte %d", off)
+		}
+		field := data[off : off+n+m]
+		off += n + m
+		// ProfilesData.resource_profiles (1), ResourceProfiles.scope_profiles (2),
+		// ScopeProfiles.profiles (2).
+		if typ != protowire.BytesType || num != [3]protowire.Number{1, 2, 2}[depth] {
+			b = append(b, field...)
+			continue
+		}
+		body, _ := protowire.ConsumeBytes(field[n:])
+		if depth == 2 {
+			*out = append(*out, body)
+			b = protowire.AppendBytes(protowire.AppendTag(b, num, typ), nil)
+			continue
+		}
+		b = protowire.AppendBytes(protowire.AppendTag(b, num, typ), emptyProfiles(t, body, depth+1, out))
+	}
+	return b
+}
+
+// The JSON of a message whose dictionary and Profiles come in pieces
+// (each Profile empty in the message, in its place) is the structs' JSON
+// of the whole message, pieces cut anywhere.
+func TestWriteJSONStreamedProfiles(t *testing.T) {
+	dev, _ := encodings(t)
+	md := (&devpb.ProfilesData{}).ProtoReflect().Descriptor()
+	cut := func(b []byte, size int) [][]byte {
+		var pieces [][]byte
+		for ; len(b) > 0; b = b[min(size, len(b)):] {
+			pieces = append(pieces, b[:min(size, len(b))])
+		}
+		return pieces
+	}
+	give := func(pieces [][]byte, emit func([]byte) error) error {
+		for _, p := range pieces {
+			if err := emit(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	profiles := 0
+	for i, data := range dev {
+		want, err := reference(data, &devpb.ProfilesData{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest, fields := splitDictionary(t, data)
+		var bodies [][]byte
+		rest = emptyProfiles(t, rest, 0, &bodies)
+		profiles += len(bodies)
+		dict := bytes.Join(fields, nil)
+		for _, size := range []int{1, 7, 1 << 20} {
+			var w bytes.Buffer
+			err = otlpcommon.WriteJSONStreamedAt(&w, rest, md, "otlp json",
+				otlpcommon.StreamedField{Path: []protowire.Number{2}, Fill: func(_ int, emit func([]byte) error) error {
+					return give(cut(dict, size), emit)
+				}},
+				otlpcommon.StreamedField{Path: []protowire.Number{1, 2, 2}, Fill: func(k int, emit func([]byte) error) error {
+					return give(cut(bodies[k], size), emit)
+				}})
+			if err != nil {
+				t.Fatalf("message %d, pieces of %d: %v", i, size, err)
+			}
+			if !bytes.Equal(w.Bytes(), append(want, '\n')) {
+				t.Fatalf("message %d, pieces of %d: the streamed JSON differs from the structs' at byte %d", i, size, firstDiff(w.Bytes(), append(want, '\n')))
+			}
+		}
+	}
+	if profiles < len(dev) {
+		t.Fatalf("%d Profiles in %d messages", profiles, len(dev))
+	}
+	// A Profile also in the message's bytes is refused.
+	data := dev[0]
+	err := otlpcommon.WriteJSONStreamedAt(&bytes.Buffer{}, data, md, "otlp json",
+		otlpcommon.StreamedField{Path: []protowire.Number{1, 2, 2}, Fill: func(int, func([]byte) error) error { return nil }})
+	if err == nil || !strings.Contains(err.Error(), "given in its bytes and in pieces") {
+		t.Errorf("a Profile in the bytes and in pieces: %v", err)
+	}
+}

@@ -32,10 +32,10 @@ type wireJSON struct {
 	b   []byte
 	w   io.Writer
 	err error
-	// streamed, when set, gives the messages at its path (not in their
+	// streamed, when set, give the messages at their paths (not in their
 	// bytes) in pieces (WriteJSONStreamed); at is the path of fields to
 	// the message being written.
-	streamed *streamedField
+	streamed []*streamedField
 	at       []protowire.Number
 }
 
@@ -47,11 +47,26 @@ type streamedField struct {
 	k    int // how many were given
 }
 
-// here reports whether fd, a field of the message being written, is the
-// one whose messages are given in pieces.
-func (s *streamedField) here(at []protowire.Number, fd protoreflect.FieldDescriptor) bool {
-	n := len(at)
-	return s != nil && n == len(s.path)-1 && fd.Number() == s.path[n] && slices.Equal(at, s.path[:n])
+// streamedAt returns the streamed field fd is, a field of the message
+// being written, or nil.
+func (j *wireJSON) streamedAt(fd protoreflect.FieldDescriptor) *streamedField {
+	n := len(j.at)
+	for _, s := range j.streamed {
+		if n == len(s.path)-1 && fd.Number() == s.path[n] && slices.Equal(j.at, s.path[:n]) {
+			return s
+		}
+	}
+	return nil
+}
+
+// given writes the next message of s, a field fd, from its pieces.
+func (j *wireJSON) given(s *streamedField, fd protoreflect.FieldDescriptor, depth int) error {
+	k := s.k
+	s.k++
+	j.at = append(j.at, fd.Number())
+	err := j.pieces(fd.Message(), func(emit func([]byte) error) error { return s.fill(k, emit) }, depth+1)
+	j.at = j.at[:len(j.at)-1]
+	return err
 }
 
 const flushAt = 1 << 20
@@ -137,9 +152,9 @@ func (j *wireJSON) message(data []byte, md protoreflect.MessageDescriptor, depth
 	for i := range spans {
 		s := spans[i]
 		fd := fds.Get(i)
-		if j.streamed.here(j.at, fd) {
-			if fd.IsList() || fd.Kind() != protoreflect.MessageKind {
-				return fmt.Errorf("%s.%s: %w: a field given in pieces is a singular message", md.FullName(), fd.Name(), errWire)
+		if st := j.streamedAt(fd); st != nil && !fd.IsList() {
+			if fd.Kind() != protoreflect.MessageKind {
+				return fmt.Errorf("%s.%s: %w: a field given in pieces is a message", md.FullName(), fd.Name(), errWire)
 			}
 			if s.seen {
 				_, _, n := protowire.ConsumeTag(data[s.last:])
@@ -149,12 +164,7 @@ func (j *wireJSON) message(data []byte, md protoreflect.MessageDescriptor, depth
 			}
 			j.key(fd, first)
 			first = false
-			k := j.streamed.k
-			j.streamed.k++
-			j.at = append(j.at, fd.Number())
-			err := j.pieces(fd.Message(), func(emit func([]byte) error) error { return j.streamed.fill(k, emit) }, depth+1)
-			j.at = j.at[:len(j.at)-1]
-			if err != nil {
+			if err := j.given(st, fd, depth); err != nil {
 				return err
 			}
 			continue
@@ -260,6 +270,16 @@ func (j *wireJSON) listOf(b []byte, fd protoreflect.FieldDescriptor, first, open
 		}
 		if fd.Kind() == protoreflect.MessageKind {
 			msg, _ := protowire.ConsumeBytes(v)
+			if st := j.streamedAt(fd); st != nil {
+				if len(msg) > 0 {
+					return fmt.Errorf("%s: %w: given in its bytes and in pieces", fd.FullName(), errWire)
+				}
+				j.elem(fd, first, open)
+				if err := j.given(st, fd, depth); err != nil {
+					return err
+				}
+				continue
+			}
 			j.elem(fd, first, open)
 			if err := j.within(fd, msg, depth); err != nil {
 				return err
@@ -311,7 +331,7 @@ func (j *wireJSON) packedValues(b []byte, fd protoreflect.FieldDescriptor, first
 
 // within writes msg, a value of fd, a field of a message at depth.
 func (j *wireJSON) within(fd protoreflect.FieldDescriptor, msg []byte, depth int) error {
-	if j.streamed == nil {
+	if len(j.streamed) == 0 {
 		return j.message(msg, fd.Message(), depth+1)
 	}
 	j.at = append(j.at, fd.Number())
