@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -361,6 +362,7 @@ type encoder struct {
 	// Scratch of the layout steps, kept for the next call.
 	skeys      []sampleKeyRef
 	omittable  []bool
+	omitFor    int // 1 + the input profile omittable is marked for; 0: none
 	stackCount []int32
 	lkeys      []locKey
 	stAll      []ref
@@ -460,21 +462,37 @@ func (e *encoder) layout(ps []*model.Profile) {
 	e.layoutStacks()
 	e.layoutAttributes()
 	e.markLayout = e.samplesUseFields23()
+	e.omitFor = 0
 }
 
 // resourceProfilesAll appends the ResourceProfiles of e.ps: one per run
 // of profiles with the same resource.
 func (e *encoder) resourceProfilesAll(b []byte) []byte {
-	ps, n := e.ps, len(e.ps)
-	for i := 0; i < n; {
-		j := i + 1
-		for j < n && sameResource(ps[i], ps[j]) {
-			j++
-		}
+	spill := e.spill
+	e.spill = nil // held whole
+	for i, j := range e.resourceRuns() {
 		b = e.resourceProfiles(b, i, j)
-		i = j
 	}
+	e.spill = spill
 	return b
+}
+
+// resourceRuns yields the runs ps[i:j] of profiles with the same resource,
+// each written as one ResourceProfiles.
+func (e *encoder) resourceRuns() iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		ps, n := e.ps, len(e.ps)
+		for i := 0; i < n; {
+			j := i + 1
+			for j < n && sameResource(ps[i], ps[j]) {
+				j++
+			}
+			if !yield(i, j) {
+				return
+			}
+			i = j
+		}
+	}
 }
 
 // sizeHint guesses the encoded size of ps, to allocate the output once:
@@ -664,6 +682,17 @@ func (e *encoder) dictionary(b []byte) []byte {
 // share their resource.
 func (e *encoder) resourceProfiles(b []byte, i, j int) []byte {
 	b, rp := begin(b, fDataResourceProfiles)
+	b = e.resourceHead(b, i)
+	for k := i; k < j; k++ {
+		b = e.scopeProfiles(b, k)
+	}
+	b = e.resourceTail(b, i)
+	return end(b, rp)
+}
+
+// resourceHead appends the fields of the ResourceProfiles of ps[i] before
+// its ScopeProfiles: the resource.
+func (e *encoder) resourceHead(b []byte, i int) []byte {
 	res := e.ps[i].Resource
 	attrs := mergeAttributes(res.Attributes, e.opts.Resource)
 	if len(attrs) > 0 || res.DroppedAttributesCount != 0 {
@@ -675,13 +704,16 @@ func (e *encoder) resourceProfiles(b []byte, i, j int) []byte {
 		b = appendVarintField(b, 2, uint64(res.DroppedAttributesCount))
 		b = end(b, r)
 	}
-	for k := i; k < j; k++ {
-		b = e.scopeProfiles(b, k)
+	return b
+}
+
+// resourceTail appends the fields of the ResourceProfiles of ps[i] after
+// its ScopeProfiles: the schema URL.
+func (e *encoder) resourceTail(b []byte, i int) []byte {
+	if url := e.ps[i].Resource.SchemaURL; url != "" {
+		b = protowire.AppendString(appendTag(b, 3, protowire.BytesType), e.validUTF8(url))
 	}
-	if res.SchemaURL != "" {
-		b = protowire.AppendString(appendTag(b, 3, protowire.BytesType), e.validUTF8(res.SchemaURL))
-	}
-	return end(b, rp)
+	return b
 }
 
 // order returns the sample type indices of p in the order its Profiles are
@@ -711,8 +743,21 @@ func order(p *model.Profile) []int {
 // scopeProfiles appends the ScopeProfiles of input profile pi: one Profile
 // per sample type.
 func (e *encoder) scopeProfiles(b []byte, pi int) []byte {
-	p := e.ps[pi]
 	b, sp := begin(b, 2)
+	b, ord := e.scopeHead(b, pi)
+	for k, t := range ord {
+		b = e.profile(b, pi, t, k == 0)
+	}
+	b = e.scopeTail(b, pi)
+	return end(b, sp)
+}
+
+// scopeHead appends the fields of the ScopeProfiles of input profile pi
+// before its Profiles (the scope), readies the encoder for its Profiles
+// and returns their sample types in the order they are written (-1: a
+// profile without any).
+func (e *encoder) scopeHead(b []byte, pi int) ([]byte, []int) {
+	p := e.ps[pi]
 	b, sc := begin(b, 1)
 	name, version := p.Scope.Name, p.Scope.Version
 	if name == "" && version == "" && e.opts.NameScope {
@@ -763,16 +808,19 @@ func (e *encoder) scopeProfiles(b []byte, pi int) []byte {
 	if len(ord) > 1 {
 		e.markOmittable(pi)
 	}
-	for k, t := range ord {
-		b = e.profile(b, pi, t, k == 0)
-	}
 	if len(ord) == 0 {
-		b = e.profile(b, pi, -1, true)
+		ord = append(ord, -1)
 	}
-	if p.Scope.SchemaURL != "" {
-		b = protowire.AppendString(appendTag(b, 3, protowire.BytesType), e.validUTF8(p.Scope.SchemaURL))
+	return b, ord
+}
+
+// scopeTail appends the fields of the ScopeProfiles of input profile pi
+// after its Profiles: the schema URL.
+func (e *encoder) scopeTail(b []byte, pi int) []byte {
+	if url := e.ps[pi].Scope.SchemaURL; url != "" {
+		b = protowire.AppendString(appendTag(b, 3, protowire.BytesType), e.validUTF8(url))
 	}
-	return end(b, sp)
+	return b
 }
 
 // samplesUseFields23 reports whether some sample written has attribute
@@ -795,9 +843,16 @@ func (e *encoder) samplesUseFields23() bool {
 
 // profile appends the Profile of sample type t (-1: none) of input profile pi.
 func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
+	b, pb := begin(b, fScopeProfiles)
+	b = e.profileBody(b, pi, t, first)
+	return end(b, pb)
+}
+
+// profileBody appends the fields of the Profile of sample type t (-1:
+// none) of input profile pi, giving the bytes to e.next after each sample.
+func (e *encoder) profileBody(b []byte, pi, t int, first bool) []byte {
 	p := e.ps[pi]
 	sm := e.smap[pi]
-	b, pb := begin(b, fScopeProfiles)
 	if t >= 0 {
 		st := p.SampleTypes[t]
 		if st.AggregationTemporality != 0 {
@@ -860,6 +915,7 @@ func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 				b = end(b, ts)
 			}
 			b = end(b, sb)
+			b = e.next(b)
 		}
 	}
 	if p.TimeNanos != 0 {
@@ -888,8 +944,7 @@ func (e *encoder) profile(b []byte, pi, t int, first bool) []byte {
 			b = appendBytesField(b, fProfilePayload, p.OriginalPayload)
 		}
 	}
-	b = appendPacked(b, fProfileAttributeIndices, e.profAttrs[pi])
-	return end(b, pb)
+	return appendPacked(b, fProfileAttributeIndices, e.profAttrs[pi])
 }
 
 const fScopeProfiles = 2
@@ -904,19 +959,26 @@ const fScopeProfiles = 2
 // matches the j-th. In a Go heap profile, about half the samples have
 // nothing in use: their inuse_objects and inuse_space samples go.
 func (e *encoder) markOmittable(pi int) {
+	if e.omitFor == pi+1 {
+		return // marked already, as the ResourceProfiles were counted
+	}
+	e.omitFor = pi + 1
 	p := e.ps[pi]
 	om := resize(e.omittable, len(p.Samples))
 	clear(om)
 	e.omittable = om
+	// Only a sample without timestamps and with a zero value may be left
+	// out of a Profile.
 	zero := false
 	for i := range p.Samples {
-		if slices.Contains(p.Samples[i].Values, 0) {
+		s := &p.Samples[i]
+		if len(s.Timestamps) == 0 && slices.Contains(s.Values, 0) {
 			zero = true
 			break
 		}
 	}
 	if !zero {
-		return // nothing to leave out (a CPU profile): no sort
+		return // nothing to leave out (a CPU profile, a JFR recording): no sort
 	}
 	stmap, km, lsa := e.stmap[pi], e.kmap[pi], e.lsAttrs[pi]
 	// A sample alone with its stack has a unique key; only those that
@@ -927,7 +989,13 @@ func (e *encoder) markOmittable(pi int) {
 	for i := range p.Samples {
 		cnt[stmap[p.Samples[i].Stack]]++
 	}
-	keys := e.skeys[:0]
+	shared := 0
+	for i := range p.Samples {
+		if cnt[stmap[p.Samples[i].Stack]] > 1 {
+			shared++
+		}
+	}
+	keys := slices.Grow(e.skeys[:0], shared) // made at its size: grown by append, old and new were held at once
 	for i := range p.Samples {
 		s := &p.Samples[i]
 		if cnt[stmap[s.Stack]] == 1 {

@@ -114,7 +114,8 @@ func TestEncodeStreamedSameBytes(t *testing.T) {
 	for _, p := range decodedPprofFixtures(t) {
 		ps = append(ps, []*model.Profile{p})
 	}
-	ps = append(ps, []*model.Profile{manyLocations(50_000)})
+	ps = append(ps, []*model.Profile{manyLocations(50_000)}, timestampedTypes(2000, 4, 0),
+		[]*model.Profile{timestampedTypes(300, 3, 0)[0], timestampedTypes(200, 2, 1)[0], timestampedTypes(100, 1, 1)[0]})
 	defer func(from, chunk int) { streamFrom, spillChunk = from, chunk }(streamFrom, spillChunk)
 	for i, in := range ps {
 		for _, gz := range []bool{false, true} {
@@ -135,6 +136,49 @@ func TestEncodeStreamedSameBytes(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// timestampedTypes returns one profile of n samples of types sample types,
+// each with a timestamp and a value in one type only (as a JFR recording's
+// events are), on 100 stacks, labelled by one of 50 threads, its resource
+// and scope those of resource r, with schema URLs.
+func timestampedTypes(n, types, r int) []*model.Profile {
+	b := synth.Locations(100)
+	p := b.P
+	p.SampleTypes = p.SampleTypes[:0]
+	for k := range types {
+		p.SampleTypes = append(p.SampleTypes, model.ValueType{Type: b.String(fmt.Sprintf("type%d", k)), Unit: b.String("count")})
+	}
+	for i := range n {
+		v := make([]int64, types)
+		v[i%types] = int64(i%1000 + 1)
+		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i % 100), int32(i % 7)}), Values: v,
+			LabelSet: b.LabelSet([]model.Label{{Key: b.String("thread"), Str: b.String(fmt.Sprint(i % 50))}}),
+			Link:     model.NoLink, Timestamps: []uint64{1e18 + uint64(i)*1e6}})
+	}
+	p.Resource = model.Resource{SchemaURL: fmt.Sprintf("https://example.com/%d", r),
+		Attributes: []model.Attribute{{Key: "service.name", Value: model.Value{Kind: model.KindString, Str: fmt.Sprintf("svc%d", r)}}}}
+	p.Scope = model.Scope{Name: "scope", SchemaURL: "https://example.com/scope"}
+	return []*model.Profile{p}
+}
+
+// Written as they are encoded, the ResourceProfiles are not held either:
+// a profile of 200k samples with timestamps and 8 sample types (a Profile
+// of each, with every sample: most of the message) is written, binary or
+// JSON, holding less than a third of what the whole message takes.
+func TestEncodeSamplesStreamedMemory(t *testing.T) {
+	p := timestampedTypes(200_000, 8, 0)[0]
+	defer func(old int) { streamFrom = old }(streamFrom)
+	for _, enc := range []func(io.Writer, []*model.Profile, EncodeOptions) error{Encode, EncodeJSON} {
+		streamFrom = math.MaxInt
+		whole := peakOf(t, enc, p)
+		streamFrom = 0
+		streamed := peakOf(t, enc, p)
+		t.Logf("200k timestamped samples of 8 types: %d bytes held at most, %d with the ResourceProfiles written as they are encoded", whole, streamed)
+		if 3*streamed > whole {
+			t.Errorf("writing the ResourceProfiles as they are encoded held %d bytes, not less than a third of the %d of the whole message", streamed, whole)
 		}
 	}
 }
