@@ -213,6 +213,14 @@ type summer struct {
 	// thousand entries at a time. (Its locations' lines are its table of
 	// lines.)
 	valSlab []int64
+	// A sample with timestamps, never added to, takes the values of the
+	// sample before it when they are equal and that sample had
+	// timestamps too (lastRow): a JFR recording's CPU samples, a perf
+	// script's of one period, share one array. Samples that share one are
+	// next to each other (scaleColumn scales it once). Their timestamps
+	// are cut from tsSlab.
+	lastRow []int64
+	tsSlab  []uint64
 
 	// Scratch.
 	key, key2 []byte
@@ -243,7 +251,7 @@ func (s *summer) addType(typ, unit string, temporality int32) {
 	if len(out.Samples) == 0 {
 		return
 	}
-	s.valSlab = nil
+	s.valSlab, s.lastRow = nil, nil
 	n := len(out.SampleTypes)
 	for i := range out.Samples {
 		v := out.Samples[i].Values
@@ -257,8 +265,11 @@ func (s *summer) addType(typ, unit string, temporality int32) {
 func (s *summer) scaleColumn(c int, r float64) {
 	out := s.b.P
 	for i := range out.Samples {
-		v := &out.Samples[i].Values[c]
-		*v = int64(math.Round(float64(*v) * r))
+		vs := out.Samples[i].Values
+		if i > 0 && &out.Samples[i-1].Values[0] == &vs[0] {
+			continue // shared with the sample before: scaled already
+		}
+		vs[c] = int64(math.Round(float64(vs[c]) * r))
 	}
 }
 

@@ -210,6 +210,60 @@ func TestUnion(t *testing.T) {
 // A stack of 1M frames added to itself is held once more, as the sum's
 // locations, beside the sum's stack: its frames are not copied into the
 // samples' keys (three copies, 24 MB, when they were).
+// Samples with timestamps stay apart, their values kept; those of equal
+// values next to each other share one array of the sum's, which a finer
+// unit coming later scales once, not once a sample.
+func TestTimestampedShareValues(t *testing.T) {
+	mk := func(unit string, n int) *model.Profile {
+		b := model.NewBuilder()
+		p := b.P
+		p.SampleTypes = []model.ValueType{{Type: b.String("cpu"), Unit: b.String(unit)}, {Type: b.String("samples"), Unit: b.String("count")}}
+		p.Functions = []model.Function{{Name: b.String("main")}}
+		p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: 0})
+		for i := range n {
+			p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{0}), Values: []int64{10, 1}, Link: model.NoLink,
+				Timestamps: []uint64{uint64(1000 + i)}})
+		}
+		// One without a timestamp between: added to, never shared.
+		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{0}), Values: []int64{10, 1}, Link: model.NoLink})
+		for i := range n {
+			p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{0}), Values: []int64{10, 1}, Link: model.NoLink,
+				Timestamps: []uint64{uint64(2000 + i)}})
+		}
+		return p
+	}
+	got, err := sum.Sum([]sum.Input{{Name: "a", Profile: mk("milliseconds", 3)}, {Name: "b", Profile: mk("nanoseconds", 2)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Samples) != 11 {
+		t.Fatalf("%d samples, want 3+3 and 2+2 timestamped and one without", len(got.Samples))
+	}
+	rows := map[*int64]bool{}
+	var ts []uint64
+	for i, s := range got.Samples {
+		want := []int64{10 * 1e6, 1} // milliseconds scaled to nanoseconds
+		if i >= 7 {
+			want = []int64{10, 1}
+		}
+		if len(s.Timestamps) == 0 {
+			want = []int64{10*1e6 + 10, 2}
+		} else {
+			ts = append(ts, s.Timestamps...)
+		}
+		if !reflect.DeepEqual(s.Values, want) {
+			t.Errorf("sample %d (timestamps %v): values %v, want %v", i, s.Timestamps, s.Values, want)
+		}
+		rows[&s.Values[0]] = true
+	}
+	if want := []uint64{1000, 1001, 1002, 2000, 2001, 2002, 1000, 1001, 2000, 2001}; !reflect.DeepEqual(ts, want) {
+		t.Errorf("timestamps %v, want %v", ts, want)
+	}
+	if len(rows) > 5 {
+		t.Errorf("%d arrays of values for 11 samples: runs of timestamped ones do not share", len(rows))
+	}
+}
+
 func TestDeepStackHeldOnce(t *testing.T) {
 	const frames = 1 << 20
 	a, b := synth.DeepStack(frames), synth.DeepStack(frames)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/pprofx/pprofx/internal/hashindex"
@@ -91,12 +92,18 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 // addSample adds a sample of the sum's stack stack to the sum.
 func (s *summer) addSample(p *model.Profile, src *model.Sample, stack int32, vals []int64, link int32) {
 	out := s.b.P
-	var ts []uint64
-	if len(src.Timestamps) > 0 {
-		ts = append(ts, src.Timestamps...)
+	var row []int64
+	if len(src.Timestamps) > 0 && slices.Equal(s.lastRow, vals) {
+		row = s.lastRow
+	} else {
+		row = cut(&s.valSlab, vals)
 	}
-	out.Samples = append(out.Samples, model.Sample{Stack: stack, Values: cut(&s.valSlab, vals),
-		LabelSet: s.labelSet(p, src.LabelSet), Link: link, Timestamps: ts})
+	s.lastRow = nil
+	if len(src.Timestamps) > 0 {
+		s.lastRow = row
+	}
+	out.Samples = append(out.Samples, model.Sample{Stack: stack, Values: row,
+		LabelSet: s.labelSet(p, src.LabelSet), Link: link, Timestamps: cut(&s.tsSlab, src.Timestamps)})
 }
 
 // cut returns a copy of v from the array at slab, making a new array when
