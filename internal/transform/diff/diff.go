@@ -102,7 +102,7 @@ func Diff(base, newp *model.Profile, o Options, warn func(string)) (*model.Profi
 		m.add(s, s.base)
 		// Diff holds an input no longer once it is merged: a caller that
 		// does not either lets it go (the command line does).
-		s.p, s.samples, s.vals = nil, nil, nil
+		s.p, s.samples, s.rowOf, s.rows = nil, nil, nil, nil
 	}
 	m.done()
 	m.compact()

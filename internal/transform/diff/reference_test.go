@@ -105,7 +105,7 @@ func TestMatchesLibrary(t *testing.T) {
 // pprof's keys meet: equal locations, mappings of one binary at other
 // addresses, lines without a function, labels of every kind, frames to
 // drop, values that cancel, sample types in other units and orders,
-// equal strings at other indices.
+// equal strings at other indices, samples sharing one array of values.
 func TestMatchesLibraryRandom(t *testing.T) {
 	n := 3000
 	if testing.Short() {
@@ -226,6 +226,11 @@ func randomProfile(r *rand.Rand) *model.Profile {
 			if r.IntN(3) == 0 {
 				vals[i] *= 1000
 			}
+		}
+		if len(p.Samples) > 0 && r.IntN(3) == 0 {
+			// The values of an earlier sample, in its array, as decoders
+			// store samples of equal values.
+			vals = p.Samples[r.IntN(len(p.Samples))].Values
 		}
 		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(frames), Values: vals,
 			LabelSet: b.LabelSet(labels), Link: model.NoLink})

@@ -25,9 +25,13 @@ type side struct {
 	periodVal  int64
 	defaultTyp string  // the default sample type's type, "" when unset
 	samples    []int32 // indices into p.Samples, in order
-	vals       []int64 // len(types) per entry of samples
+	rowOf      []int32 // per entry of samples, its row of values in rows
+	rows       []int64 // len(types) values a row
 	base       bool    // BASE's samples, labelled pprof::base=true
 }
+
+// maxSharedRows is how many arrays of values newSide looks samples up by.
+const maxSharedRows = 1 << 12
 
 func newSide(p *model.Profile) *side {
 	s := &side{
@@ -39,12 +43,32 @@ func newSide(p *model.Profile) *side {
 	for _, t := range p.SampleTypes {
 		s.types = append(s.types, valueType{p.String(t.Type), p.String(t.Unit)})
 	}
+	// Samples that share an array of values in p (a decoder's samples of
+	// equal values: a JFR recording's CPU samples) share a row: values
+	// are scaled row by row, as pprof scales them sample by sample. The
+	// arrays are found by their address, the first maxSharedRows of them.
 	n := len(s.types)
 	s.samples = make([]int32, len(p.Samples))
-	s.vals = make([]int64, len(p.Samples)*n)
+	s.rowOf = make([]int32, len(p.Samples))
+	s.rows = make([]int64, 0, n*min(len(p.Samples), maxSharedRows))
+	seen := map[*int64]int32{}
+	rows := int32(0)
 	for i := range p.Samples {
 		s.samples[i] = int32(i)
-		copy(s.vals[i*n:(i+1)*n], p.Samples[i].Values)
+		v := p.Samples[i].Values
+		if len(v) > 0 {
+			if r, ok := seen[&v[0]]; ok {
+				s.rowOf[i] = r
+				continue
+			}
+			if len(seen) < maxSharedRows {
+				seen[&v[0]] = rows
+			}
+		}
+		s.rows = append(s.rows, make([]int64, n)...)
+		copy(s.rows[int(rows)*n:], v[:min(len(v), n)])
+		s.rowOf[i] = rows
+		rows++
 	}
 	return s
 }
@@ -59,8 +83,8 @@ func (s *side) typeNames() []string {
 
 // values returns the values of entry j of s.samples.
 func (s *side) values(j int) []int64 {
-	n := len(s.types)
-	return s.vals[j*n : (j+1)*n]
+	n, r := len(s.types), int(s.rowOf[j])
+	return s.rows[r*n : (r+1)*n]
 }
 
 // scaleN is pprof's Profile.ScaleN: each value times the ratio of its
@@ -74,23 +98,25 @@ func (s *side) scaleN(ratios []float64) {
 	if allOnes {
 		return
 	}
-	n, k := len(s.types), 0
-	for j := range s.samples {
-		v := s.values(j)
-		keep := false
+	n := len(s.types)
+	keepRow := make([]bool, len(s.rows)/n)
+	for r := range keepRow {
+		v := s.rows[r*n : (r+1)*n]
 		for i := range v {
 			if ratios[i] != 1 {
 				v[i] = int64(math.Round(float64(v[i]) * ratios[i]))
-				keep = keep || v[i] != 0
+				keepRow[r] = keepRow[r] || v[i] != 0
 			}
 		}
-		if keep {
-			s.samples[k] = s.samples[j]
-			copy(s.vals[k*n:(k+1)*n], v)
+	}
+	k := 0
+	for j := range s.samples {
+		if keepRow[s.rowOf[j]] {
+			s.samples[k], s.rowOf[k] = s.samples[j], s.rowOf[j]
 			k++
 		}
 	}
-	s.samples, s.vals = s.samples[:k], s.vals[:k*n]
+	s.samples, s.rowOf = s.samples[:k], s.rowOf[:k]
 }
 
 func (s *side) scale(ratio float64) {
@@ -213,13 +239,13 @@ func (s *side) compatibilize(types []string) error {
 	for i, idx := range remap {
 		s.types[i] = old[idx]
 	}
-	vals := make([]int64, len(s.samples)*len(types))
-	for j := range s.samples {
+	rows := make([]int64, len(s.rows)/n*len(types))
+	for r := range len(s.rows) / n {
 		for i, idx := range remap {
-			vals[j*len(types)+i] = s.vals[j*n+idx]
+			rows[r*len(types)+i] = s.rows[r*n+idx]
 		}
 	}
-	s.vals = vals
+	s.rows = rows
 	return nil
 }
 
