@@ -1,8 +1,10 @@
 package model
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -24,9 +26,14 @@ type Builder struct {
 	seed      maphash.Seed
 	strings   hashindex.Index
 	stacks    hashindex.Index
-	labelSets map[string]int32
+	labelSets hashindex.Index
 	keyBuf    []byte
+	attrBuf   []byte
 	frameBuf  []int32
+	// New label sets' labels are cut from this array, made a few
+	// thousand at a time: a perf script's samples each have a set of
+	// their own.
+	labelSlab []Label
 }
 
 // NewBuilder returns a Builder over a new empty profile.
@@ -43,9 +50,8 @@ func BuilderFor(p *Profile) *Builder {
 		p.LabelSets = []LabelSet{{}}
 	}
 	b := &Builder{
-		P:         p,
-		seed:      maphash.MakeSeed(),
-		labelSets: make(map[string]int32, len(p.LabelSets)),
+		P:    p,
+		seed: maphash.MakeSeed(),
 	}
 	// A string or stack the profile holds twice is found as its first.
 	b.strings.Reserve(len(p.Strings))
@@ -62,10 +68,10 @@ func BuilderFor(p *Profile) *Builder {
 			b.stacks.Add(slot, uint32(i), b.rehashStack)
 		}
 	}
-	for i, ls := range p.LabelSets {
-		k := string(b.labelKey(ls.Labels, ls.Attributes))
-		if _, ok := b.labelSets[k]; !ok {
-			b.labelSets[k] = int32(i)
+	b.labelSets.Reserve(len(p.LabelSets) - 1)
+	for i, ls := range p.LabelSets[1:] {
+		if _, slot, ok := b.findLabelSet(ls.Labels, ls.Attributes); !ok {
+			b.labelSets.Add(slot, uint32(i+1), b.rehashLabelSet)
 		}
 	}
 	return b
@@ -154,6 +160,29 @@ func (b *Builder) labelKey(ls []Label, as []Attribute) []byte {
 	return k
 }
 
+// findLabelSet finds the label set of these labels and attributes, by
+// an index of the sets' numbers (an empty set is not in it).
+func (b *Builder) findLabelSet(labels []Label, attrs []Attribute) (uint32, int, bool) {
+	h := maphash.Bytes(b.seed, b.labelKey(labels, attrs))
+	var ak []byte
+	if len(attrs) > 0 {
+		ak = AppendAttributesKey(b.attrBuf[:0], attrs)
+		b.attrBuf = ak
+	}
+	return b.labelSets.Find(h, func(v uint32) bool {
+		ls := &b.P.LabelSets[v]
+		if !slices.Equal(ls.Labels, labels) || len(ls.Attributes) != len(attrs) {
+			return false
+		}
+		return len(attrs) == 0 || bytes.Equal(AppendAttributesKey(b.keyBuf[:0], ls.Attributes), ak)
+	})
+}
+
+func (b *Builder) rehashLabelSet(v uint32) uint64 {
+	ls := &b.P.LabelSets[v]
+	return maphash.Bytes(b.seed, b.labelKey(ls.Labels, ls.Attributes))
+}
+
 // LabelSet returns the index of the label set holding exactly these labels
 // in this order, adding it if needed. An empty set is index 0. labels is copied.
 func (b *Builder) LabelSet(labels []Label) int32 {
@@ -167,16 +196,24 @@ func (b *Builder) LabelSetWith(labels []Label, attrs []Attribute) int32 {
 	if len(labels) == 0 && len(attrs) == 0 {
 		return 0
 	}
-	k := b.labelKey(labels, attrs)
-	if i, ok := b.labelSets[string(k)]; ok {
-		return i
+	i, slot, ok := b.findLabelSet(labels, attrs)
+	if ok {
+		return int32(i)
 	}
-	i := int32(len(b.P.LabelSets))
-	ls := LabelSet{Labels: append([]Label(nil), labels...)}
+	i = uint32(len(b.P.LabelSets))
+	var ls LabelSet
+	if len(labels) > 0 {
+		if cap(b.labelSlab)-len(b.labelSlab) < len(labels) {
+			b.labelSlab = make([]Label, 0, max(4096, len(labels)))
+		}
+		n := len(b.labelSlab)
+		b.labelSlab = append(b.labelSlab, labels...)
+		ls.Labels = b.labelSlab[n : n+len(labels) : n+len(labels)]
+	}
 	if len(attrs) > 0 {
 		ls.Attributes = append([]Attribute(nil), attrs...)
 	}
 	b.P.LabelSets = append(b.P.LabelSets, ls)
-	b.labelSets[string(k)] = i
-	return i
+	b.labelSets.Add(slot, i, b.rehashLabelSet)
+	return int32(i)
 }
