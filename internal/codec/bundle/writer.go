@@ -51,8 +51,11 @@ type Writer struct {
 	strIdx, funcIdx, locIdx hashindex.Index
 	attrIdx                 map[string]uint32 // encoded attribute set -> index in attrSets
 	// The prefix tree of stacks.
-	tree      *prefixTree
-	labelIdx  map[string]uint32
+	tree *prefixTree
+	// Label sets are found by an index of their numbers too (a perf
+	// script's samples each have a set of their own).
+	labelIdx  hashindex.Index
+	labBuf    []label
 	linkIdx   map[string]uint32
 	rows      rows
 	entries   []Entry
@@ -100,7 +103,6 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		seed:        maphash.MakeSeed(),
 		attrIdx:     map[string]uint32{},
 		tree:        newPrefixTree(),
-		labelIdx:    map[string]uint32{},
 		linkIdx:     map[string]uint32{},
 		rows:        rows{latest: map[rowKey]*rowState{}},
 		warn:        opts.Warn,
@@ -431,27 +433,43 @@ func (w *Writer) labelSet(p *model.Profile, i int32) uint32 {
 	if v := w.lsMap[i]; v != 0 {
 		return v - 1
 	}
-	ls := p.LabelSets[i].Labels
 	as := w.attrSet(p.LabelSets[i].Attributes)
-	k := binary.AppendUvarint(w.key[:0], uint64(as))
-	for _, l := range ls {
-		k = binary.AppendUvarint(k, uint64(w.str(p, l.Key)))
-		k = binary.AppendUvarint(k, uint64(w.str(p, l.Str)))
-		k = binary.AppendVarint(k, l.Num)
-		k = binary.AppendUvarint(k, uint64(w.str(p, l.NumUnit)))
+	ls := w.labBuf[:0]
+	for _, l := range p.LabelSets[i].Labels {
+		ls = append(ls, label{key: w.str(p, l.Key), str: w.str(p, l.Str), num: l.Num, unit: w.str(p, l.NumUnit)})
 	}
-	w.key = k
-	v, ok := w.labelIdx[string(k)]
+	w.labBuf = ls
+	v, slot, ok := w.labelIdx.Find(w.labelHash(as, ls), func(v uint32) bool {
+		s := w.t.labelSets[v]
+		return s.attrs == as && slices.Equal(w.t.labels[s.off:s.off+s.n], ls)
+	})
 	if !ok {
 		v = uint32(len(w.t.labelSets))
 		w.t.labelSets = append(w.t.labelSets, labelSet{off: uint32(len(w.t.labels)), n: uint32(len(ls)), attrs: as})
-		for _, l := range ls {
-			w.t.labels = append(w.t.labels, label{key: w.str(p, l.Key), str: w.str(p, l.Str), num: l.Num, unit: w.str(p, l.NumUnit)})
-		}
-		w.labelIdx[string(k)] = v
+		w.t.labels = append(w.t.labels, ls...)
+		w.labelIdx.Add(slot, v, w.labelSetHash)
 	}
 	w.lsMap[i] = v + 1
 	return v
+}
+
+// labelHash hashes a label set of the shared tables: its attribute set
+// and its labels.
+func (w *Writer) labelHash(as uint32, ls []label) uint64 {
+	k := binary.AppendUvarint(w.key[:0], uint64(as))
+	for _, l := range ls {
+		k = binary.AppendUvarint(k, uint64(l.key))
+		k = binary.AppendUvarint(k, uint64(l.str))
+		k = binary.AppendVarint(k, l.num)
+		k = binary.AppendUvarint(k, uint64(l.unit))
+	}
+	w.key = k
+	return maphash.Bytes(w.seed, k)
+}
+
+func (w *Writer) labelSetHash(v uint32) uint64 {
+	s := w.t.labelSets[v]
+	return w.labelHash(s.attrs, w.t.labels[s.off:s.off+s.n])
 }
 
 func (w *Writer) link(p *model.Profile, i int32) uint32 {
@@ -810,7 +828,8 @@ func (w *Writer) Close() error {
 // and the per-profile scratch.
 func (w *Writer) dropIndexes() {
 	w.strIdx, w.funcIdx, w.locIdx = hashindex.Index{}, hashindex.Index{}, hashindex.Index{}
-	w.pstrIdx, w.hdrIdx, w.attrIdx, w.labelIdx, w.linkIdx = nil, nil, nil, nil, nil
+	w.pstrIdx, w.hdrIdx, w.attrIdx, w.linkIdx = nil, nil, nil, nil
+	w.labelIdx = hashindex.Index{}
 	w.lineBuf, w.colBuf, w.mapIdx = nil, nil, nil
 	w.t.tree, w.tree = w.tree, nil
 	w.rows.latest = nil
