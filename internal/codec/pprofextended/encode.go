@@ -2,6 +2,7 @@ package pprofextended
 
 import (
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -83,7 +85,8 @@ type encoder struct {
 	sortStacks []seq   // scratch of layoutStacks
 	lkeys      []locKey
 	lkeys2     []locKey
-	kvIndex    map[kvKey]int32 // scratch of layoutAttributes
+	kvIndex    hashindex.Index // of kv, by its entries (scratch of layoutAttributes)
+	kvSeed     maphash.Seed
 	keyUnit    map[int32]int32
 	attrs      []uint64 // attribute indices of label sets, back to back
 	lsStart    []int32  // per label set: start in attrs; -1 unknown, -2 written as labels

@@ -5,9 +5,11 @@ package pprofextended
 
 import (
 	"cmp"
+	"hash/maphash"
 	"slices"
 	"strings"
 
+	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -92,13 +94,15 @@ func (e *encoder) layoutAttributes() {
 		e.lsStart[i], e.lsEnd[i] = -1, -1
 	}
 	e.attrs, e.kv, e.units = e.attrs[:0], e.kv[:0], e.units[:0]
-	if e.kvIndex == nil {
-		e.kvIndex, e.keyUnit = map[kvKey]int32{}, map[int32]int32{}
+	if e.keyUnit == nil {
+		e.keyUnit, e.kvSeed = map[int32]int32{}, maphash.MakeSeed()
 	}
-	clear(e.kvIndex)
+	// The attribute table's entries are found by an index of their
+	// numbers: a perf script's samples each have a time of their own.
+	e.kvIndex = hashindex.Index{}
 	clear(e.keyUnit)
-	index := e.kvIndex
 	keyUnit := e.keyUnit // numeric key -> its unit (0: none)
+	rehash := func(v uint32) uint64 { return maphash.Comparable(e.kvSeed, e.kv[v]) }
 	conflict := false
 	for i := range p.Samples {
 		ls := p.Samples[i].LabelSet
@@ -140,11 +144,11 @@ func (e *encoder) layoutAttributes() {
 			} else {
 				k.str = l.Str
 			}
-			x, seen := index[k]
+			x, slot, seen := e.kvIndex.Find(maphash.Comparable(e.kvSeed, k), func(v uint32) bool { return e.kv[v] == k })
 			if !seen {
-				x = int32(len(e.kv))
-				index[k] = x
+				x = uint32(len(e.kv))
 				e.kv = append(e.kv, k)
+				e.kvIndex.Add(slot, x, rehash)
 			}
 			e.attrs = append(e.attrs, uint64(x))
 		}
