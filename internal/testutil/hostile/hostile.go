@@ -109,6 +109,7 @@ func Cases(small bool) []Case {
 	nText := pick(2_000_000, 200_000)
 	nPerf := pick(1_000_000, 50_000)
 	nLegacy := pick(4_000_000, 40_000)
+	nJFR := int(pick(1_000_000, 50_000))
 
 	var cs []Case
 	add := func(c Case) { cs = append(cs, c) }
@@ -327,6 +328,25 @@ func Cases(small bool) []Case {
 			fmt.Fprintf(w, "a 1 1.%06d: 1 c:\n\t1 a (b)\n\n", i%1000000)
 		}
 	})
+	// A real JFR recording with one of its CPU samples repeated (jfr.go):
+	// 10 bytes of input an event, each a sample with its time. Over the
+	// bound: a sample takes 64 bytes in the model and its time 8.
+	jfrGen := func(w io.Writer) error {
+		rec, err := moduleFile("testdata/jfr/cpu.jfr")
+		if err != nil {
+			return err
+		}
+		b, err := jfrRepeated(rec, "jdk.ExecutionSample", nJFR)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	var nj counter
+	_ = jfrGen(&nj)
+	add(Case{Name: "jfr-events.jfr", Desc: fmt.Sprintf("JFR: a CPU sample of the JDK's repeated %d times", nJFR),
+		Args: convert, Exit: 0, OverBound: true, Raw: int64(nj), Gen: jfrGen})
 	legacy := func(w *bufio.Writer) {
 		w.WriteString("heap profile: 1: 1 [1: 1] @ heap/1048576\n")
 		for range nLegacy {
