@@ -326,8 +326,9 @@ type encoder struct {
 	fmap  [][]int32 // functions
 	stmap [][]int32 // stacks; -1 unused
 	kmap  [][]int32 // links
-	// Per input profile and label set: its attribute indices.
-	lsAttrs [][][]int32
+	// Per input profile, per label set: its attribute indices (none for a
+	// set no sample uses).
+	lsAttrs []indexSets
 
 	// The dictionary, as references into the inputs (after its zero entry).
 	strs   []ref // the string table (strOf)
@@ -447,7 +448,7 @@ func (e *encoder) layout(ps []*model.Profile) {
 	n := len(ps)
 	e.smap, e.mmap, e.lmap = grow(e.smap, n), grow(e.mmap, n), grow(e.lmap, n)
 	e.fmap, e.stmap, e.kmap = grow(e.fmap, n), grow(e.stmap, n), grow(e.kmap, n)
-	e.lsAttrs, e.profAttrs = grow(e.lsAttrs, n), grow(e.profAttrs, n)
+	e.lsAttrs, e.profAttrs = slices.Grow(e.lsAttrs[:0], n)[:n], grow(e.profAttrs, n)
 	if e.aseed == (maphash.Seed{}) {
 		e.aseed = maphash.MakeSeed()
 	}
@@ -833,7 +834,7 @@ func (e *encoder) samplesUseFields23() bool {
 	for pi, p := range e.ps {
 		for i := range p.Samples {
 			s := &p.Samples[i]
-			if s.Link != model.NoLink || len(e.lsAttrs[pi][s.LabelSet]) > 0 {
+			if s.Link != model.NoLink || len(e.lsAttrs[pi].at(int(s.LabelSet))) > 0 {
 				return true
 			}
 		}
@@ -896,7 +897,7 @@ func (e *encoder) profileBody(b []byte, pi, t int, first bool) []byte {
 			// varint), which every protobuf parser takes for a repeated
 			// field: one byte less than packed (tag, length, varint) in
 			// every sample of every profile.
-			if as := lsa[s.LabelSet]; len(as) == 1 {
+			if as := lsa.at(int(s.LabelSet)); len(as) == 1 {
 				b = append(b, fSampleAttributes<<3)
 				b = appendVarint(b, uint64(as[0]))
 			} else {
@@ -1006,7 +1007,7 @@ func (e *encoder) markOmittable(pi int) {
 		if s.Link != model.NoLink {
 			link = km[s.Link]
 		}
-		keys = append(keys, sampleKeyRef{stmap[s.Stack], link, lsa[s.LabelSet], int32(i), len(s.Timestamps) == 0})
+		keys = append(keys, sampleKeyRef{stmap[s.Stack], link, lsa.at(int(s.LabelSet)), int32(i), len(s.Timestamps) == 0})
 	}
 	cmpKeys := func(a, b sampleKeyRef) int {
 		if a.stack != b.stack {

@@ -722,27 +722,26 @@ func (e *encoder) layoutAttributes() {
 		}
 		e.profAttrs[pi] = as
 
-		// Label sets, as samples use them.
-		sets := grow(e.lsAttrs[pi], len(p.LabelSets))
-		for i := range sets {
-			sets[i] = sets[i][:0]
-		}
-		done := resize(e.done, len(p.LabelSets))
-		clear(done)
-		e.done = done
-		done[0] = true
+		// Label sets that samples use, in one array (a perf script's
+		// samples each have a set of their own).
+		used := resize(e.done, len(p.LabelSets))
+		clear(used)
+		e.done = used
 		for si := range p.Samples {
-			ls := p.Samples[si].LabelSet
-			if done[ls] {
-				continue
-			}
-			done[ls] = true
-			sets[ls] = e.labelAttrs(pi, p.LabelSets[ls].Labels, sets[ls])
-			for _, a := range p.LabelSets[ls].Attributes {
-				sets[ls] = append(sets[ls], e.attrModel(a))
-			}
+			used[p.Samples[si].LabelSet] = true
 		}
-		e.lsAttrs[pi] = sets
+		used[0] = false
+		sets := &e.lsAttrs[pi]
+		sets.reset(len(p.LabelSets))
+		for ls := range p.LabelSets {
+			if used[ls] {
+				sets.vals = e.labelAttrs(pi, p.LabelSets[ls].Labels, sets.vals)
+				for _, a := range p.LabelSets[ls].Attributes {
+					sets.add(e.attrModel(a))
+				}
+			}
+			sets.next()
+		}
 	}
 
 	// Sort the table by its encoded entries.
@@ -773,9 +772,7 @@ func (e *encoder) layoutAttributes() {
 	remap(e.locAttrs.vals)
 	for pi := range e.ps {
 		remap(e.profAttrs[pi])
-		for _, as := range e.lsAttrs[pi] {
-			remap(as)
-		}
+		remap(e.lsAttrs[pi].vals)
 	}
 }
 

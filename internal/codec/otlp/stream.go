@@ -52,7 +52,7 @@ func encodeStream(w io.Writer, p *model.Profile, samples streamenc.Samples, dir 
 	e := &encoder{warned: map[string]bool{}, opts: opts}
 	outer := e.profilesData([]*model.Profile{p})
 	lmap := slices.Clone(e.lmap[0])
-	if as := e.lsAttrs[0]; len(p.LabelSets) > 0 && len(as) > 0 && len(as[0]) > 0 {
+	if len(p.LabelSets) > 0 && len(e.lsAttrs[0].at(0)) > 0 {
 		return fmt.Errorf("internal error: otlp: EncodeStream: label set 0 has attributes")
 	}
 
