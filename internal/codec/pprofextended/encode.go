@@ -88,7 +88,7 @@ type encoder struct {
 	kvIndex    hashindex.Index // of kv, by its entries (scratch of layoutAttributes)
 	kvSeed     maphash.Seed
 	keyUnit    map[int32]int32
-	attrs      []uint64 // attribute indices of label sets, back to back
+	attrs      []uint32 // attribute indices of label sets, back to back
 	lsStart    []int32  // per label set: start in attrs; -1 unknown, -2 written as labels
 	lsEnd      []int32
 	kv         []kvKey // attribute table
@@ -412,7 +412,7 @@ func (e *encoder) appendSamples(b []byte, p *model.Profile) []byte {
 			var as int
 			b, as = begin(b, 10)
 			for _, a := range e.attrs[st:e.lsEnd[s.LabelSet]] {
-				b = appendVarint(b, a)
+				b = appendVarint(b, uint64(a))
 			}
 			b = end(b, as)
 		}

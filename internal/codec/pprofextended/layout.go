@@ -150,7 +150,7 @@ func (e *encoder) layoutAttributes() {
 				e.kv = append(e.kv, k)
 				e.kvIndex.Add(slot, x, rehash)
 			}
-			e.attrs = append(e.attrs, uint64(x))
+			e.attrs = append(e.attrs, x)
 		}
 		e.lsEnd[ls] = int32(len(e.attrs))
 	}
@@ -197,10 +197,10 @@ func (e *encoder) sortAttributes() {
 	if slices.IsSorted(perm) {
 		return
 	}
-	inv := make([]uint64, len(perm))
+	inv := make([]uint32, len(perm))
 	kv := make([]kvKey, len(perm))
 	for k, i := range perm {
-		inv[i] = uint64(k)
+		inv[i] = uint32(k)
 		kv[k] = e.kv[i]
 	}
 	copy(e.kv, kv)
