@@ -2,6 +2,8 @@ package otlp
 
 import (
 	"bytes"
+	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -89,8 +91,27 @@ func FuzzDecode(f *testing.F) {
 			if _, err := Decode(buf.Bytes(), DecodeOptions{}); err != nil {
 				t.Fatalf("re-read: %v", err)
 			}
+			sameStreamed(t, ps)
 		}
 	})
+}
+
+// sameStreamed fails t unless ps written as they are encoded, in pieces
+// of one sample or entry, are the bytes of ps written whole, binary and
+// JSON.
+func sameStreamed(t *testing.T, ps []*model.Profile) {
+	t.Helper()
+	defer func(from, chunk int) { streamFrom, spillChunk = from, chunk }(streamFrom, spillChunk)
+	for _, enc := range []func(io.Writer, []*model.Profile, EncodeOptions) error{Encode, EncodeJSON} {
+		var whole, streamed bytes.Buffer
+		streamFrom = math.MaxInt
+		werr := enc(&whole, ps, EncodeOptions{})
+		streamFrom, spillChunk = 0, 1
+		serr := enc(&streamed, ps, EncodeOptions{})
+		if (werr == nil) != (serr == nil) || !bytes.Equal(whole.Bytes(), streamed.Bytes()) {
+			t.Fatalf("written whole (%v) and as encoded (%v): %d and %d bytes, not the same", werr, serr, whole.Len(), streamed.Len())
+		}
+	}
 }
 
 // FuzzValidate: the validator never panics and reports at least one
