@@ -170,7 +170,7 @@ func jsonObjects(data []byte) int64 {
 
 // jsonReader reads tokens, naming the byte of a syntax error.
 type jsonReader struct {
-	dec   *json.Decoder
+	dec   tokenSource
 	depth int // objects open
 }
 
@@ -179,7 +179,11 @@ func (r *jsonReader) token() (json.Token, error) {
 	if err != nil {
 		off := r.dec.InputOffset()
 		var se *json.SyntaxError
-		if errors.As(err, &se) {
+		var ce *scanError
+		switch {
+		case errors.As(err, &ce):
+			off = ce.Offset // the bad byte
+		case errors.As(err, &se):
 			off = se.Offset // the bad byte (Token, unlike Decode, has not counted it)
 		}
 		if err == io.EOF {

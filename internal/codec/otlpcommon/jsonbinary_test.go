@@ -1,6 +1,7 @@
 package otlpcommon_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 	oldpb "github.com/pprofx/pprofx/internal/codec/pprofextended/profilespb"
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/synth"
 )
 
 // sameReading reads text as a message of m's kind with UnmarshalJSONStructs (the generated structs), and
@@ -181,5 +183,97 @@ func BenchmarkJSONDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// FuzzJSONScanner: the scanner JSONToBinary reads a text with gives the
+// tokens encoding/json's Decoder gives (UseNumber), More answers as it
+// does, and the first error comes at the same token with the same
+// message.
+func FuzzJSONScanner(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-2.5e3,"x\u00e9\ud83d\ude00",true,false,null,{}],"b":{"c":"\ud800"}}`,
+		`[1 2]`, `{"a" 1}`, `{"a":1,}`, `[,]`, `01`, `1x`, `"\x01"`, `"\q"`, `"\u12g4"`, `tru`, `-`, `1.`, `1e+`, "\xff\"\xfe\"", `{} {}`, `]`, `{"a":1:2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lib, own := otlpcommon.JSONTokens(data, true), otlpcommon.JSONTokens(data, false)
+		for k := 0; k < 10000; k++ {
+			if lo, oo := lib.InputOffset(), own.InputOffset(); lo != oo {
+				t.Fatalf("token %d: InputOffset: encoding/json %d, scanner %d", k, lo, oo)
+			}
+			if lm, om := lib.More(), own.More(); lm != om {
+				t.Fatalf("token %d: More: encoding/json %v, scanner %v", k, lm, om)
+			}
+			lt, lerr := lib.Token()
+			ot, oerr := own.Token()
+			if (lerr == nil) != (oerr == nil) {
+				t.Fatalf("token %d: encoding/json %v (%v), scanner %v (%v)", k, lt, lerr, ot, oerr)
+			}
+			if lerr != nil {
+				if lerr.Error() != oerr.Error() {
+					t.Fatalf("token %d: encoding/json's error %q, the scanner's %q", k, lerr, oerr)
+				}
+				return
+			}
+			if lt != ot {
+				t.Fatalf("token %d: encoding/json %#v, scanner %#v", k, lt, ot)
+			}
+		}
+	})
+}
+
+// BenchmarkJSONToBinary reads OTLP JSON into its binary encoding with the
+// scanner ("scanner") and with encoding/json's Decoder, which it
+// replaced ("encoding-json"), for the Go runtime's CPU profile, one sample
+// of 1M location ids, 200k locations of their own functions and 20k
+// labelled, timestamped samples:
+//
+//	go test -run '^$' -bench JSONToBinary -benchmem -count 6 ./internal/codec/otlpcommon | benchstat -col /impl -
+func BenchmarkJSONToBinary(b *testing.B) {
+	ps := benchProfiles(b)
+	ps = append(ps, benchProfile{"locations", synth.OwnLocations(200_000, 100)}, benchProfile{"labeled", synth.LabeledStacks(20_000, true)})
+	md := (&devpb.ProfilesData{}).ProtoReflect().Descriptor()
+	for _, c := range ps {
+		text, err := otlp.AppendJSON(nil, []*model.Profile{c.p}, otlp.EncodeOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, impl := range []struct {
+			name string
+			read func([]byte, protoreflect.MessageDescriptor) ([]byte, error)
+		}{{"scanner", otlpcommon.JSONToBinary}, {"encoding-json", otlpcommon.JSONToBinaryLibrary}} {
+			b.Run("profile="+c.name+"/impl="+impl.name, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					if _, err := impl.read(text, md); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// JSONValues finds the values of JSON lines as encoding/json's Decoder
+// does, and names the byte where a value is cut short or broken.
+func TestJSONValues(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		spans [][2]int
+		err   string
+	}{
+		{`{"a":1}`, [][2]int{{0, 7}}, ""},
+		{"{\"a\":[1]}\n {}\n\n", [][2]int{{0, 9}, {11, 13}}, ""},
+		{`{} ]`, [][2]int{{0, 2}}, ""}, // More: a ']' ends the text
+		{`1 "x"`, [][2]int{{0, 1}, {2, 5}}, ""},
+		{``, nil, "byte 0: EOF"},
+		{"  \n", nil, "byte 3: EOF"},
+		{"{}\n{\"a\":", [][2]int{{0, 2}}, "byte 8: unexpected EOF"},
+		{"{}\n{\"a\" 1}", [][2]int{{0, 2}}, "byte 8: invalid character '1' after object key"},
+	} {
+		spans, err := otlpcommon.JSONValues([]byte(c.text))
+		if fmt.Sprint(spans) != fmt.Sprint(c.spans) || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
+			t.Errorf("%q: %v, %v; want %v, %q", c.text, spans, err, c.spans, c.err)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package otlpcommon
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,21 @@ import (
 // UnmarshalJSONStructs reads one OTLP JSON object into m.
 func UnmarshalJSONStructs(data []byte, m protoreflect.Message) error { return jsonToMessage(data, m) }
 
+// JSONToBinaryLibrary is JSONToBinary reading the text with
+// encoding/json's Decoder (BenchmarkJSONDecode).
+func JSONToBinaryLibrary(data []byte, md protoreflect.MessageDescriptor) ([]byte, error) {
+	return jsonToBinary(data, md, true)
+}
+
+// JSONTokens returns a reader of the tokens of data (FuzzJSONScanner).
+func JSONTokens(data []byte, library bool) interface {
+	Token() (json.Token, error)
+	More() bool
+	InputOffset() int64
+} {
+	return jsonTokens(data, library)
+}
+
 // jsonToMessage reads OTLP JSON into m. The text is read token by token
 // straight into the message, never into a tree of maps first, after a
 // count of its objects was found to be what the input's size can justify:
@@ -27,8 +41,7 @@ func jsonToMessage(data []byte, m protoreflect.Message) error {
 		fmt.Sprintf("%d objects", objects)); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
+	dec := jsonTokens(data, false)
 	r := &jsonReader{dec: dec}
 	tok, err := r.token()
 	if err == nil {
