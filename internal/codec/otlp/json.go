@@ -1,11 +1,7 @@
 package otlp
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 
@@ -45,22 +41,10 @@ var jsonDescriptor = (&pb.ProfilesData{}).ProtoReflect().Descriptor()
 // ends holds a message's text while it reads it, and is done before the
 // messages are read.
 func jsonMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) {
-	type span struct{ start, end int64 }
-	var spans []span
-	var endErr error // where finding the next message failed, after spans
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for n := 0; ; n++ {
-		start := dec.InputOffset()
-		if err := dec.Decode(&skipJSON{}); err != nil {
-			if !errors.Is(err, io.EOF) || n == 0 {
-				endErr = fmt.Errorf("otlp json: line %d: byte %d: %v", n+1, start, err)
-			}
-			break
-		}
-		spans = append(spans, span{start, dec.InputOffset()})
-		if !dec.More() {
-			break
-		}
+	// Where finding the next message failed, after spans.
+	spans, endErr := otlpcommon.JSONValues(data)
+	if endErr != nil {
+		endErr = fmt.Errorf("otlp json: line %d: %v", len(spans)+1, endErr)
 	}
 	// The text's field names are those of the current Sample layout.
 	opts.Layout, opts.fromJSON = LayoutV110, true
@@ -68,7 +52,7 @@ func jsonMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 	for n, sp := range spans {
 		// More after this message: its own line, or a line cut short.
 		more := n < len(spans)-1 || endErr != nil
-		wire, err := otlpcommon.JSONToBinary(data[sp.start:sp.end], jsonDescriptor)
+		wire, err := otlpcommon.JSONToBinary(data[sp[0]:sp[1]], jsonDescriptor)
 		if err != nil {
 			return nil, jsonErr(n, more, err)
 		}
@@ -88,11 +72,6 @@ func jsonMessages(data []byte, opts DecodeOptions, check bool) (*Parsed, error) 
 	}
 	return p, nil
 }
-
-// skipJSON takes a JSON value without keeping it.
-type skipJSON struct{}
-
-func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 func jsonErr(n int, lines bool, err error) error {
 	if lines || n > 0 {
