@@ -438,22 +438,12 @@ func JSONValues(data []byte) (spans [][2]int, err error) {
 			}
 			return spans, nil
 		}
-		depth := 0
-		for {
-			tok, err := r.token()
-			if err != nil {
-				return spans, err
-			}
-			if d, ok := tok.(json.Delim); ok {
-				if d == '{' || d == '[' {
-					depth++
-				} else {
-					depth--
-				}
-			}
-			if depth == 0 {
-				break
-			}
+		tok, err := r.token()
+		if err == nil {
+			err = r.skip(tok)
+		}
+		if err != nil {
+			return spans, err
 		}
 		spans = append(spans, [2]int{start, s.end})
 		if !s.More() {
