@@ -25,7 +25,7 @@ type tokenSource interface {
 // commas and colons checked and passed over; io.EOF at the end. The
 // Decoder reads each scalar by decoding a value, which builds an error
 // message to find where the value ends: most of the time OTLP JSON took
-// to read (BenchmarkJSONDecode compares the two).
+// to read (BenchmarkJSONToBinary compares the two).
 type jsonScanner struct {
 	data  []byte
 	pos   int    // the next byte

@@ -17,7 +17,7 @@ import (
 func UnmarshalJSONStructs(data []byte, m protoreflect.Message) error { return jsonToMessage(data, m) }
 
 // JSONToBinaryLibrary is JSONToBinary reading the text with
-// encoding/json's Decoder (BenchmarkJSONDecode).
+// encoding/json's Decoder (BenchmarkJSONToBinary).
 func JSONToBinaryLibrary(data []byte, md protoreflect.MessageDescriptor) ([]byte, error) {
 	return jsonToBinary(data, md, true)
 }
