@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/pprofx/pprofx/internal/codec/bundle"
+	"github.com/pprofx/pprofx/internal/codec/jfr"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
@@ -328,7 +329,8 @@ func Cases(small bool) []Case {
 			fmt.Fprintf(w, "a 1 1.%06d: 1 c:\n\t1 a (b)\n\n", i%1000000)
 		}
 	})
-	// A real JFR recording with one of its CPU samples repeated (jfr.go):
+	// A real JFR recording with one of its CPU samples repeated
+	// (jfr.RepeatEvent):
 	// 10 bytes of input an event, each a sample with its time. Over the
 	// bound: a sample takes 64 bytes in the model and its time 8.
 	jfrGen := func(w io.Writer) error {
@@ -336,7 +338,7 @@ func Cases(small bool) []Case {
 		if err != nil {
 			return err
 		}
-		b, err := jfrRepeated(rec, "jdk.ExecutionSample", nJFR)
+		b, err := jfr.RepeatEvent(rec, "jdk.ExecutionSample", nJFR)
 		if err != nil {
 			return err
 		}
