@@ -64,19 +64,7 @@ func FuzzSamples(f *testing.F) {
 //
 //	go test -run '^$' -bench Samples -benchmem -count 6 ./internal/codec/speedscope | benchstat -col /impl -
 func BenchmarkSamples(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "go", "cpu.pb.gz"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := pprof.Decode(data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := Encode(&buf, p, Options{}); err != nil {
-		b.Fatal(err)
-	}
-	fixture := buf.Bytes()
+	fixture := goCPUSpeedscope(b)
 	var f struct {
 		Profiles []struct {
 			Samples json.RawMessage `json:"samples"`
@@ -125,4 +113,22 @@ func BenchmarkSamples(b *testing.B) {
 			}
 		})
 	}
+}
+
+// goCPUSpeedscope returns the Go runtime's CPU profile
+// (testdata/go/cpu.pb.gz) as pprofx writes it in speedscope.
+func goCPUSpeedscope(b *testing.B) []byte {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "go", "cpu.pb.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := pprof.Decode(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, p, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -1,14 +1,9 @@
 package speedscope
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/pprofx/pprofx/internal/codec/pprof"
 )
 
 // BenchmarkTables reads the frame table and the weights of the Go
@@ -23,18 +18,6 @@ import (
 //
 //	go test -run '^$' -bench Tables -benchmem -count 6 ./internal/codec/speedscope | benchstat -col /impl -
 func BenchmarkTables(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "go", "cpu.pb.gz"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := pprof.Decode(data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := Encode(&buf, p, Options{}); err != nil {
-		b.Fatal(err)
-	}
 	var f struct {
 		Shared struct {
 			Frames json.RawMessage `json:"frames"`
@@ -43,7 +26,7 @@ func BenchmarkTables(b *testing.B) {
 			Weights json.RawMessage `json:"weights"`
 		} `json:"profiles"`
 	}
-	if err := json.Unmarshal(buf.Bytes(), &f); err != nil || len(f.Profiles) == 0 {
+	if err := json.Unmarshal(goCPUSpeedscope(b), &f); err != nil || len(f.Profiles) == 0 {
 		b.Fatalf("%v, %d profiles", err, len(f.Profiles))
 	}
 	frames := []byte("[" + strings.Repeat(`{"name":"main.f","file":"main.go","line":12,"col":3},`, 1<<20-1) + `{"name":"main.f"}]`)
