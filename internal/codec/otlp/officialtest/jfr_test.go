@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -57,11 +58,26 @@ func (s sums) diff(o sums) string {
 // thread or thread_id), timestamps on every sample, and per sample type
 // the same totals by stack and thread as google/pprof reads in pprofx's
 // pprof of the same recording.
+//
+// The recording of 300k events (cpu.jfr's first chunk, one of its CPU
+// samples repeated, jfr.RepeatEvent) makes a message of more than 16 MiB,
+// which pprofx writes as it encodes it.
 func TestPdataReadsJFR(t *testing.T) {
 	root, _ := filepath.Abs(filepath.Join("..", "..", "..", ".."))
-	for _, f := range []string{"cpu.jfr", "jfr-parser/example.jfr.gz"} {
-		t.Run(f, func(t *testing.T) {
+	big, err := jfr.RepeatEvent(read(t, filepath.Join(root, "testdata", "jfr", "cpu.jfr")), "jdk.ExecutionSample", 300_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigPath := filepath.Join(dir, "repeated.jfr")
+	if err := os.WriteFile(bigPath, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"cpu.jfr", "jfr-parser/example.jfr.gz", bigPath} {
+		t.Run(filepath.Base(f), func(t *testing.T) {
 			src := filepath.Join(root, "testdata", "jfr", f)
+			if filepath.IsAbs(f) {
+				src = f
+			}
 			base := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_").Replace(f))
 			for _, o := range []string{base + ".otlp", base + ".pb.gz"} {
 				if b, err := exec.Command(pprofx, "convert", src, "-o", o).CombinedOutput(); err != nil {
