@@ -15,6 +15,10 @@ func FuzzDecode(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A heap text read in runs is the text read whole.
+		if whole, runs, ok := decodeBoth(t, data); ok && whole != runs {
+			t.Fatalf("read in runs:\n%s\nwhole:\n%s", runs, whole)
+		}
 		p, err := Decode(data, Options{})
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {

@@ -56,32 +56,81 @@ const (
 	perAddress = 170
 )
 
-// Decode reads a legacy text profile, whole.
+// Decode reads a legacy text profile. A large heap profile is read a run
+// of records at a time (see chunks.go); any other text whole.
 func Decode(data []byte, opts Options) (*model.Profile, error) {
 	n := bytes.Count(data, []byte("\n"))
 	if n > MaxLines {
 		return nil, fmt.Errorf("legacy text: %d lines, more than the %d this reader takes", n, MaxLines)
 	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, fmt.Errorf("legacy text: byte %d: a NUL byte: not text", i)
+	}
+	warn := onceEach(opts.Warn)
+	if l, ok := splitHeap(data, chunkBytes); ok {
+		p, err := decodeRuns(data, l, warn)
+		if err != errDisagree {
+			if err == nil {
+				warnCut(data, warn)
+			}
+			return p, err
+		}
+	}
 	need := perLine*int64(n+1) + perAddress*int64(bytes.Count(data, []byte("0x"))) + 4*int64(len(data))
 	if err := model.CheckAvailable("legacy text", need, int64(len(data)), fmt.Sprintf("google/pprof's reading of %d lines", n+1)); err != nil {
 		return nil, err
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
-		return nil, fmt.Errorf("legacy text: byte %d: a NUL byte: not text", bytes.IndexByte(data, 0))
+	p, err := decodeText(data, warn)
+	if err != nil {
+		if perr, ok := err.(parseError); ok {
+			return nil, locate(data, perr.err)
+		}
+		return nil, err
 	}
+	warnCut(data, warn)
+	return p, nil
+}
+
+// parseError is google/pprof's refusal of a text, which names no line.
+type parseError struct{ err error }
+
+func (e parseError) Error() string { return e.err.Error() }
+
+// decodeText is google/pprof's reading of a whole text, with what enrich
+// adds, in the model.
+func decodeText(data []byte, warn func(string)) (*model.Profile, error) {
 	p, err := parse(data)
 	if err != nil {
-		return nil, locate(data, err)
+		return nil, parseError{err}
 	}
-	if len(data) > 0 && data[len(data)-1] != '\n' && opts.Warn != nil {
-		opts.Warn(fmt.Sprintf("legacy text: line %d has no line break: the input may be cut short", bytes.Count(data, []byte("\n"))+1))
-	}
-	enrich(p, data, opts.Warn)
+	enrich(p, data, warn)
 	var buf bytes.Buffer
 	if err := p.WriteUncompressed(&buf); err != nil {
 		return nil, fmt.Errorf("legacy text: %v", err)
 	}
 	return pprof.DecodeRaw(buf.Bytes())
+}
+
+// warnCut tells of a text whose last line has no line break.
+func warnCut(data []byte, warn func(string)) {
+	if len(data) > 0 && data[len(data)-1] != '\n' && warn != nil {
+		warn(fmt.Sprintf("legacy text: line %d has no line break: the input may be cut short", bytes.Count(data, []byte("\n"))+1))
+	}
+}
+
+// onceEach passes each distinct warning on once: the runs of a large
+// text are each enriched as a whole text is.
+func onceEach(warn func(string)) func(string) {
+	if warn == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	return func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			warn(s)
+		}
+	}
 }
 
 // enrich adds to google/pprof's reading what the text says and the
@@ -112,10 +161,24 @@ func parse(data []byte) (p *profile.Profile, err error) {
 }
 
 // locate turns google/pprof's error, which names no place, into one that
-// names the first line at which it fails: the shortest run of whole lines
-// from the start that google/pprof refuses.
+// names the first line at which it fails.
 func locate(data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "parsing profile: ")
+	n, line, ok := failingLine(data, msg)
+	if !ok {
+		return fmt.Errorf("legacy text: google/pprof does not read it: %s", msg)
+	}
+	return lineError(n, msg, line)
+}
+
+func lineError(n int, msg, line string) error {
+	return fmt.Errorf("legacy text: line %d: google/pprof does not read it (%s): %.80q", n, msg, line)
+}
+
+// failingLine finds the shortest run of whole lines from the start of data
+// that google/pprof refuses with msg, and returns the number and text of
+// its last line.
+func failingLine(data []byte, msg string) (int, string, bool) {
 	var ends []int // ends[i]: offset after line i+1
 	for off := 0; off < len(data); {
 		i := bytes.IndexByte(data[off:], '\n')
@@ -131,9 +194,8 @@ func locate(data []byte, err error) error {
 		return err != nil
 	}
 	lo, hi := 1, len(ends)
-	unlocated := fmt.Errorf("legacy text: google/pprof does not read it: %s", msg)
 	if hi == 0 || len(data) > maxLocate || !fails(hi) {
-		return unlocated
+		return 0, "", false
 	}
 	for lo < hi {
 		mid := (lo + hi) / 2
@@ -146,11 +208,11 @@ func locate(data []byte, err error) error {
 	// The search assumes that once a line is refused every longer run is:
 	// the line found must fail as the whole input does.
 	if _, err := parse(data[:ends[lo-1]]); err == nil || strings.TrimPrefix(err.Error(), "parsing profile: ") != msg {
-		return unlocated
+		return 0, "", false
 	}
 	line := string(bytes.TrimRight(data[max(0, ends[lo-1]-200):ends[lo-1]], "\r\n"))
 	if i := strings.LastIndexByte(line, '\n'); i >= 0 {
 		line = line[i+1:]
 	}
-	return fmt.Errorf("legacy text: line %d: google/pprof does not read it (%s): %.80q", lo, msg, line)
+	return lo, line, true
 }

@@ -9,23 +9,36 @@ import (
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-// Under a memory limit, a text whose reading by google/pprof would take
-// more than the limit leaves is refused in one line before it starts
-// (each 18-byte heap line takes that reading about 750 bytes); every
-// fixture is read under a limit of 16 MiB.
+// Under a memory limit, a text whose reading would take more than the
+// limit leaves is refused in one line before it starts. google/pprof's
+// reading of a text whole takes about 750 bytes a line; a heap text is
+// read a run of records at a time, each of its records taking about 100
+// in the profile. Every fixture is read under a limit of 16 MiB.
 func TestRefusedUnderLimit(t *testing.T) {
-	var text bytes.Buffer
-	text.WriteString("heap profile: 1: 1 [1: 1] @ heap/1048576\n")
-	for range 100_000 {
-		text.WriteString("1: 1 [1: 1] @ 0x1\n")
-	}
+	heap := lines("heap profile: 1: 1 [1: 1] @ heap/1048576\n", "1: 1 [1: 1] @ 0x1\n", 100_000)
+	mutex := lines("--- mutex:\ncycles/second=2596123749\nsampling period=1\n", "1331850 6 @ 0x4e70d9 0x4e70d8\n", 100_000)
 	defer model.SetMemoryAvailable(0)
 	model.SetMemoryInUse(func() int64 { return 0 }, 0)
-	model.SetMemoryAvailable(16 << 20)
-	_, err := Decode(text.Bytes(), Options{})
-	if err == nil || !strings.Contains(err.Error(), "google/pprof's reading of 100002 lines") || !strings.Contains(err.Error(), "refused") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("%d bytes of heap lines under a limit of 16 MiB: %v, want a one-line refusal", text.Len(), err)
+	for _, c := range []struct {
+		text  []byte
+		limit int64
+		want  string // "" for none
+	}{
+		{heap, 16 << 20, "100000 heap records, read 256 KiB at a time"},
+		{heap, 40 << 20, ""}, // read whole it needs 80 MB
+		{mutex, 40 << 20, "google/pprof's reading of 100004 lines"},
+		{mutex, 160 << 20, ""},
+	} {
+		model.SetMemoryAvailable(c.limit)
+		_, err := Decode(c.text, Options{})
+		if c.want == "" && err != nil {
+			t.Errorf("%.20q under a limit of %d MiB: %v", c.text, c.limit>>20, err)
+		}
+		if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "refused") || strings.Contains(err.Error(), "\n")) {
+			t.Errorf("%.20q under a limit of %d MiB: %v, want a one-line refusal (%s)", c.text, c.limit>>20, err, c.want)
+		}
 	}
+	model.SetMemoryAvailable(16 << 20)
 	for _, f := range fixtures(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -36,7 +49,14 @@ func TestRefusedUnderLimit(t *testing.T) {
 		}
 	}
 	model.SetMemoryAvailable(0)
-	if _, err := Decode(text.Bytes(), Options{}); err != nil {
-		t.Errorf("without a limit: %v", err)
+	for _, text := range [][]byte{heap, mutex} {
+		if _, err := Decode(text, Options{}); err != nil {
+			t.Errorf("%.20q without a limit: %v", text, err)
+		}
 	}
+}
+
+// lines is head followed by n times line.
+func lines(head, line string, n int) []byte {
+	return append([]byte(head), bytes.Repeat([]byte(line), n)...)
 }

@@ -1,0 +1,348 @@
+package legacytext
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strings"
+
+	"github.com/pprofx/pprofx/internal/hashindex"
+	"github.com/pprofx/pprofx/internal/model"
+)
+
+// A large heap profile (gperftools' heap, growth and fragmentation text,
+// Go's heap debug=1) is read a run of records at a time: google/pprof's
+// reading holds about 750 bytes a record, 40 times a short heap line, and
+// a text of 69 MB took 3 GiB read whole. Each run is read as a text of its
+// own, the header line, the run's records and the memory map that ends the
+// text, by google/pprof and enrich as a whole text is (decodeText), and
+// added to the profile read so far: its locations found by address,
+// mapping and lines, its stacks and label sets interned, its samples
+// appended in order. What the whole reading shares must come out the same
+// from every run (the header's types and period, the mappings), or the
+// text is read whole: google/pprof widens a mapping to take an address
+// just below it, which only the run holding that address would do.
+//
+// A record is a line that is neither blank nor a comment; the comments
+// after it (Go's frames, "#\t0x…") stay in its run.
+
+// chunkBytes is about the size of the runs of records read at a time.
+var chunkBytes = 256 << 10
+
+// The model's share of a record and of a distinct address, counted
+// before a large text is read in runs: a sample of 64 bytes, its label
+// set and the rest; a location of 24 bytes, its index and stack frames.
+const (
+	perRecord     = 96
+	perRunAddress = 64
+)
+
+// errDisagree tells Decode that the runs' readings differ in what a whole
+// reading shares: the text is read whole.
+var errDisagree = errors.New("legacy text: runs read differently")
+
+// layout is a heap text cut into runs of records.
+type layout struct {
+	head    []byte // the header line
+	tail    []byte // the memory map, from its sentinel line on; or nothing
+	cuts    []int  // where the runs start in the text, then where the last ends
+	lines   []int  // the line number of each run's first line
+	tailAt  int    // the line number of the tail's first line
+	records int
+}
+
+// splitHeap cuts a heap text into runs of about size bytes; false when
+// the text is not a heap text or is one run.
+func splitHeap(data []byte, size int) (layout, bool) {
+	var l layout
+	first := bytes.IndexByte(data, '\n')
+	if first < 0 || !bytes.Contains(data[:first], []byte("heap profile:")) {
+		return l, false
+	}
+	l.head = data[:first+1]
+	l.cuts, l.lines = []int{first + 1}, []int{2}
+	end := len(data)
+	n := 1
+	for off := first + 1; off < len(data); {
+		n++
+		next := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		line := string(data[off:next])
+		switch {
+		case isSpaceOrComment(line):
+		case isMemoryMapSentinel(line):
+			end, l.tailAt = off, n
+			next = len(data)
+		default:
+			l.records++
+			if off-l.cuts[len(l.cuts)-1] >= size {
+				l.cuts = append(l.cuts, off)
+				l.lines = append(l.lines, n)
+			}
+		}
+		off = next
+	}
+	l.cuts = append(l.cuts, end)
+	l.tail = data[end:]
+	return l, len(l.cuts) > 2
+}
+
+// decodeRuns reads the runs of l, each as a whole text, and adds them up.
+func decodeRuns(data []byte, l layout, warn func(string)) (*model.Profile, error) {
+	// What google/pprof takes for the largest run, and what the
+	// profile takes: every record a sample, every address a location.
+	var run int
+	for k := 0; k+1 < len(l.cuts); k++ {
+		run = max(run, l.cuts[k+1]-l.cuts[k])
+	}
+	run += len(l.head) + len(l.tail)
+	runLines := bytes.Count(l.head, []byte("\n")) + bytes.Count(l.tail, []byte("\n")) + run/16 + 1
+	need := perLine*int64(runLines) + int64(run) + perRecord*int64(l.records) + perRunAddress*int64(bytes.Count(data, []byte("0x")))
+	if err := model.CheckAvailable("legacy text", need, int64(len(data)), fmt.Sprintf("%d heap records, read %d KiB at a time", l.records, run>>10)); err != nil {
+		return nil, err
+	}
+	var a *appender
+	var text []byte
+	for k := 0; k+1 < len(l.cuts); k++ {
+		text = append(append(append(text[:0], l.head...), data[l.cuts[k]:l.cuts[k+1]]...), l.tail...)
+		p, err := decodeText(text, warn)
+		if perr, ok := err.(parseError); ok {
+			return nil, l.locate(k, text, perr.err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if a == nil {
+			a = newAppender(p, l.records)
+		} else if !a.add(p) {
+			return nil, errDisagree
+		}
+	}
+	return a.p, nil
+}
+
+// locate is the package's locate for run k, read as text: it names the
+// line of the whole text.
+func (l layout) locate(k int, text []byte, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "parsing profile: ")
+	n, line, ok := failingLine(text, msg)
+	if !ok {
+		return fmt.Errorf("legacy text: google/pprof does not read it: %s", msg)
+	}
+	runLines := bytes.Count(l.head, []byte("\n"))
+	body := bytes.Count(text[len(l.head):len(text)-len(l.tail)], []byte("\n"))
+	switch {
+	case n <= runLines:
+	case n <= runLines+body:
+		n = l.lines[k] + n - runLines - 1
+	default:
+		n = l.tailAt + n - runLines - body - 1
+	}
+	return lineError(n, msg, line)
+}
+
+// appender adds the profiles of runs to the first.
+type appender struct {
+	p      *model.Profile
+	b      *model.Builder
+	header string
+	seed   maphash.Seed
+	locs   hashindex.Index
+	funcs  map[model.Function]int32
+	key    []byte
+
+	// A run's strings, functions, locations and label sets in p.
+	strs, fns, locIdx, sets []int32
+	frames                  []int32
+	labels                  []model.Label
+	lines                   []model.Line
+
+	// The samples' values, copied out of the runs' readings (which give
+	// every sample a row of one array of the run's): a row equal to the
+	// last sample's is shared.
+	valSlab []int64
+	lastRow []int64
+}
+
+func newAppender(p *model.Profile, records int) *appender {
+	a := &appender{p: p, b: model.BuilderFor(p), header: header(p), seed: maphash.MakeSeed(), funcs: map[model.Function]int32{}}
+	p.Samples = slices.Grow(p.Samples, records-len(p.Samples))
+	for i, f := range p.Functions {
+		if _, ok := a.funcs[f]; !ok {
+			a.funcs[f] = int32(i)
+		}
+	}
+	a.locs.Reserve(len(p.Locations))
+	for i := range p.Locations {
+		if _, slot, ok := a.findLocation(&p.Locations[i], p.LocationLines(i)); !ok {
+			a.locs.Add(slot, uint32(i), a.rehashLocation)
+		}
+	}
+	return a
+}
+
+// header is what a run's reading shares with the whole text's but for
+// its mappings.
+func header(p *model.Profile) string {
+	var b strings.Builder
+	for _, t := range p.SampleTypes {
+		fmt.Fprintf(&b, "%q %q %d;", p.String(t.Type), p.String(t.Unit), t.AggregationTemporality)
+	}
+	fmt.Fprintf(&b, "%q %q %d %q %d %d;", p.String(p.PeriodType.Type), p.String(p.PeriodType.Unit), p.Period,
+		p.String(p.DefaultSampleType), p.TimeNanos, p.DurationNanos)
+	for _, c := range p.Comments {
+		fmt.Fprintf(&b, "%q ", p.String(c))
+	}
+	fmt.Fprintf(&b, "%q %q %q %x %d %d %d", p.String(p.DropFrames), p.String(p.KeepFrames), p.String(p.DocURL),
+		p.ProfileID, len(p.Attributes), len(p.Links), len(p.LocationAttributes)+len(p.Columns))
+	return b.String()
+}
+
+// add appends q's samples to a's profile; false when q does not read as
+// a part of the same text.
+func (a *appender) add(q *model.Profile) bool {
+	p := a.p
+	if len(q.Links) > 0 || q.Columns != nil || q.LocationAttributes != nil || header(q) != a.header {
+		return false
+	}
+	a.strs = a.strs[:0]
+	for _, s := range q.Strings {
+		a.strs = append(a.strs, a.b.String(s))
+	}
+	if !a.addMappings(q) {
+		return false
+	}
+	a.fns = a.fns[:0]
+	for _, f := range q.Functions {
+		f.Name, f.SystemName, f.Filename = a.strs[f.Name], a.strs[f.SystemName], a.strs[f.Filename]
+		i, ok := a.funcs[f]
+		if !ok {
+			i = int32(len(p.Functions))
+			p.Functions = append(p.Functions, f)
+			a.funcs[f] = i
+		}
+		a.fns = append(a.fns, i)
+	}
+	a.locIdx = a.locIdx[:0]
+	for i, l := range q.Locations {
+		a.lines = a.lines[:0]
+		for _, ln := range q.LocationLines(i) {
+			if ln.Function != model.NoFunction {
+				ln.Function = a.fns[ln.Function]
+			}
+			a.lines = append(a.lines, ln)
+		}
+		v, slot, ok := a.findLocation(&l, a.lines)
+		if !ok {
+			v = uint32(p.AddLocation(l, a.lines...))
+			a.locs.Add(slot, v, a.rehashLocation)
+		}
+		a.locIdx = append(a.locIdx, int32(v))
+	}
+	a.sets = a.sets[:0]
+	for _, ls := range q.LabelSets {
+		a.labels = a.labels[:0]
+		for _, l := range ls.Labels {
+			l.Key, l.Str, l.NumUnit = a.strs[l.Key], a.strs[l.Str], a.strs[l.NumUnit]
+			a.labels = append(a.labels, l)
+		}
+		a.sets = append(a.sets, a.b.LabelSetWith(a.labels, ls.Attributes))
+	}
+	for _, s := range q.Samples {
+		a.frames = q.Stacks.Append(a.frames[:0], int(s.Stack))
+		for j, f := range a.frames {
+			a.frames[j] = a.locIdx[f]
+		}
+		s.Stack = a.b.Stack(a.frames)
+		s.LabelSet = a.sets[s.LabelSet]
+		s.Values = a.row(s.Values)
+		p.Samples = append(p.Samples, s)
+	}
+	return true
+}
+
+// row returns the values of a sample: the last row if equal, or a copy
+// cut from a.valSlab.
+func (a *appender) row(v []int64) []int64 {
+	if a.lastRow != nil && slices.Equal(v, a.lastRow) {
+		return a.lastRow
+	}
+	if cap(a.valSlab)-len(a.valSlab) < len(v) {
+		a.valSlab = make([]int64, 0, max(4096, len(v)))
+	}
+	n := len(a.valSlab)
+	a.valSlab = append(a.valSlab, v...)
+	a.lastRow = a.valSlab[n:len(a.valSlab):len(a.valSlab)]
+	return a.lastRow
+}
+
+// addMappings checks that q's mappings are p's: the same, or but for the
+// mapping google/pprof adds last for addresses no mapping holds (which a
+// run whose addresses all have one does not have).
+func (a *appender) addMappings(q *model.Profile) bool {
+	p := a.p
+	n := min(len(p.Mappings), len(q.Mappings))
+	for i := range n {
+		if !a.sameMapping(q.Mappings[i], p.Mappings[i]) {
+			return false
+		}
+	}
+	switch {
+	case len(q.Mappings) == len(p.Mappings):
+	case len(q.Mappings) == n+1 && catchAll(q.Mappings[n]):
+		m := q.Mappings[n]
+		m.File, m.BuildID = a.strs[m.File], a.strs[m.BuildID]
+		p.Mappings = append(p.Mappings, m)
+	case len(p.Mappings) == n+1 && catchAll(p.Mappings[n]):
+	default:
+		return false
+	}
+	return true
+}
+
+func (a *appender) sameMapping(m, pm model.Mapping) bool {
+	m.File, m.BuildID = a.strs[m.File], a.strs[m.BuildID]
+	if len(m.Attributes) > 0 || len(pm.Attributes) > 0 {
+		return false
+	}
+	m.Attributes, pm.Attributes = nil, nil
+	return m.Start == pm.Start && m.Limit == pm.Limit && m.Offset == pm.Offset && m.File == pm.File && m.BuildID == pm.BuildID &&
+		m.BuildIDKind == pm.BuildIDKind && m.HasFunctions == pm.HasFunctions && m.HasFilenames == pm.HasFilenames &&
+		m.HasLineNumbers == pm.HasLineNumbers && m.HasInlineFrames == pm.HasInlineFrames
+}
+
+// catchAll reports whether m is the mapping google/pprof makes for the
+// addresses no mapping of the text holds.
+func catchAll(m model.Mapping) bool {
+	return m.Start == 0 && m.Offset == 0 && m.Limit == ^uint64(0) && m.File == 0 && m.BuildID == 0 && len(m.Attributes) == 0
+}
+
+// findLocation finds the location of p at l's address and mapping with
+// these lines.
+func (a *appender) findLocation(l *model.Location, lines []model.Line) (uint32, int, bool) {
+	p := a.p
+	return a.locs.Find(a.hashLocation(l, lines), func(v uint32) bool {
+		o := &p.Locations[v]
+		return o.Address == l.Address && o.Mapping == l.Mapping && o.IsFolded == l.IsFolded && slices.Equal(p.LinesOf(o), lines)
+	})
+}
+
+func (a *appender) rehashLocation(v uint32) uint64 {
+	return a.hashLocation(&a.p.Locations[v], a.p.LocationLines(int(v)))
+}
+
+func (a *appender) hashLocation(l *model.Location, lines []model.Line) uint64 {
+	k := binary.LittleEndian.AppendUint64(a.key[:0], l.Address)
+	k = binary.LittleEndian.AppendUint32(k, uint32(l.Mapping))
+	for _, ln := range lines {
+		k = binary.LittleEndian.AppendUint32(k, uint32(ln.Function))
+		k = binary.LittleEndian.AppendUint64(k, uint64(ln.Line))
+	}
+	a.key = k
+	return maphash.Bytes(a.seed, k)
+}
