@@ -6,15 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
 )
 
-// A large heap profile (gperftools' heap, growth and fragmentation text,
-// Go's heap debug=1) is read a run of records at a time: google/pprof's
+// A large text of one record a line (gperftools' heap, growth,
+// fragmentation and contention text; Go's heap, mutex, block, goroutine
+// and threadcreate debug=1) is read a run of records at a time: google/pprof's
 // reading holds about 750 bytes a record, 40 times a short heap line, and
 // a text of 69 MB took 3 GiB read whole. Each run is read as a text of its
 // own, the header line, the run's records and the memory map that ends the
@@ -44,52 +47,155 @@ const (
 // reading shares: the text is read whole.
 var errDisagree = errors.New("legacy text: runs read differently")
 
-// layout is a heap text cut into runs of records.
+// layout is a text cut into runs of records.
 type layout struct {
-	head    []byte // the header line
-	tail    []byte // the memory map, from its sentinel line on; or nothing
+	head    []byte // the header lines
+	tail    []byte // from the line that ends the records on (a memory map); or nothing
 	cuts    []int  // where the runs start in the text, then where the last ends
 	lines   []int  // the line number of each run's first line
 	tailAt  int    // the line number of the tail's first line
 	records int
 }
 
-// splitHeap cuts a heap text into runs of about size bytes; false when
-// the text is not a heap text or is one run.
-func splitHeap(data []byte, size int) (layout, bool) {
+// splitRuns cuts a text into runs of about size bytes of records; false
+// when the text is not one of the kinds read in runs, or is one run.
+func splitRuns(data []byte, size int) (layout, bool) {
 	var l layout
-	first := bytes.IndexByte(data, '\n')
-	if first < 0 || !bytes.Contains(data[:first], []byte("heap profile:")) {
+	start, k := headOf(data)
+	if start < 0 {
 		return l, false
 	}
-	l.head = data[:first+1]
-	l.cuts, l.lines = []int{first + 1}, []int{2}
-	end := len(data)
-	n := 1
-	for off := first + 1; off < len(data); {
-		n++
-		next := len(data)
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			next = off + i + 1
-		}
+	l.head = data[:start]
+	n := bytes.Count(l.head, []byte("\n")) + 1
+	l.cuts, l.lines = []int{start}, []int{n}
+	last := len(data)
+	for off := start; off < len(data); n++ {
+		next := lineEnd(data, off)
 		line := string(data[off:next])
 		switch {
-		case isSpaceOrComment(line):
-		case isMemoryMapSentinel(line):
-			end, l.tailAt = off, n
+		case k.end(line):
+			last, l.tailAt = off, n
 			next = len(data)
+		case isSpaceOrComment(line):
+		case k.record != nil && !k.record(line):
+			return l, false
 		default:
 			l.records++
-			if off-l.cuts[len(l.cuts)-1] >= size {
+			if off-l.cuts[len(l.cuts)-1] >= size && (k.cut == nil || k.cut(line)) {
 				l.cuts = append(l.cuts, off)
 				l.lines = append(l.lines, n)
 			}
 		}
 		off = next
 	}
-	l.cuts = append(l.cuts, end)
-	l.tail = data[end:]
+	l.cuts = append(l.cuts, last)
+	l.tail = data[last:]
 	return l, len(l.cuts) > 2
+}
+
+// kind tells the lines of a text's records as google/pprof's parser of
+// the kind does.
+type kind struct {
+	end    func(line string) bool // the line that ends the records
+	record func(line string) bool // a record the parser takes as its kind; nil: any
+	cut    func(line string) bool // a record a run may start with; nil: any
+}
+
+// headOf finds where the records of a text google/pprof reads a record a
+// line start (after its header lines), and the kind of text:
+//
+//   - heap (gperftools heap, growth, fragmentation; Go heap debug=1):
+//     the first line; the records end at a memory map's sentinel line
+//     that is not a comment;
+//   - contention (gperftools contentionz; Go mutex and block debug=1):
+//     the first line, then "key = value" lines of the keys the parser
+//     takes (the Java text has others); the records end at a "---" line.
+//     A record the contention parser does not take has the text read by
+//     others (Java's), and a run starting with a line holding "=" would
+//     take it for a header line: such texts are read whole, such lines
+//     start no run;
+//   - counts (Go goroutine and threadcreate debug=1): comment lines, then
+//     "NAME profile: total N"; the records end at a "---" line. A text
+//     with label comments is read whole: its labels are taken only when
+//     every one of them reads.
+//
+// start is -1 for any other text.
+func headOf(data []byte) (start int, k kind) {
+	first := bytes.IndexByte(data, '\n')
+	if first < 0 {
+		return -1, k
+	}
+	line := string(data[:first])
+	switch {
+	case strings.Contains(line, "heap profile:"):
+		k.end = func(l string) bool { return !isSpaceOrComment(l) && isMemoryMapSentinel(l) }
+		return first + 1, k
+	case strings.HasPrefix(line, "--- contentionz "), strings.HasPrefix(line, "--- mutex:"), strings.HasPrefix(line, "--- contention:"):
+		off := first + 1
+		for off < len(data) {
+			next := lineEnd(data, off)
+			l := strings.TrimSpace(string(data[off:next]))
+			if !isSpaceOrComment(l) {
+				if strings.HasPrefix(l, "---") {
+					return -1, k
+				}
+				key, v, ok := strings.Cut(l, "=")
+				if !ok {
+					break
+				}
+				if !contentionKey(strings.TrimSpace(key), strings.TrimSpace(v)) {
+					return -1, k
+				}
+			}
+			off = next
+		}
+		k.end = func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "---") }
+		k.record = contentionSampleRE.MatchString
+		k.cut = func(l string) bool { return !strings.Contains(l, "=") }
+		return off, k
+	}
+	off := 0
+	for off < len(data) {
+		next := lineEnd(data, off)
+		l := strings.TrimRight(string(data[off:next]), "\r\n")
+		if !isSpaceOrComment(l) {
+			if !countStartRE.MatchString(l) || next == len(data) || bytes.Contains(data, []byte("# labels: ")) {
+				return -1, k
+			}
+			k.end = func(l string) bool { return !isSpaceOrComment(l) && strings.HasPrefix(l, "---") }
+			return next, k
+		}
+		off = next
+	}
+	return -1, k
+}
+
+// lineEnd returns the offset after the line of data that starts at off.
+func lineEnd(data []byte, off int) int {
+	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(data)
+}
+
+// The first line of a Go count profile, and a contention record, as
+// google/pprof's parsers match them.
+var (
+	countStartRE       = regexp.MustCompile(`\A(\S+) profile: total \d+\z`)
+	contentionSampleRE = regexp.MustCompile(`(\d+) *(\d+) @([ x0-9a-f]*)`)
+)
+
+// contentionKey reports whether google/pprof's contention parser takes
+// this header line.
+func contentionKey(k, v string) bool {
+	switch k {
+	case "cycles/second", "sampling period", "ms since reset":
+		_, err := strconv.ParseInt(v, 0, 64)
+		return err == nil
+	case "discarded samples":
+		return true
+	}
+	return false
 }
 
 // decodeRuns reads the runs of l, each as a whole text, and adds them up.
@@ -103,14 +209,20 @@ func decodeRuns(data []byte, l layout, warn func(string)) (*model.Profile, error
 	run += len(l.head) + len(l.tail)
 	runLines := bytes.Count(l.head, []byte("\n")) + bytes.Count(l.tail, []byte("\n")) + run/16 + 1
 	need := perLine*int64(runLines) + int64(run) + perRecord*int64(l.records) + perRunAddress*int64(bytes.Count(data, []byte("0x")))
-	if err := model.CheckAvailable("legacy text", need, int64(len(data)), fmt.Sprintf("%d heap records, read %d KiB at a time", l.records, run>>10)); err != nil {
+	if err := model.CheckAvailable("legacy text", need, int64(len(data)), fmt.Sprintf("%d records, read %d KiB at a time", l.records, run>>10)); err != nil {
 		return nil, err
+	}
+	// A Go frame comment names the frames of its address wherever the
+	// address is, in the whole text.
+	frames := map[uint64][]goFrame{}
+	if bytes.Contains(data, []byte("\n#\t0x")) {
+		frames = goFrames(data)
 	}
 	var a *appender
 	var text []byte
 	for k := 0; k+1 < len(l.cuts); k++ {
 		text = append(append(append(text[:0], l.head...), data[l.cuts[k]:l.cuts[k+1]]...), l.tail...)
-		p, err := decodeText(text, warn)
+		p, err := decodeText(text, frames, warn)
 		if perr, ok := err.(parseError); ok {
 			return nil, l.locate(k, text, perr.err)
 		}
@@ -135,7 +247,11 @@ func (l layout) locate(k int, text []byte, err error) error {
 		return fmt.Errorf("legacy text: google/pprof does not read it: %s", msg)
 	}
 	runLines := bytes.Count(l.head, []byte("\n"))
-	body := bytes.Count(text[len(l.head):len(text)-len(l.tail)], []byte("\n"))
+	run := text[len(l.head) : len(text)-len(l.tail)]
+	body := bytes.Count(run, []byte("\n"))
+	if len(run) > 0 && run[len(run)-1] != '\n' {
+		body++ // the text's last line, without a line break
+	}
 	switch {
 	case n <= runLines:
 	case n <= runLines+body:

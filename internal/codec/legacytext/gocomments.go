@@ -24,15 +24,21 @@ func goFrames(data []byte) map[uint64][]goFrame {
 	frames := map[uint64][]goFrame{}
 	seen := map[uint64]bool{} // addresses of earlier records
 	var cur []uint64          // addresses of this record
-	for _, raw := range bytes.Split(data, []byte("\n")) {
-		line := strings.TrimRight(string(raw), "\r")
-		if !strings.HasPrefix(line, "#\t0x") {
+	for rest := data; len(rest) > 0; {
+		raw := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if !bytes.HasPrefix(raw, []byte("#\t0x")) {
 			for _, a := range cur {
 				seen[a] = true
 			}
 			cur = cur[:0]
 			continue
 		}
+		line := strings.TrimRight(string(raw), "\r")
 		var fields []string
 		for _, f := range strings.Split(line[2:], "\t") {
 			if f != "" {
@@ -66,8 +72,7 @@ func goFrames(data []byte) map[uint64][]goFrame {
 
 // addGoFrames gives the locations google/pprof left unsymbolized the
 // functions, files and lines the comments name at their address.
-func addGoFrames(p *profile.Profile, data []byte) {
-	frames := goFrames(data)
+func addGoFrames(p *profile.Profile, frames map[uint64][]goFrame) {
 	if len(frames) == 0 {
 		return
 	}

@@ -56,8 +56,9 @@ const (
 	perAddress = 170
 )
 
-// Decode reads a legacy text profile. A large heap profile is read a run
-// of records at a time (see chunks.go); any other text whole.
+// Decode reads a legacy text profile. A large text of one record a line
+// is read a run of records at a time (see chunks.go); any other text
+// whole.
 func Decode(data []byte, opts Options) (*model.Profile, error) {
 	n := bytes.Count(data, []byte("\n"))
 	if n > MaxLines {
@@ -67,7 +68,7 @@ func Decode(data []byte, opts Options) (*model.Profile, error) {
 		return nil, fmt.Errorf("legacy text: byte %d: a NUL byte: not text", i)
 	}
 	warn := onceEach(opts.Warn)
-	if l, ok := splitHeap(data, chunkBytes); ok {
+	if l, ok := splitRuns(data, chunkBytes); ok {
 		p, err := decodeRuns(data, l, warn)
 		if err != errDisagree {
 			if err == nil {
@@ -80,7 +81,7 @@ func Decode(data []byte, opts Options) (*model.Profile, error) {
 	if err := model.CheckAvailable("legacy text", need, int64(len(data)), fmt.Sprintf("google/pprof's reading of %d lines", n+1)); err != nil {
 		return nil, err
 	}
-	p, err := decodeText(data, warn)
+	p, err := decodeText(data, nil, warn)
 	if err != nil {
 		if perr, ok := err.(parseError); ok {
 			return nil, locate(data, perr.err)
@@ -96,14 +97,14 @@ type parseError struct{ err error }
 
 func (e parseError) Error() string { return e.err.Error() }
 
-// decodeText is google/pprof's reading of a whole text, with what enrich
-// adds, in the model.
-func decodeText(data []byte, warn func(string)) (*model.Profile, error) {
+// decodeText is google/pprof's reading of a text, with what enrich adds
+// (frames as enrich takes them), in the model.
+func decodeText(data []byte, frames map[uint64][]goFrame, warn func(string)) (*model.Profile, error) {
 	p, err := parse(data)
 	if err != nil {
 		return nil, parseError{err}
 	}
-	enrich(p, data, warn)
+	enrich(p, data, frames, warn)
 	var buf bytes.Buffer
 	if err := p.WriteUncompressed(&buf); err != nil {
 		return nil, fmt.Errorf("legacy text: %v", err)
@@ -134,10 +135,14 @@ func onceEach(warn func(string)) func(string) {
 }
 
 // enrich adds to google/pprof's reading what the text says and the
-// reading leaves out.
-func enrich(p *profile.Profile, data []byte, warn func(string)) {
+// reading leaves out. frames are the Go frame comments of the whole text
+// data is a run of (goFrames), or nil to read them from data.
+func enrich(p *profile.Profile, data []byte, frames map[uint64][]goFrame, warn func(string)) {
+	if frames == nil && bytes.Contains(data, []byte("\n#\t0x")) {
+		frames = goFrames(data)
+	}
+	addGoFrames(p, frames)
 	if bytes.Contains(data, []byte("\n#\t0x")) {
-		addGoFrames(p, data)
 		if err := addGoLabels(p, data); err != nil && warn != nil {
 			warn("legacy text: labels left out: " + err.Error())
 		}

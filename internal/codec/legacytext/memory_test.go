@@ -7,16 +7,18 @@ import (
 	"testing"
 
 	"github.com/pprofx/pprofx/internal/model"
+	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 // Under a memory limit, a text whose reading would take more than the
 // limit leaves is refused in one line before it starts. google/pprof's
-// reading of a text whole takes about 750 bytes a line; a heap text is
-// read a run of records at a time, each of its records taking about 100
-// in the profile. Every fixture is read under a limit of 16 MiB.
+// reading of a text whole (threadz here) takes about 750 bytes a line; a
+// text of one record a line (heap, mutex) is read a run of records at a
+// time, each of its records taking about 100 in the profile. Every fixture is read under a limit of 16 MiB.
 func TestRefusedUnderLimit(t *testing.T) {
 	heap := lines("heap profile: 1: 1 [1: 1] @ heap/1048576\n", "1: 1 [1: 1] @ 0x1\n", 100_000)
 	mutex := lines("--- mutex:\ncycles/second=2596123749\nsampling period=1\n", "1331850 6 @ 0x4e70d9 0x4e70d8\n", 100_000)
+	threadz := append(lines("--- threadz 1 ---\n\n", "--- Thread 7f794ab90940 (name: main/14748) stack: ---\n  PC:  0x00bc8f1c: helper(arg *)\n", 50_000), "--- Memory map: ---\n"...)
 	defer model.SetMemoryAvailable(0)
 	model.SetMemoryInUse(func() int64 { return 0 }, 0)
 	for _, c := range []struct {
@@ -24,10 +26,12 @@ func TestRefusedUnderLimit(t *testing.T) {
 		limit int64
 		want  string // "" for none
 	}{
-		{heap, 16 << 20, "100000 heap records, read 256 KiB at a time"},
+		{heap, 16 << 20, "100000 records, read 256 KiB at a time"},
 		{heap, 40 << 20, ""}, // read whole it needs 80 MB
-		{mutex, 40 << 20, "google/pprof's reading of 100004 lines"},
-		{mutex, 160 << 20, ""},
+		{mutex, 16 << 20, "100000 records, read 256 KiB at a time"},
+		{mutex, 40 << 20, ""},
+		{threadz, 40 << 20, "google/pprof's reading of 100004 lines"},
+		{threadz, 160 << 20, ""},
 	} {
 		model.SetMemoryAvailable(c.limit)
 		_, err := Decode(c.text, Options{})
@@ -49,7 +53,7 @@ func TestRefusedUnderLimit(t *testing.T) {
 		}
 	}
 	model.SetMemoryAvailable(0)
-	for _, text := range [][]byte{heap, mutex} {
+	for _, text := range [][]byte{heap, mutex, threadz} {
 		if _, err := Decode(text, Options{}); err != nil {
 			t.Errorf("%.20q without a limit: %v", text, err)
 		}
@@ -59,4 +63,33 @@ func TestRefusedUnderLimit(t *testing.T) {
 // lines is head followed by n times line.
 func lines(head, line string, n int) []byte {
 	return append([]byte(head), bytes.Repeat([]byte(line), n)...)
+}
+
+// A text of one record a line read in runs holds the profile and one
+// run's reading at a time, not google/pprof's reading of every record:
+// 100k short heap lines (1.8 MB) take 76 MiB at once read whole (the
+// least of three peaks), 20 MiB in runs.
+func TestRunsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 1.8 MB of heap lines six times")
+	}
+	heap := lines("heap profile: 1: 1 [1: 1] @ heap/1048576\n", "1: 1 [1: 1] @ 0x1\n", 100_000)
+	peak := func(size int) uint64 {
+		defer func(n int) { chunkBytes = n }(chunkBytes)
+		chunkBytes = size
+		least := uint64(1 << 62)
+		for range 3 {
+			var err error
+			least = min(least, memcheck.Peak(func() { _, err = Decode(heap, Options{}) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return least
+	}
+	whole, runs := peak(1<<40), peak(256<<10)
+	t.Logf("whole %.1f MiB, in runs %.1f MiB", float64(whole)/(1<<20), float64(runs)/(1<<20))
+	if runs > whole/3 {
+		t.Errorf("read in runs the text held %d bytes at once, read whole %d: want a third at most", runs, whole)
+	}
 }
