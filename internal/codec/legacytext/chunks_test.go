@@ -3,6 +3,7 @@ package legacytext
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func decodeBoth(t *testing.T, data []byte) (whole, runs string, ok bool) {
 		}
 		return modeldump.Describe(p)
 	}
-	chunkBytes = 1 << 40
+	chunkBytes = math.MaxInt
 	whole = dump(Decode(data, Options{}))
 	chunkBytes = 1
 	runs = dump(Decode(data, Options{}))
@@ -72,7 +73,7 @@ func TestRunsSameAsWhole(t *testing.T) {
 // text read whole. Either way the profile is the whole text's.
 func TestRunsMappings(t *testing.T) {
 	for _, c := range []struct {
-		addr    int
+		addr    uint64
 		whole   bool
 		mapping string
 	}{
@@ -82,7 +83,7 @@ func TestRunsMappings(t *testing.T) {
 		var text bytes.Buffer
 		text.WriteString("heap profile: 4: 4 [4: 4] @ heap/1048576\n")
 		for i := range 40 {
-			addr := 0x401000 + i
+			addr := uint64(0x401000 + i)
 			if i == 25 {
 				addr = c.addr
 			}

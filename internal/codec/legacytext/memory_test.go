@@ -2,6 +2,7 @@ package legacytext
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func TestRunsMemory(t *testing.T) {
 		}
 		return least
 	}
-	whole, runs := peak(1<<40), peak(256<<10)
+	whole, runs := peak(math.MaxInt), peak(256<<10)
 	t.Logf("whole %.1f MiB, in runs %.1f MiB", float64(whole)/(1<<20), float64(runs)/(1<<20))
 	if runs > whole/3 {
 		t.Errorf("read in runs the text held %d bytes at once, read whole %d: want a third at most", runs, whole)
