@@ -7,9 +7,11 @@
 # The gperftools heap fixture's records and the Go heap debug=1 fixture's
 # records (each with its frame comments) are repeated in order until the
 # text has MB megabytes (default 40), and the memory map or MemStats
-# section that ends the fixture follows. Each BINARY (default: pprofx as
-# make build builds it) converts each text RUNS times (default 3); their
-# outputs are compared with cmp.
+# section that ends the fixture follows. With MAPS=1, a heap text of 500k
+# records and a memory map of 60k lines (19 MB; about 70 s a run, most of
+# it google/pprof matching each location with every mapping) is added.
+# Each BINARY (default: pprofx as make build builds it) converts each text
+# RUNS times (default 3); their outputs are compared with cmp.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mb=${1:-40}
@@ -38,9 +40,19 @@ repeat() {
 }
 repeat testdata/legacy/cppbench.heap "$dir/gperftools.heap"
 repeat testdata/legacy/go-heap.txt "$dir/go.heap"
+texts=(gperftools.heap go.heap)
+if [ "${MAPS:-}" = 1 ]; then
+	awk 'BEGIN {
+		print "heap profile: 1: 1 [1: 1] @ heap/1048576"
+		for (i = 0; i < 500000; i++) printf "1: 1 [1: 1] @ 0x%x 0x%x\n", 4194304 + i * 16, 4194320 + i
+		print "MAPPED_LIBRARIES:"
+		for (i = 0; i < 60000; i++) printf "%08x-%08x r-xp 00000000 00:00 0 /lib/lib%d.so\n", 268435456 + i * 65536, 268435456 + i * 65536 + 32768, i
+	}' > "$dir/maps.heap"
+	texts+=(maps.heap)
+fi
 export PPROFX_NO_FSYNC=1
 printf '| %-16s | %-12s | %10s | %10s | %8s |\n' text binary "peak RSS" bound time
-for text in gperftools.heap go.heap; do
+for text in "${texts[@]}"; do
 	size=$(stat -c %s "$dir/$text")
 	bound=$((64 * 1048576 + 4 * size))
 	for ((r = 0; r < runs; r++)); do

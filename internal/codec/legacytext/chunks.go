@@ -32,8 +32,15 @@ import (
 // A record is a line that is neither blank nor a comment; the comments
 // after it (Go's frames, "#\t0x…") stay in its run.
 
-// chunkBytes is about the size of the runs of records read at a time.
-var chunkBytes = 256 << 10
+// chunkBytes is about the size of the runs of records read at a time;
+// a run is up to perRead times longer when the header and tail, which
+// every run reads again, are long (a memory map of thousands of lines):
+// at least perRead times them, but never more than perRead times
+// chunkBytes, what its reading holds at once.
+var (
+	chunkBytes = 256 << 10
+	perRead    = 4
+)
 
 // The model's share of a record and of a distinct address, counted
 // before a large text is read in runs: a sample of 64 bytes, its label
@@ -57,8 +64,10 @@ type layout struct {
 	records int
 }
 
-// splitRuns cuts a text into runs of about size bytes of records; false
-// when the text is not one of the kinds read in runs, or is one run.
+// splitRuns cuts a text into runs of about size bytes of records, or
+// perRead times its header and tail if more (perRead times size at most);
+// false when the text is not one of the kinds read in runs, or is one
+// run.
 func splitRuns(data []byte, size int) (layout, bool) {
 	var l layout
 	start, k := headOf(data)
@@ -66,9 +75,8 @@ func splitRuns(data []byte, size int) (layout, bool) {
 		return l, false
 	}
 	l.head = data[:start]
-	n := bytes.Count(l.head, []byte("\n")) + 1
-	l.cuts, l.lines = []int{start}, []int{n}
-	last := len(data)
+	// The tail first, then the runs.
+	last, n := len(data), bytes.Count(l.head, []byte("\n"))+1
 	for off := start; off < len(data); n++ {
 		next := lineEnd(data, off)
 		line := string(data[off:next])
@@ -81,7 +89,17 @@ func splitRuns(data []byte, size int) (layout, bool) {
 			return l, false
 		default:
 			l.records++
-			if off-l.cuts[len(l.cuts)-1] >= size && (k.cut == nil || k.cut(line)) {
+		}
+		off = next
+	}
+	l.tail = data[last:]
+	size = max(size, min(perRead*(len(l.head)+len(l.tail)), perRead*size))
+	n = bytes.Count(l.head, []byte("\n")) + 1
+	l.cuts, l.lines = []int{start}, []int{n}
+	for off := start; off < last; n++ {
+		next := lineEnd(data, off)
+		if off-l.cuts[len(l.cuts)-1] >= size {
+			if line := string(data[off:next]); !isSpaceOrComment(line) && (k.cut == nil || k.cut(line)) {
 				l.cuts = append(l.cuts, off)
 				l.lines = append(l.lines, n)
 			}
@@ -89,7 +107,6 @@ func splitRuns(data []byte, size int) (layout, bool) {
 		off = next
 	}
 	l.cuts = append(l.cuts, last)
-	l.tail = data[last:]
 	return l, len(l.cuts) > 2
 }
 

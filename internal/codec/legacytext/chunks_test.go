@@ -17,7 +17,7 @@ import (
 // profile, or the same error.
 func decodeBoth(t *testing.T, data []byte) (whole, runs string, ok bool) {
 	t.Helper()
-	defer func(n int) { chunkBytes = n }(chunkBytes)
+	defer func(n, r int) { chunkBytes, perRead = n, r }(chunkBytes, perRead)
 	dump := func(p *model.Profile, err error) string {
 		if err != nil {
 			return "error: " + err.Error()
@@ -26,10 +26,18 @@ func decodeBoth(t *testing.T, data []byte) (whole, runs string, ok bool) {
 	}
 	chunkBytes = math.MaxInt
 	whole = dump(Decode(data, Options{}))
-	chunkBytes = 1
+	chunkBytes, perRead = 1, 0
 	runs = dump(Decode(data, Options{}))
 	_, ok = splitRuns(data, 1)
 	return whole, runs, ok
+}
+
+// oneRecordRuns cuts data into runs of one record each.
+func oneRecordRuns(data []byte) layout {
+	defer func(r int) { perRead = r }(perRead)
+	perRead = 0
+	l, _ := splitRuns(data, 1)
+	return l
 }
 
 // A text read a record at a time is the profile read whole: every fixture
@@ -52,8 +60,7 @@ func TestRunsSameAsWhole(t *testing.T) {
 		if whole != runs {
 			t.Errorf("%s: read in runs:\n%s\nwhole:\n%s", f, runs, whole)
 		}
-		l, _ := splitRuns(data, 1)
-		if _, err := decodeRuns(data, l, nil); err != nil {
+		if _, err := decodeRuns(data, oneRecordRuns(data), nil); err != nil {
 			t.Errorf("%s: runs: %v", f, err)
 		}
 	}
@@ -102,8 +109,7 @@ func TestRunsMappings(t *testing.T) {
 		if !strings.Contains(whole, c.mapping) {
 			t.Errorf("%#x: no mapping %s:\n%s", c.addr, c.mapping, whole)
 		}
-		l, _ := splitRuns(text.Bytes(), 1)
-		if _, err := decodeRuns(text.Bytes(), l, nil); (err == errDisagree) != c.whole {
+		if _, err := decodeRuns(text.Bytes(), oneRecordRuns(text.Bytes()), nil); (err == errDisagree) != c.whole {
 			t.Errorf("%#x: runs: %v, want read whole %v", c.addr, err, c.whole)
 		}
 	}
@@ -124,5 +130,42 @@ func TestRunsErrors(t *testing.T) {
 		if !strings.HasPrefix(whole, "error: legacy text: line ") || whole != runs {
 			t.Errorf("case %d: read in runs: %s\nwhole: %s", i, runs, whole)
 		}
+	}
+}
+
+// Every run reads the header and the memory map again: a run is at least
+// perRead times them (perRead times the run's size at most), so that a
+// long memory map is not read once a record.
+func TestRunsLongTail(t *testing.T) {
+	defer func(n int) { chunkBytes = n }(chunkBytes)
+	chunkBytes = 8 << 10
+	var text bytes.Buffer
+	text.WriteString("heap profile: 4: 4 [4: 4] @ heap/1048576\n")
+	for i := range 10000 {
+		fmt.Fprintf(&text, "1: 1 [1: 1] @ %#x\n", 0x401000+i)
+	}
+	text.WriteString("MAPPED_LIBRARIES:\n")
+	for i := range 100 {
+		fmt.Fprintf(&text, "%08x-%08x r-xp 00000000 00:00 0 /lib/lib%d.so\n", 0x10000000+i*0x10000, 0x10008000+i*0x10000, i)
+	}
+	// 5.3 KiB of header and memory map: runs of 4 times that, not 8 KiB; runs of 4
+	// KiB, not 1, where 4 times the map is more than 4 times the size.
+	for _, c := range []struct{ size, want int }{{1 << 10, 4 << 10}, {8 << 10, 4 * 5449}} {
+		l, ok := splitRuns(text.Bytes(), c.size)
+		if !ok {
+			t.Fatal("not split")
+		}
+		if n := len(l.head) + len(l.tail); n != 5449 {
+			t.Fatalf("header and memory map: %d bytes, want 5449", n)
+		}
+		for k := 0; k+2 < len(l.cuts); k++ {
+			if n := l.cuts[k+1] - l.cuts[k]; n < c.want || n > c.want+22 {
+				t.Errorf("size %d: run %d: %d bytes, want %d to a line (22 bytes) more", c.size, k, n, c.want)
+			}
+		}
+	}
+	whole, runs, _ := decodeBoth(t, text.Bytes())
+	if whole != runs {
+		t.Errorf("read in runs:\n%s\nwhole:\n%s", runs, whole)
 	}
 }
