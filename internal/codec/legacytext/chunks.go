@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/pprofx/pprofx/internal/hashindex"
 	"github.com/pprofx/pprofx/internal/model"
@@ -42,13 +43,13 @@ var (
 	perRead    = 4
 )
 
-// The model's share of a record and of a distinct address, counted
-// before a large text is read in runs: a sample of 64 bytes, its label
-// set and the rest; a location of 24 bytes, its index and stack frames.
-const (
-	perRecord     = 96
-	perRunAddress = 64
-)
+// perRecord is the profile's share of a record, counted before a large
+// text is read in runs: a sample of 64 bytes and a share of its values,
+// stack and label set (texts made of the fixtures' records hold 81 and
+// 97 bytes a record, the crafted one 64). What a record's distinct
+// addresses add is not known before they are read: each run is checked
+// against what the limit leaves then.
+const perRecord = 80
 
 // errDisagree tells Decode that the runs' readings differ in what a whole
 // reading shares: the text is read whole.
@@ -218,15 +219,14 @@ func contentionKey(k, v string) bool {
 // decodeRuns reads the runs of l, each as a whole text, and adds them up.
 func decodeRuns(data []byte, l layout, warn func(string)) (*model.Profile, error) {
 	// What google/pprof takes for the largest run, and what the
-	// profile takes: every record a sample, every address a location.
+	// profile takes: every record a sample.
 	var run int
 	for k := 0; k+1 < len(l.cuts); k++ {
 		run = max(run, l.cuts[k+1]-l.cuts[k])
 	}
 	run += len(l.head) + len(l.tail)
-	runLines := bytes.Count(l.head, []byte("\n")) + bytes.Count(l.tail, []byte("\n")) + run/16 + 1
-	need := perLine*int64(runLines) + int64(run) + perRecord*int64(l.records) + perRunAddress*int64(bytes.Count(data, []byte("0x")))
-	if err := model.CheckAvailable("legacy text", need, int64(len(data)), fmt.Sprintf("%d records, read %d KiB at a time", l.records, run>>10)); err != nil {
+	reading := runReading(l, run)
+	if err := model.CheckAvailable("legacy text", reading+perRecord*int64(l.records), int64(len(data)), fmt.Sprintf("%d records, read %d KiB at a time", l.records, run>>10)); err != nil {
 		return nil, err
 	}
 	// A Go frame comment names the frames of its address wherever the
@@ -238,6 +238,14 @@ func decodeRuns(data []byte, l layout, warn func(string)) (*model.Profile, error
 	var a *appender
 	var text []byte
 	for k := 0; k+1 < len(l.cuts); k++ {
+		if k > 0 {
+			// The first run made the array of every sample; what the
+			// profile took beyond it is in what is left.
+			rest := (perRecord - int64(unsafe.Sizeof(model.Sample{}))) * int64(max(l.records-a.records(), 0))
+			if err := model.CheckAvailableNow("legacy text", reading+rest, fmt.Sprintf("the rest of %d records", l.records)); err != nil {
+				return nil, err
+			}
+		}
 		text = append(append(append(text[:0], l.head...), data[l.cuts[k]:l.cuts[k+1]]...), l.tail...)
 		p, err := decodeText(text, frames, warn)
 		if perr, ok := err.(parseError); ok {
@@ -253,6 +261,13 @@ func decodeRuns(data []byte, l layout, warn func(string)) (*model.Profile, error
 		}
 	}
 	return a.p, nil
+}
+
+// runReading is what google/pprof's reading of a run of n bytes (with
+// the header and tail) may take, at the rate of a whole text's lines.
+func runReading(l layout, n int) int64 {
+	lines := bytes.Count(l.head, []byte("\n")) + bytes.Count(l.tail, []byte("\n")) + n/16 + 1
+	return perLine*int64(lines) + int64(n)
 }
 
 // locate is the package's locate for run k, read as text: it names the
@@ -318,6 +333,9 @@ func newAppender(p *model.Profile, records int) *appender {
 	}
 	return a
 }
+
+// records is the number of samples added so far.
+func (a *appender) records() int { return len(a.p.Samples) }
 
 // header is what a run's reading shares with the whole text's but for
 // its mappings.

@@ -2,20 +2,23 @@ package legacytext
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/pprofx/pprofx/internal/memlimit"
 	"github.com/pprofx/pprofx/internal/model"
 	"github.com/pprofx/pprofx/internal/testutil/memcheck"
 )
 
 // Under a memory limit, a text whose reading would take more than the
 // limit leaves is refused in one line before it starts. google/pprof's
-// reading of a text whole (threadz here) takes about 750 bytes a line; a
-// text of one record a line (heap, mutex) is read a run of records at a
-// time, each of its records taking about 100 in the profile. Every fixture is read under a limit of 16 MiB.
+// reading of a text whole (threadz here) takes about 750 bytes a line;
+// a text of one record a line (heap, mutex) is read a run of records at
+// a time, each of its records taking about 80 bytes in the profile.
+// Every fixture is read under a limit of 16 MiB.
 func TestRefusedUnderLimit(t *testing.T) {
 	heap := lines("heap profile: 1: 1 [1: 1] @ heap/1048576\n", "1: 1 [1: 1] @ 0x1\n", 100_000)
 	mutex := lines("--- mutex:\ncycles/second=2596123749\nsampling period=1\n", "1331850 6 @ 0x4e70d9 0x4e70d8\n", 100_000)
@@ -92,5 +95,34 @@ func TestRunsMemory(t *testing.T) {
 	t.Logf("whole %.1f MiB, in runs %.1f MiB", float64(whole)/(1<<20), float64(runs)/(1<<20))
 	if runs > whole/3 {
 		t.Errorf("read in runs the text held %d bytes at once, read whole %d: want a third at most", runs, whole)
+	}
+}
+
+// What a record's addresses add to the profile is not known before they
+// are read: a text of 20k records of 50 addresses each, 1M distinct, is
+// counted at its samples before it starts, and refused in one line once
+// its locations take what the limit leaves, between two runs.
+func TestRunsRefusedAsTheyGrow(t *testing.T) {
+	var text bytes.Buffer
+	text.WriteString("heap profile: 1: 1 [1: 1] @ heap/1048576\n")
+	a := 0x1000
+	for range 20_000 {
+		text.WriteString("1: 1 [1: 1] @")
+		for range 50 {
+			fmt.Fprintf(&text, " %#x", a)
+			a += 16
+		}
+		text.WriteByte('\n')
+	}
+	defer model.SetMemoryAvailable(0)
+	model.SetMemoryInUse(memlimit.InUse, 0)
+	model.SetMemoryAvailable(32 << 20)
+	_, err := Decode(text.Bytes(), Options{})
+	if err == nil || !strings.Contains(err.Error(), "the rest of 20000 records") || !strings.Contains(err.Error(), "refused") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("%d bytes, 1M distinct addresses, under a limit of 32 MiB: %v, want a one-line refusal between two runs", text.Len(), err)
+	}
+	model.SetMemoryAvailable(0)
+	if _, err := Decode(text.Bytes(), Options{}); err != nil {
+		t.Errorf("without a limit: %v", err)
 	}
 }
