@@ -114,6 +114,7 @@ func SetMemory(l memlimit.Limit) {
 	}
 	model.SetMemoryAvailable(avail)
 	model.SetMemoryInUse(memlimit.InUse, l.Base)
+	model.SetMachineMemory(l.Machine)
 }
 
 // Memory is the limit SetMemory set (none before).

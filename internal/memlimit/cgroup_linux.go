@@ -55,9 +55,18 @@ func cgroupMaxOf(procCgroup string, read func(string) ([]byte, error)) int64 {
 	return best
 }
 
-// procStatus returns a field of /proc/self/status in bytes ("VmSize:").
-func procStatus(field string) int64 {
-	f, err := os.Open("/proc/self/status")
+// procStatus returns a field of /proc/self/status given in kB ("VmRSS:"),
+// in bytes (0: not found).
+func procStatus(field string) int64 { return procField("/proc/self/status", field) }
+
+// machineMemory is the machine's memory, MemTotal of /proc/meminfo (0: not
+// known).
+func machineMemory() int64 { return procField("/proc/meminfo", "MemTotal:") }
+
+// procField returns a field of a /proc file given in kB, in bytes (0: not
+// found).
+func procField(name, field string) int64 {
+	f, err := os.Open(name)
 	if err != nil {
 		return 0
 	}

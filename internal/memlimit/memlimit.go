@@ -73,6 +73,10 @@ type Limit struct {
 	// Base is what the Go runtime held when Avail was found (0: not
 	// known); what it took since is no longer left (Left).
 	Base int64
+	// Machine is the machine's memory (0: not known), which a decode is
+	// held to when no limit is set: what would need more than the machine
+	// has is refused rather than started (model.SetMachineMemory).
+	Machine int64
 }
 
 // Left is what is left for decoding now: Avail, less what the Go runtime
@@ -164,6 +168,7 @@ func Detect(flag int64) Limit {
 	if flag > 0 {
 		consider(flag, flag-used, Flag)
 	}
+	best.Machine = machineMemory()
 	return best
 }
 

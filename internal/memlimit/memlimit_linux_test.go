@@ -32,6 +32,17 @@ func TestAddressSpaceLimit(t *testing.T) {
 	}
 }
 
+// The machine's memory is read from /proc/meminfo, and Detect gives it.
+func TestMachineMemory(t *testing.T) {
+	m := machineMemory()
+	if m < 64<<20 || m%1024 != 0 {
+		t.Fatalf("machine memory %d bytes", m)
+	}
+	if l := Detect(0); l.Machine != m {
+		t.Fatalf("Detect's Machine %d, want %d", l.Machine, m)
+	}
+}
+
 func TestCgroupMaxOf(t *testing.T) {
 	files := map[string]string{
 		"/sys/fs/cgroup/system.slice/memory.max":           "1073741824\n",

@@ -9,6 +9,32 @@ import (
 	"unsafe"
 )
 
+// With no memory limit set, counts within MemoryPerInputByte times the
+// input are still refused when they would need more than the machine has;
+// under a limit the limit counts instead.
+func TestCheckMemoryMachine(t *testing.T) {
+	defer SetMachineMemory(0)
+	defer SetMemoryAvailable(0)
+	SetMachineMemory(1 << 30)
+	if err := CheckMemory("x", 900<<20, 100<<20, "n samples"); err != nil {
+		t.Fatalf("900 MiB of a 1 GiB machine: %v", err)
+	}
+	err := CheckMemory("x", 1000<<20, 100<<20, "n samples")
+	if err == nil || !strings.Contains(err.Error(), "x: n samples in 104857600 bytes would take 1.1 GiB in memory with the input, more than the machine's 1.0 GiB: refused") {
+		t.Fatalf("1100 MiB of a 1 GiB machine: %v", err)
+	}
+	SetMachineMemory(0)
+	if err := CheckMemory("x", 1000<<20, 100<<20, "n samples"); err != nil {
+		t.Fatalf("machine not known: %v", err)
+	}
+	// A limit over the machine's memory (--max-memory) is the user's word.
+	SetMachineMemory(1 << 30)
+	SetMemoryAvailable(4 << 30)
+	if err := CheckMemory("x", 1000<<20, 100<<20, "n samples"); err != nil {
+		t.Fatalf("under a limit of 4 GiB: %v", err)
+	}
+}
+
 // CheckAvailableNow holds a step to what the limit left when it was set,
 // less what the process took since.
 func TestCheckAvailableNow(t *testing.T) {

@@ -257,6 +257,16 @@ var memoryAvail atomic.Int64
 // CheckMemory holds every count to; 0 is no limit.
 func SetMemoryAvailable(n int64) { memoryAvail.Store(max(n, 0)) }
 
+// machineMemory is the machine's memory (SetMachineMemory); 0: not known.
+var machineMemory atomic.Int64
+
+// SetMachineMemory gives CheckMemory the machine's memory
+// (internal/memlimit), which the counts of a decode are held to when no
+// memory limit is set: a crafted input within MemoryPerInputByte times its
+// size may still need more than the machine has, and is then refused
+// rather than started and killed. 0 is not known.
+func SetMachineMemory(n int64) { machineMemory.Store(max(n, 0)) }
+
 // memoryInUse is what the process holds now (SetMemoryInUse), and
 // memoryBase what it held when it was set.
 var (
@@ -312,17 +322,23 @@ func availableNow() (avail int64, limited, now bool) {
 // CheckMemory refuses a decode whose tables, counted before they are
 // allocated, would take need bytes: more than MemoryPerInputByte times the
 // input bytes that hold them, or, with the input, more than the memory
-// limit leaves (SetMemoryAvailable). what names the counts, for the
-// message.
+// limit leaves (SetMemoryAvailable), or, with no limit set, more than the
+// machine has (SetMachineMemory). what names the counts, for the message.
 func CheckMemory(format string, need, inputBytes int64, what string) error {
 	if err := CheckAvailable(format, need, inputBytes, what); err != nil {
 		return err
 	}
-	if need <= MemoryPerInputByte*inputBytes+memorySlack {
-		return nil
+	if need > MemoryPerInputByte*inputBytes+memorySlack {
+		return fmt.Errorf("%s: %s in %d bytes would take %s in memory, more than %d times the input: refused (a crafted or corrupt file?)",
+			format, what, inputBytes, HumanBytes(need), MemoryPerInputByte)
 	}
-	return fmt.Errorf("%s: %s in %d bytes would take %s in memory, more than %d times the input: refused (a crafted or corrupt file?)",
-		format, what, inputBytes, HumanBytes(need), MemoryPerInputByte)
+	if _, limited, _ := availableNow(); !limited {
+		if m := machineMemory.Load(); m > 0 && need+inputBytes > m {
+			return fmt.Errorf("%s: %s in %d bytes would take %s in memory with the input, more than the machine's %s: refused (a crafted or corrupt file?)",
+				format, what, inputBytes, HumanBytes(need+inputBytes), HumanBytes(m))
+		}
+	}
+	return nil
 }
 
 // CheckAvailable is the half of CheckMemory that holds need, with the
