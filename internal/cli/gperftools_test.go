@@ -43,7 +43,7 @@ func TestConvertGperftools(t *testing.T) {
 			total += smp.Value[1]
 		}
 		for _, smp := range want.Samples {
-			wantTotal += smp.Values[1]
+			wantTotal += smp.Values()[1]
 		}
 		if total != wantTotal || len(got.Sample) != len(want.Samples) || len(got.Mapping) != len(want.Mappings) || got.Period != want.Period {
 			t.Errorf("%s: %d samples, cpu %d, %d mappings, period %d; want %d, %d, %d, %d", in, len(got.Sample), total, len(got.Mapping), got.Period,

@@ -156,20 +156,20 @@ func TestOTLPEncodeStreamEdgeStacks(t *testing.T) {
 	}
 	add := func(stack []int32, v int64) {
 		s := p.Stacks.Add(stack)
-		p.Samples = append(p.Samples, model.Sample{Stack: s, Values: []int64{v, v * 1000}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(s, []int64{v, v * 1000}))
 	}
 	add(nil, 3)
 	// Zeros in the second sample type on stacks of their own: left out of
 	// that Profile (and of the stream's), read back as 0.
 	for i := 1; i < n; i += 4 {
-		p.Samples[i].Values[1] = 0
+		p.Samples[i].Values()[1] = 0
 	}
 	for i := 0; i < n; i += 3 {
 		s := p.Samples[i]
-		p.Samples = append(p.Samples, model.Sample{Stack: s.Stack, Values: []int64{1, 1000}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(s.Stack, []int64{1, 1000}))
 		// A 0 in the second sample type: left out of that Profile only
 		// where the sample's stack is its own (here, two samples share it).
-		p.Samples = append(p.Samples, model.Sample{Stack: s.Stack, Values: []int64{1, 0}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(s.Stack, []int64{1, 0}))
 		st := slices.Clone(p.Stacks.Append(nil, int(s.Stack)))
 		add(st, 2)
 		if len(st) > 1 {
@@ -181,7 +181,7 @@ func TestOTLPEncodeStreamEdgeStacks(t *testing.T) {
 	tables.Samples, tables.Stacks = nil, model.Stacks{}
 	samples := func(fn func([]int32, []byte, []int64) error) error {
 		for i := range p.Samples {
-			if err := fn(p.Stacks.Append(nil, int(p.Samples[i].Stack)), nil, p.Samples[i].Values); err != nil {
+			if err := fn(p.Stacks.Append(nil, int(p.Samples[i].Stack)), nil, p.Samples[i].Values()); err != nil {
 				return err
 			}
 		}

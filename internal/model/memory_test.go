@@ -63,7 +63,7 @@ func TestMemSize(t *testing.T) {
 	p := New()
 	before := p.MemSize()
 	p.AddLocation(Location{Mapping: NoMapping}, Line{Function: NoFunction})
-	p.Samples = append(p.Samples, Sample{Stack: p.Stacks.Add([]int32{0}), Values: []int64{1, 2}, Link: NoLink})
+	p.Samples = append(p.Samples, NewSample(p.Stacks.Add([]int32{0}), []int64{1, 2}))
 	want := int64(unsafe.Sizeof(Location{})+unsafe.Sizeof(Line{})+unsafe.Sizeof(Sample{})) + 2*8 + // location, sample, values
 		2 + 4 // one frame, one more stack offset
 	if got := p.MemSize() - before; got != want {

@@ -171,15 +171,56 @@ type Link struct {
 
 // Sample is one measurement at a stack.
 //
-// Samples with equal values may share one Values array (a decoder stores
+// Its values and timestamps are held as a pointer to the first and a
+// length, not as slices, so that a sample takes 40 bytes, not 64: a
+// profile may hold millions, and a slice's capacity is never needed here.
+// Values and Timestamps give them as slices, SetValues and SetTimestamps
+// set them.
+//
+// Samples with equal values may share one values array (a decoder stores
 // each distinct row once): code that changes a sample's values gives it a
-// new slice, never writes into the one it has.
+// new slice, never writes into the one it has. The same holds for
+// timestamps.
 type Sample struct {
-	Stack      int32   // index into Stacks
-	Values     []int64 // one per SampleTypes entry
-	LabelSet   int32   // index into LabelSets; 0 = no labels
-	Link       int32   // index into Links, or NoLink
-	Timestamps []uint64
+	Stack    int32 // index into Stacks
+	LabelSet int32 // index into LabelSets; 0 = no labels
+	Link     int32 // index into Links, or NoLink
+
+	nValues, nTimestamps uint32
+	values               *int64  // one per SampleTypes entry
+	timestamps           *uint64 // ns since the Unix epoch
+}
+
+// NewSample returns a sample at stack with values (values itself, not a
+// copy), no labels, no link and no timestamps.
+func NewSample(stack int32, values []int64) Sample {
+	s := Sample{Stack: stack, Link: NoLink}
+	s.SetValues(values)
+	return s
+}
+
+// Values returns the sample's values, one per SampleTypes entry. The
+// slice's capacity is its length: appending to it makes a new array.
+func (s *Sample) Values() []int64 { return unsafe.Slice(s.values, s.nValues) }
+
+// SetValues makes v the sample's values (v itself, not a copy).
+func (s *Sample) SetValues(v []int64) {
+	s.values, s.nValues = nil, 0
+	if len(v) > 0 {
+		s.values, s.nValues = &v[0], uint32(len(v))
+	}
+}
+
+// Timestamps returns the times the sample was taken at, if any. The
+// slice's capacity is its length: appending to it makes a new array.
+func (s *Sample) Timestamps() []uint64 { return unsafe.Slice(s.timestamps, s.nTimestamps) }
+
+// SetTimestamps makes ts the sample's timestamps (ts itself, not a copy).
+func (s *Sample) SetTimestamps(ts []uint64) {
+	s.timestamps, s.nTimestamps = nil, 0
+	if len(ts) > 0 {
+		s.timestamps, s.nTimestamps = &ts[0], uint32(len(ts))
+	}
 }
 
 // Resource is the OpenTelemetry resource that produced a profile.
@@ -388,7 +429,7 @@ func (p *Profile) MemSize() int64 {
 	n += int64(p.Stacks.NumFrames())*int64(FrameBytes(len(p.Locations))) + int64(p.Stacks.Len()+1)*4
 	n += int64(len(p.Samples)) * sample
 	for i := range p.Samples {
-		n += 8 * int64(len(p.Samples[i].Values)+len(p.Samples[i].Timestamps))
+		n += 8 * int64(len(p.Samples[i].Values())+len(p.Samples[i].Timestamps()))
 	}
 	n += int64(len(p.LabelSets)) * set
 	for i := range p.LabelSets {

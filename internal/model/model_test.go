@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// A profile may hold millions of locations, functions and lines: their
+// A profile may hold millions of locations, functions, lines and samples: their
 // structs take no padding they could do without (on 64-bit platforms).
 func TestTableEntrySizes(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
@@ -20,6 +20,7 @@ func TestTableEntrySizes(t *testing.T) {
 		{"Location", unsafe.Sizeof(Location{}), 24},
 		{"Function", unsafe.Sizeof(Function{}), 24},
 		{"Line", unsafe.Sizeof(Line{}), 16},
+		{"Sample", unsafe.Sizeof(Sample{}), 40},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s takes %d bytes, want %d", c.name, c.got, c.want)
@@ -37,7 +38,8 @@ func small() *Profile {
 	p.AddLocation(Location{Address: 0x5, Mapping: NoMapping})
 	s := b.Stack([]int32{1, 0})
 	ls := b.LabelSet([]Label{{Key: b.String("k"), Str: b.String("v")}})
-	p.Samples = []Sample{{Stack: s, Values: []int64{1}, LabelSet: ls, Link: NoLink}}
+	p.Samples = []Sample{NewSample(s, []int64{1})}
+	p.Samples[0].LabelSet = ls
 	return p
 }
 
@@ -89,7 +91,7 @@ func TestValidate(t *testing.T) {
 		{"lines past 4G", func(p *Profile) { p.Locations[0].FirstLine = 1<<32 - 1 }, "location[0].lines: lines 4294967295 to 4294967296 out of range (1 lines)"},
 		{"stack", func(p *Profile) { p.Stacks.narrow[1] = 7 }, "stack[0][1]: location index 7"},
 		{"sample stack", func(p *Profile) { p.Samples[0].Stack = 1 }, "sample[0].stack"},
-		{"values", func(p *Profile) { p.Samples[0].Values = nil }, "sample[0]: 0 values for 1 sample types"},
+		{"values", func(p *Profile) { p.Samples[0].SetValues(nil) }, "sample[0]: 0 values for 1 sample types"},
 		{"labelset", func(p *Profile) { p.Samples[0].LabelSet = 5 }, "sample[0].label_set"},
 		{"link", func(p *Profile) { p.Samples[0].Link = 0 }, "sample[0].link"},
 		{"strings0", func(p *Profile) { p.Strings[0] = "x" }, "strings[0]"},
@@ -227,5 +229,31 @@ func TestColumns(t *testing.T) {
 	p.Columns = append(p.Columns, 1)
 	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "columns: 5 entries for 4 lines") {
 		t.Errorf("Validate of more columns than lines: %v", err)
+	}
+}
+
+// A sample's values and timestamps are the slices given, held as a
+// pointer and a length: the same array comes back, empty ones as nil, and
+// appending to what comes back never writes past it into a shared array.
+func TestSampleSlices(t *testing.T) {
+	row := []int64{1, 2, 3, 4}
+	s := NewSample(3, row[:2])
+	if got := s.Values(); len(got) != 2 || cap(got) != 2 || &got[0] != &row[0] {
+		t.Fatalf("values %v (cap %d), want the first 2 of the row itself", got, cap(got))
+	}
+	if _ = append(s.Values(), 9); row[2] != 3 {
+		t.Fatalf("appending to the values wrote into the row: %v", row)
+	}
+	if s.Stack != 3 || s.LabelSet != 0 || s.Link != NoLink || s.Timestamps() != nil {
+		t.Fatalf("new sample %+v", s)
+	}
+	s.SetTimestamps([]uint64{5, 6})
+	if got := s.Timestamps(); len(got) != 2 || got[1] != 6 {
+		t.Fatalf("timestamps %v", got)
+	}
+	s.SetValues([]int64{})
+	s.SetTimestamps(nil)
+	if s.Values() != nil || s.Timestamps() != nil {
+		t.Fatalf("empty values %v, timestamps %v: want nil", s.Values(), s.Timestamps())
 	}
 }

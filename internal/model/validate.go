@@ -191,8 +191,8 @@ func (v *validator) samples() error {
 		if s.Stack < 0 || int(s.Stack) >= nst {
 			return fmt.Errorf("sample[%d].stack: index %d out of range (%d stacks)", i, s.Stack, nst)
 		}
-		if len(s.Values) != nv {
-			return fmt.Errorf("sample[%d]: %d values for %d sample types", i, len(s.Values), nv)
+		if len(s.Values()) != nv {
+			return fmt.Errorf("sample[%d]: %d values for %d sample types", i, len(s.Values()), nv)
 		}
 		if s.LabelSet < 0 || int(s.LabelSet) >= len(p.LabelSets) {
 			return fmt.Errorf("sample[%d].label_set: index %d out of range (%d label sets)", i, s.LabelSet, len(p.LabelSets))

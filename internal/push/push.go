@@ -201,7 +201,7 @@ func (p *Pusher) estimate(prof *model.Profile) int {
 		n += 6 * len(ls.Labels)
 	}
 	for _, s := range prof.Samples {
-		n += 6 + 4*len(s.Values) + 9*len(s.Timestamps)
+		n += 6 + 4*len(s.Values()) + 9*len(s.Timestamps())
 	}
 	if p.cfg.Protocol.JSON() {
 		n *= 4

@@ -215,7 +215,7 @@ func TestLineWithoutFunction(t *testing.T) {
 	p.AddLocation(model.Location{Address: 0x1000, Mapping: model.NoMapping}, model.Line{Function: model.NoFunction, Line: 7})
 	p.Stacks.Add([]int32{0})
 	p.SampleTypes = []model.ValueType{{}}
-	p.Samples = []model.Sample{{Stack: 0, Values: []int64{3}, Link: model.NoLink}}
+	p.Samples = []model.Sample{model.NewSample(0, []int64{3})}
 	var buf bytes.Buffer
 	var warnings []string
 	w := NewWriter(&buf, WriterOptions{Warn: func(m string) { warnings = append(warnings, m) }})

@@ -21,7 +21,7 @@ func TestDeepChainCounted(t *testing.T) {
 	fr := make([]int32, 0, n)
 	for i := range n {
 		fr = append([]int32{int32(i)}, fr...)
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(fr), Values: []int64{1}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(b.Stack(fr), []int64{1}))
 	}
 	data, err := bundleOf(p)
 	if err != nil {

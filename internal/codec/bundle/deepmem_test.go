@@ -27,7 +27,7 @@ func TestDeepStackMemory(t *testing.T) {
 	b := synth.Locations(1)
 	p := b.P
 	frames := make([]int32, n)
-	p.Samples = []model.Sample{{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink}}
+	p.Samples = []model.Sample{model.NewSample(b.Stack(frames), []int64{1})}
 	frames = nil
 	var buf bytes.Buffer
 	write := memcheck.Peak(func() {

@@ -34,7 +34,7 @@ func wideRows(types, n int) *model.Profile {
 	p.AddLocation(model.Location{Address: 1, Mapping: model.NoMapping}, model.Line{Function: 0, Line: 1})
 	st := b.Stack([]int32{0})
 	for i := 0; i < n; i++ {
-		p.Samples = append(p.Samples, model.Sample{Stack: st, Values: vals, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(st, vals))
 	}
 	return p
 }
@@ -196,7 +196,7 @@ func sameHollow(t *testing.T, p *model.Profile, err error, h *model.Profile, c C
 	}
 	for i := range p.Samples {
 		a, b := &p.Samples[i], &h.Samples[i]
-		if a.Stack != b.Stack || !slices.Equal(a.Values, b.Values) || !slices.Equal(a.Timestamps, b.Timestamps) ||
+		if a.Stack != b.Stack || !slices.Equal(a.Values(), b.Values()) || !slices.Equal(a.Timestamps(), b.Timestamps()) ||
 			a.Link != b.Link || a.LabelSet != b.LabelSet {
 			t.Fatalf("sample %d: whole %+v, hollow %+v", i, *a, *b)
 		}

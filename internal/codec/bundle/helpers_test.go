@@ -128,8 +128,8 @@ func diffProfiles(a, b *model.Profile) string {
 				return ne(fmt.Sprintf("sample[%d].stack[%d]", i, j), x, y)
 			}
 		}
-		if !slices.Equal(s.Values, t.Values) {
-			return ne(fmt.Sprintf("sample[%d].values", i), s.Values, t.Values)
+		if !slices.Equal(s.Values(), t.Values()) {
+			return ne(fmt.Sprintf("sample[%d].values", i), s.Values(), t.Values())
 		}
 		if x, y := rlabels(a, s.LabelSet), rlabels(b, t.LabelSet); x != y {
 			return ne(fmt.Sprintf("sample[%d].labels", i), x, y)
@@ -137,8 +137,8 @@ func diffProfiles(a, b *model.Profile) string {
 		if x, y := rlink(a, s.Link), rlink(b, t.Link); x != y {
 			return ne(fmt.Sprintf("sample[%d].link", i), x, y)
 		}
-		if !slices.Equal(s.Timestamps, t.Timestamps) {
-			return ne(fmt.Sprintf("sample[%d].timestamps", i), s.Timestamps, t.Timestamps)
+		if !slices.Equal(s.Timestamps(), t.Timestamps()) {
+			return ne(fmt.Sprintf("sample[%d].timestamps", i), s.Timestamps(), t.Timestamps())
 		}
 	}
 	return ""

@@ -29,7 +29,7 @@ func TestLimitCountsSamplesValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Samples) != 4096 || len(p.Samples[4095].Values) != 1000 || p.Samples[4095].Values[999] != 999 {
+	if len(p.Samples) != 4096 || len(p.Samples[4095].Values()) != 1000 || p.Samples[4095].Values()[999] != 999 {
 		t.Fatalf("read %d samples", len(p.Samples))
 	}
 }

@@ -15,7 +15,7 @@ func locationsBundle(t *testing.T, n int) []byte {
 	b := synth.Locations(n)
 	p := b.P
 	for i := range n {
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i)}), Values: []int64{1}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(b.Stack([]int32{int32(i)}), []int64{1}))
 	}
 	data, err := bundleOf(p)
 	if err != nil {
@@ -62,7 +62,7 @@ func TestWriterHeldToTheLimit(t *testing.T) {
 	b := synth.Locations(1000)
 	p := b.P
 	for i := range 1000 {
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i), int32((i + 1) % 1000)}), Values: []int64{1}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(b.Stack([]int32{int32(i), int32((i + 1) % 1000)}), []int64{1}))
 	}
 	defer model.SetMemoryAvailable(0)
 	model.SetMemoryInUse(func() int64 { return 0 }, 0)
@@ -84,15 +84,15 @@ func TestWriterHeldToTheLimit(t *testing.T) {
 func TestHollowTablesCountLess(t *testing.T) {
 	data := locationsBundle(t, 20000)
 	defer model.SetMemoryAvailable(0)
-	// The tables, their rows and the block count 6.2 MiB whole, 4.1
+	// The tables, their rows and the block count 5.1 MiB whole, 3.6
 	// hollow.
-	model.SetMemoryAvailable(5 << 20)
+	model.SetMemoryAvailable(4608 << 10)
 	r, err := open(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Profile(0); err == nil || !strings.Contains(err.Error(), "the memory limit leaves") {
-		t.Errorf("whole profile under 5 MiB: %v, want a refusal", err)
+		t.Errorf("whole profile under 4.5 MiB: %v, want a refusal", err)
 	}
 	r, err = open(data)
 	if err != nil {
@@ -100,13 +100,13 @@ func TestHollowTablesCountLess(t *testing.T) {
 	}
 	_, c, err := r.Hollow(0, false)
 	if err != nil {
-		t.Fatalf("summary under 5 MiB: %v", err)
+		t.Fatalf("summary under 4.5 MiB: %v", err)
 	}
 	if c.Locations != 20000 || c.Functions != 20000 {
 		t.Errorf("summary counts %+v, want 20000 locations and functions", c)
 	}
 	if _, err := r.Profile(0); err == nil || !strings.Contains(err.Error(), "the memory limit leaves") {
-		t.Errorf("whole profile after a summary under 5 MiB: %v, want a refusal", err)
+		t.Errorf("whole profile after a summary under 4.5 MiB: %v, want a refusal", err)
 	}
 	model.SetMemoryAvailable(0)
 	q, err := r.Profile(0)

@@ -70,7 +70,7 @@ func TestDiffProfilesNotices(t *testing.T) {
 		"temporality":   func(p *model.Profile) { p.SampleTypes[0].AggregationTemporality = 0 },
 		"build id kind": func(p *model.Profile) { p.Mappings[0].BuildIDKind++ },
 		"link":          func(p *model.Profile) { p.Samples[3].Link = 0 },
-		"timestamps":    func(p *model.Profile) { p.Samples[0].Timestamps = []uint64{1} },
+		"timestamps":    func(p *model.Profile) { p.Samples[0].SetTimestamps([]uint64{1}) },
 		"label order": func(p *model.Profile) {
 			ls := p.LabelSets[p.Samples[0].LabelSet].Labels
 			ls[0], ls[1] = ls[1], ls[0]

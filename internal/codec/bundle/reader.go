@@ -889,7 +889,8 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 		// Samples of one row share its values (a slice of the shared
 		// tables, capped so that an append cannot reach the next row's).
 		v := t.rowVals[t.rowOff[r]:t.rowOff[r+1]:t.rowOff[r+1]]
-		p.Samples[i] = model.Sample{Stack: s, Values: v, LabelSet: u.labelSet(t.rowLabels[r]), Link: u.link(t.rowLink[r])}
+		p.Samples[i] = model.NewSample(s, v)
+		p.Samples[i].LabelSet, p.Samples[i].Link = u.labelSet(t.rowLabels[r]), u.link(t.rowLink[r])
 	}
 	if u.release { // what the samples alone use
 		t.nodes, u.nodeNew = nodeTable{}, nil
@@ -920,7 +921,7 @@ func (u *unpacker) decode(d *dec, e *Entry) (*model.Profile, error) {
 		}
 		for i := range p.Samples {
 			if counts[i] > 0 {
-				p.Samples[i].Timestamps = all[:counts[i]:counts[i]]
+				p.Samples[i].SetTimestamps(all[:counts[i]:counts[i]])
 				all = all[counts[i]:]
 			}
 		}

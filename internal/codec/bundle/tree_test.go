@@ -40,7 +40,7 @@ func TestPrefixTreeRandom(t *testing.T) {
 				}
 				leaf := slices.Clone(s)
 				slices.Reverse(leaf)
-				b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(leaf), Values: []int64{int64(1 + rng.Intn(5))}, Link: model.NoLink})
+				b.P.Samples = append(b.P.Samples, model.NewSample(b.Stack(leaf), []int64{int64(1 + rng.Intn(5))}))
 			}
 			ps = append(ps, b.P)
 		}

@@ -569,7 +569,7 @@ func (w *Writer) encodeSection(p *model.Profile) {
 	// The number of samples, the time and the duration are in the index.
 	var flags uint64
 	for i := range p.Samples {
-		if len(p.Samples[i].Timestamps) != 0 {
+		if len(p.Samples[i].Timestamps()) != 0 {
 			flags |= colTimestamps
 		}
 	}
@@ -592,11 +592,11 @@ func (w *Writer) encodeSection(p *model.Profile) {
 	}
 	if flags&colTimestamps != 0 {
 		for i := range p.Samples {
-			e.uvarint(uint64(len(p.Samples[i].Timestamps)))
+			e.uvarint(uint64(len(p.Samples[i].Timestamps())))
 		}
 		var prev uint64
 		for i := range p.Samples {
-			for _, ts := range p.Samples[i].Timestamps {
+			for _, ts := range p.Samples[i].Timestamps() {
 				e.uvarint(zigzag(int64(ts - prev)))
 				prev = ts
 			}
@@ -631,15 +631,15 @@ type rows struct {
 // stack, labels, link and values if there is one, else a new row coded as
 // deltas against that latest row.
 func (w *Writer) row(p *model.Profile, s *model.Sample) uint32 {
-	k := rowKey{node: w.stack(p, s.Stack), labelSet: w.labelSet(p, s.LabelSet), link: w.link(p, s.Link), n: uint32(len(s.Values))}
+	k := rowKey{node: w.stack(p, s.Stack), labelSet: w.labelSet(p, s.LabelSet), link: w.link(p, s.Link), n: uint32(len(s.Values()))}
 	rs := &w.rows
 	st := rs.latest[k]
-	if st != nil && slices.Equal(st.vals, s.Values) {
+	if st != nil && slices.Equal(st.vals, s.Values()) {
 		return st.row
 	}
 	r := rs.n
 	rs.n++
-	for len(rs.vals) < len(s.Values) {
+	for len(rs.vals) < len(s.Values()) {
 		rs.vals = append(rs.vals, enc{})
 	}
 	if st == nil {
@@ -648,19 +648,19 @@ func (w *Writer) row(p *model.Profile, s *model.Sample) uint32 {
 		rs.labelSet.u32(k.labelSet)
 		rs.link.u32(k.link)
 		rs.count.u32(k.n)
-		for j, v := range s.Values {
+		for j, v := range s.Values() {
 			rs.vals[j].varint(v)
 		}
-		st = &rowState{vals: make([]int64, len(s.Values))}
+		st = &rowState{vals: make([]int64, len(s.Values()))}
 		rs.latest[k] = st
 	} else {
 		rs.base.u32(r - st.row)
-		for j, v := range s.Values {
+		for j, v := range s.Values() {
 			rs.vals[j].varint(v - st.vals[j])
 		}
 	}
 	st.row = r
-	copy(st.vals, s.Values)
+	copy(st.vals, s.Values())
 	return r
 }
 

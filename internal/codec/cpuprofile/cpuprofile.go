@@ -185,11 +185,7 @@ func convert(in *cpuProfile, opts Options) (*model.Profile, error) {
 			}
 			stack = append(stack, loc[k]-1)
 		}
-		p.Samples = append(p.Samples, model.Sample{
-			Stack:  b.Stack(stack),
-			Values: []int64{counts[j], wall[j]},
-			Link:   model.NoLink,
-		})
+		p.Samples = append(p.Samples, model.NewSample(b.Stack(stack), []int64{counts[j], wall[j]}))
 	}
 	return p, nil
 }

@@ -77,11 +77,11 @@ func TestCounts(t *testing.T) {
 			if got := p.String(p.Functions[leaf[0].Function].Name); got != name {
 				t.Errorf("%s: node %d: leaf %q, want %q", f, n.ID, got, name)
 			}
-			if s.Values[0] != perNode[n.ID] {
-				t.Errorf("%s: node %d: %d samples, want %d", f, n.ID, s.Values[0], perNode[n.ID])
+			if s.Values()[0] != perNode[n.ID] {
+				t.Errorf("%s: node %d: %d samples, want %d", f, n.ID, s.Values()[0], perNode[n.ID])
 			}
-			total += s.Values[0]
-			wall += s.Values[1]
+			total += s.Values()[0]
+			wall += s.Values()[1]
 		}
 		if i != len(p.Samples) || total != int64(len(r.Samples)) {
 			t.Errorf("%s: %d samples of %d nodes, total %d, want %d", f, len(p.Samples), i, total, len(r.Samples))

@@ -269,13 +269,13 @@ func Decode(r io.Reader, opts ReadOptions) (*model.Profile, error) {
 			sampleOf = append(sampleOf, -1)
 		}
 		if i := sampleOf[st]; i >= 0 {
-			if sum, ok := addValue(p.Samples[i].Values[0], v); ok {
-				p.Samples[i].Values[0] = sum
+			if sum, ok := addValue(p.Samples[i].Values()[0], v); ok {
+				p.Samples[i].Values()[0] = sum
 				continue
 			}
 		}
 		sampleOf[st] = int32(len(p.Samples))
-		p.Samples = append(p.Samples, model.Sample{Stack: st, Values: cutValue(&vals, v), Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(st, cutValue(&vals, v)))
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {

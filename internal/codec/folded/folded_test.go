@@ -26,7 +26,7 @@ func readFixture(t *testing.T, name string) []byte {
 func total(p *model.Profile) int64 {
 	var sum int64
 	for _, s := range p.Samples {
-		sum += s.Values[0]
+		sum += s.Values()[0]
 	}
 	return sum
 }
@@ -177,7 +177,7 @@ func TestEscape(t *testing.T) {
 		p.Functions = append(p.Functions, model.Function{Name: b.String(n)})
 		p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: int32(len(p.Functions) - 1)})
 	}
-	p.Samples = []model.Sample{{Stack: b.Stack([]int32{2, 1, 0}), Values: []int64{7}, Link: model.NoLink}}
+	p.Samples = []model.Sample{model.NewSample(b.Stack([]int32{2, 1, 0}), []int64{7})}
 	var out bytes.Buffer
 	var warned []string
 	if err := folded.Encode(&out, p, folded.WriteOptions{Warn: func(s string) { warned = append(warned, s) }}); err != nil {

@@ -44,7 +44,7 @@ func TestSameStackOneSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Samples) != 2 || p.Samples[0].Values[0] != 4 || p.Samples[1].Values[0] != 6 {
+	if len(p.Samples) != 2 || p.Samples[0].Values()[0] != 4 || p.Samples[1].Values()[0] != 6 {
 		t.Errorf("samples %+v, want a;b 4 then c 6", p.Samples)
 	}
 	var text bytes.Buffer
@@ -57,8 +57,8 @@ func TestSameStackOneSample(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if len(p.Samples) != 1 || p.Samples[0].Values[0] != 1_000_000 {
-		t.Errorf("a million lines of one frame: %d samples, the first %v", len(p.Samples), p.Samples[0].Values)
+	if len(p.Samples) != 1 || p.Samples[0].Values()[0] != 1_000_000 {
+		t.Errorf("a million lines of one frame: %d samples, the first %v", len(p.Samples), p.Samples[0].Values())
 	}
 	if peak > 1<<20 {
 		t.Errorf("a million lines of one frame held %d bytes at once, want 1 MiB at most", peak)
@@ -67,7 +67,7 @@ func TestSameStackOneSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Samples) != 2 || p.Samples[0].Values[0] != 1<<63-1 || p.Samples[1].Values[0] != 3 {
+	if len(p.Samples) != 2 || p.Samples[0].Values()[0] != 1<<63-1 || p.Samples[1].Values()[0] != 3 {
 		t.Errorf("samples %+v, want the largest int64 apart from 3", p.Samples)
 	}
 }

@@ -103,7 +103,7 @@ func samples(p *model.Profile) []string {
 		for _, li := range p.Stacks.Append(nil, int(s.Stack)) {
 			a = append(a, fmt.Sprintf("%#x", p.Locations[li].Address))
 		}
-		out = append(out, fmt.Sprintf("%d@%s", s.Values[0], strings.Join(a, ",")))
+		out = append(out, fmt.Sprintf("%d@%s", s.Values()[0], strings.Join(a, ",")))
 	}
 	return out
 }
@@ -209,7 +209,7 @@ func TestRecords(t *testing.T) {
 			t.Errorf("samples %v, want %v", got, want)
 		}
 		for _, s := range r.p.Samples {
-			if s.Values[1] != s.Values[0]*10_000_000 || s.LabelSet != 0 || s.Link != model.NoLink {
+			if s.Values()[1] != s.Values()[0]*10_000_000 || s.LabelSet != 0 || s.Link != model.NoLink {
 				t.Errorf("sample %+v", s)
 			}
 		}
@@ -270,7 +270,7 @@ func TestRecords(t *testing.T) {
 		}
 		// The largest count that fits is fine.
 		b = newFile(le64).header(1000).rec(math.MaxInt64/1_000_000, 0x10).trailer().buf
-		if got := decode(t, b, Options{}).p.Samples[0].Values[1]; got != math.MaxInt64/1_000_000*1_000_000 {
+		if got := decode(t, b, Options{}).p.Samples[0].Values()[1]; got != math.MaxInt64/1_000_000*1_000_000 {
 			t.Errorf("cpu %d", got)
 		}
 	})
@@ -307,8 +307,8 @@ func TestRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(p.Samples) != 2 || p.Samples[0].Values[0] != 5 || p.Stacks.Len() != 2 || len(p.Stacks.Append(nil, 0)) != 10000 || info.MaxDepth != 10000 {
-				t.Errorf("samples %d, first %v, depth %d", len(p.Samples), p.Samples[0].Values, info.MaxDepth)
+			if len(p.Samples) != 2 || p.Samples[0].Values()[0] != 5 || p.Stacks.Len() != 2 || len(p.Stacks.Append(nil, 0)) != 10000 || info.MaxDepth != 10000 {
+				t.Errorf("samples %d, first %v, depth %d", len(p.Samples), p.Samples[0].Values(), info.MaxDepth)
 			}
 			if a := p.Locations[p.Stacks.Append(nil, 0)[9999]].Address; a != 0x1000+16*9999-1 {
 				t.Errorf("last frame %#x", a)

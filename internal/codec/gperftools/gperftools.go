@@ -461,7 +461,7 @@ func (d *decoder) build(maps []mapping) (*model.Profile, error) {
 	for i, c := range d.counts {
 		v := vals[2*i : 2*i+2 : 2*i+2]
 		v[0], v[1] = int64(c), int64(c)*d.periodN
-		p.Samples[i] = model.Sample{Stack: int32(i), Values: v, Link: model.NoLink}
+		p.Samples[i] = model.NewSample(int32(i), v)
 	}
 	d.info.Stacks = len(d.counts)
 	if err := p.Validate(); err != nil {

@@ -193,8 +193,8 @@ func TestDifferentialPprof(t *testing.T) {
 			// Totals: heuristics move no value.
 			var tot, ptot [2]int64
 			for _, s := range p.Samples {
-				tot[0] += s.Values[0]
-				tot[1] += s.Values[1]
+				tot[0] += s.Values()[0]
+				tot[1] += s.Values()[1]
 			}
 			for _, s := range pp.Sample {
 				ptot[0] += s.Value[0]
@@ -224,8 +224,8 @@ func TestDifferentialPprof(t *testing.T) {
 				if i < len(wantOrder) && k != wantOrder[i] {
 					t.Errorf("sample %d: stack %s, want first-seen order %s", i, k, wantOrder[i])
 				}
-				if want[k] != s.Values[0] || s.Values[1] != s.Values[0]*p.Period {
-					t.Errorf("sample %d at %s: values %v, want count %d", i, k, s.Values, want[k])
+				if want[k] != s.Values()[0] || s.Values()[1] != s.Values()[0]*p.Period {
+					t.Errorf("sample %d at %s: values %v, want count %d", i, k, s.Values(), want[k])
 				}
 			}
 			if fx.file == "le64-100hz.prof" && len(recs) == len(want) {
@@ -265,7 +265,7 @@ func TestDifferentialPprof(t *testing.T) {
 						a = append(a[:1], a[2:]...)
 					}
 				}
-				ours2[stackKey(pprofDuplicateLeaf(a))] += s.Values[0]
+				ours2[stackKey(pprofDuplicateLeaf(a))] += s.Values()[0]
 			}
 			if fx.file == "le64-hot.prof" && len(removed) != 2 {
 				t.Errorf("pprof removed common second frames %x from the hot file, want 2 (middle and work)", removed)

@@ -336,12 +336,12 @@ func TestAgainstJDK(t *testing.T) {
 				}
 				m := map[string][2]int64{}
 				for _, s := range p.Samples {
-					if s.Values[c] == 0 && s.Values[c+1] == 0 {
+					if s.Values()[c] == 0 && s.Values()[c+1] == 0 {
 						continue
 					}
 					key := modelKey(p, s)
 					v := m[key]
-					m[key] = [2]int64{v[0] + s.Values[c], v[1] + s.Values[c+1]}
+					m[key] = [2]int64{v[0] + s.Values()[c], v[1] + s.Values()[c+1]}
 				}
 				got[st] = m
 			}

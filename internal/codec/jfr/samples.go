@@ -196,8 +196,8 @@ func (d *decoder) finish() *model.Profile {
 	for i := range pr.Samples {
 		r := int(rs.rowOf[i])
 		s := &pr.Samples[i]
-		s.Values = values[r*width : (r+1)*width : (r+1)*width]
-		s.Timestamps = rs.times[i : i+1 : i+1]
+		s.SetValues(values[r*width : (r+1)*width : (r+1)*width])
+		s.SetTimestamps(rs.times[i : i+1 : i+1])
 	}
 	for _, k := range []kind{kCPU, kWall} {
 		if d.present[k] {

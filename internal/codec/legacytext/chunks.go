@@ -411,7 +411,7 @@ func (a *appender) add(q *model.Profile) bool {
 		}
 		s.Stack = a.b.Stack(a.frames)
 		s.LabelSet = a.sets[s.LabelSet]
-		s.Values = a.row(s.Values)
+		s.SetValues(a.row(s.Values()))
 		p.Samples = append(p.Samples, s)
 	}
 	return true

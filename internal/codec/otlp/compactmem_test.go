@@ -21,7 +21,7 @@ func TestDecodeCompactMemory(t *testing.T) {
 	for i := range frames {
 		frames[i] = int32(i)
 	}
-	b.P.Samples = []model.Sample{{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink}}
+	b.P.Samples = []model.Sample{model.NewSample(b.Stack(frames), []int64{1})}
 	var buf bytes.Buffer
 	if err := Encode(&buf, []*model.Profile{b.P}, EncodeOptions{}); err != nil {
 		t.Fatal(err)

@@ -835,11 +835,11 @@ func (d *decoder) joinSamples(p *model.Profile, b *model.Builder, t *dict, profs
 	values := make([]int64, len(first.Samples)*len(profs))
 	for i, s := range first.Samples {
 		ms := &p.Samples[i]
-		ms.Values = values[i*len(profs) : (i+1)*len(profs) : (i+1)*len(profs)]
-		ms.Values[ord[0]] = d.sampleValue(s)
+		ms.SetValues(values[i*len(profs) : (i+1)*len(profs) : (i+1)*len(profs)])
+		ms.Values()[ord[0]] = d.sampleValue(s)
 		for k := 1; k < len(profs); k++ {
 			if j := matches[k][i]; j >= 0 {
-				ms.Values[ord[k]] = d.sampleValue(profs[k].Samples[j])
+				ms.Values()[ord[k]] = d.sampleValue(profs[k].Samples[j])
 			}
 		}
 		ms.Stack, ms.Link = s.StackIndex, s.LinkIndex-1
@@ -850,7 +850,7 @@ func (d *decoder) joinSamples(p *model.Profile, b *model.Builder, t *dict, profs
 			}
 		}
 		if len(s.TimestampsUnixNano) > 0 {
-			ms.Timestamps = s.TimestampsUnixNano
+			ms.SetTimestamps(s.TimestampsUnixNano)
 		}
 		// Samples with the same attribute indices have the same labels:
 		// one look-up by the indices, not a hash of the labels.

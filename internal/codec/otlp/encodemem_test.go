@@ -24,7 +24,7 @@ func manyLocations(n int) *model.Profile {
 	for i := range frames {
 		frames[i] = int32(i)
 	}
-	b.P.Samples = []model.Sample{{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink}}
+	b.P.Samples = []model.Sample{model.NewSample(b.Stack(frames), []int64{1})}
 	return b.P
 }
 
@@ -82,7 +82,7 @@ func TestEncodeStreamedMemory(t *testing.T) {
 		for j := range frames {
 			frames[j] = int32(rnd.IntN(1000))
 		}
-		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink})
+		b.P.Samples = append(b.P.Samples, model.NewSample(b.Stack(frames), []int64{1}))
 	}
 	whole := encodePeak(t, b.P)
 	defer func(old int) { streamFrom = old }(streamFrom)
@@ -154,9 +154,10 @@ func timestampedTypes(n, types, r int) []*model.Profile {
 	for i := range n {
 		v := make([]int64, types)
 		v[i%types] = int64(i%1000 + 1)
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{int32(i % 100), int32(i % 7)}), Values: v,
-			LabelSet: b.LabelSet([]model.Label{{Key: b.String("thread"), Str: b.String(fmt.Sprint(i % 50))}}),
-			Link:     model.NoLink, Timestamps: []uint64{1e18 + uint64(i)*1e6}})
+		s := model.NewSample(b.Stack([]int32{int32(i % 100), int32(i % 7)}), v)
+		s.LabelSet = b.LabelSet([]model.Label{{Key: b.String("thread"), Str: b.String(fmt.Sprint(i % 50))}})
+		s.SetTimestamps([]uint64{1e18 + uint64(i)*1e6})
+		p.Samples = append(p.Samples, s)
 	}
 	p.Resource = model.Resource{SchemaURL: fmt.Sprintf("https://example.com/%d", r),
 		Attributes: []model.Attribute{{Key: "service.name", Value: model.Value{Kind: model.KindString, Str: fmt.Sprintf("svc%d", r)}}}}

@@ -16,7 +16,7 @@ import (
 // after a short one.
 func TestFramedLargeMessages(t *testing.T) {
 	b := synth.Locations(10)
-	b.P.Samples = []model.Sample{{Stack: b.Stack([]int32{0, 1, 2}), Values: []int64{1}, Link: model.NoLink}}
+	b.P.Samples = []model.Sample{model.NewSample(b.Stack([]int32{0, 1, 2}), []int64{1})}
 	b.P.Comments = []int32{b.String(strings.Repeat("pprofx ", 17<<20/7))}
 	large := b.P
 	small := synth.DeepStack(5)

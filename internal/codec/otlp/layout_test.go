@@ -148,14 +148,14 @@ func TestAmbiguousLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := p110[0].Samples[0]; s.Values[0] != 0 || len(p110[0].LabelSets[s.LabelSet].Labels) != 1 {
+	if s := p110[0].Samples[0]; s.Values()[0] != 0 || len(p110[0].LabelSets[s.LabelSet].Labels) != 1 {
 		t.Errorf("v1.10: sample %+v", s)
 	}
 	p19, err := Decode(data, DecodeOptions{Layout: LayoutV19})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := p19[0].Samples[0]; s.Values[0] != 1 || s.LabelSet != 0 {
+	if s := p19[0].Samples[0]; s.Values()[0] != 1 || s.LabelSet != 0 {
 		t.Errorf("v1.9: sample %+v", s)
 	}
 }
@@ -190,7 +190,9 @@ func TestOwnOutputUnambiguous(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		p.Links = append(p.Links, model.Link{TraceID: bytes.Repeat([]byte{byte(i + 1)}, 16), SpanID: bytes.Repeat([]byte{byte(i + 1)}, 8)})
 		ls := b.LabelSet([]model.Label{{Key: b.String("k"), Str: b.String(fmt.Sprint(i))}})
-		p.Samples = append(p.Samples, model.Sample{Stack: st, Values: []int64{1}, LabelSet: ls, Link: int32(i)})
+		s := model.NewSample(st, []int64{1})
+		s.LabelSet, s.Link = ls, int32(i)
+		p.Samples = append(p.Samples, s)
 	}
 	var buf bytes.Buffer
 	if err := Encode(&buf, []*model.Profile{p}, EncodeOptions{}); err != nil {

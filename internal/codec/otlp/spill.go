@@ -340,7 +340,7 @@ func EncodeMemory(p *model.Profile, json bool) int64 {
 	}
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		n += perSample + perValue*int64(len(s.Values)) + perStamp*int64(len(s.Timestamps))
+		n += perSample + perValue*int64(len(s.Values())) + perStamp*int64(len(s.Timestamps()))
 	}
 	deepest := 0
 	for i := range p.Stacks.Len() {

@@ -402,7 +402,7 @@ func (d *decoder) endSample() error {
 			d.tsSlab = make([]uint64, 0, slabLen)
 		}
 		d.tsSlab = append(d.tsSlab, uint64(d.refTOD+(h.timeNs-d.refMono)))
-		s.Timestamps = d.tsSlab[len(d.tsSlab)-1 : len(d.tsSlab) : len(d.tsSlab)]
+		s.SetTimestamps(d.tsSlab[len(d.tsSlab)-1 : len(d.tsSlab) : len(d.tsSlab)])
 	}
 	p.Samples = grow(p.Samples)
 	p.Samples = append(p.Samples, s)
@@ -715,7 +715,7 @@ func (d *decoder) finish() (*model.Profile, error) {
 				missing = true
 			}
 		}
-		p.Samples[i].Values = v
+		p.Samples[i].SetValues(v)
 	}
 	if missing && d.opts.Warn != nil {
 		d.opts.Warn("perf script: some samples of an event with periods print none; their period is 0")

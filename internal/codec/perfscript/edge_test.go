@@ -142,7 +142,7 @@ func TestEventsAndClock(t *testing.T) {
 		t.Errorf("tracepoint folded %q", got)
 	}
 	want := uint64(1795750937474760000 + (549000000000 - 548992268634))
-	if ts := p.Samples[0].Timestamps; len(ts) != 1 || ts[0] != want {
+	if ts := p.Samples[0].Timestamps(); len(ts) != 1 || ts[0] != want {
 		t.Errorf("timestamps %v, want [%d]", ts, want)
 	}
 	if p.TimeNanos != int64(want) {

@@ -100,7 +100,7 @@ func TestFixtures(t *testing.T) {
 		for _, s := range p.Samples {
 			for i, st := range p.SampleTypes {
 				if strings.HasSuffix(p.String(st.Type), "_sample") {
-					counts += s.Values[i]
+					counts += s.Values()[i]
 				}
 			}
 		}

@@ -26,7 +26,8 @@ func TestSampleAttributesNamed(t *testing.T) {
 				{Key: "flag", Value: model.Value{Kind: model.KindBool, Bool: true}},
 			}
 		}
-		p.Samples = []model.Sample{{Stack: b.Stack([]int32{0}), Values: []int64{1}, LabelSet: b.LabelSetWith(labels, as), Link: model.NoLink}}
+		p.Samples = []model.Sample{model.NewSample(b.Stack([]int32{0}), []int64{1})}
+		p.Samples[0].LabelSet = b.LabelSetWith(labels, as)
 		return p
 	}
 	var warned []string

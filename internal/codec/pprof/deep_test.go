@@ -42,7 +42,7 @@ func TestSharedStacksEncodedOnce(t *testing.T) {
 		}
 		st := b.Stack(frames)
 		for range 2 {
-			b.P.Samples = append(b.P.Samples, model.Sample{Stack: st, Values: []int64{1}, Link: model.NoLink})
+			b.P.Samples = append(b.P.Samples, model.NewSample(st, []int64{1}))
 		}
 	}
 	ids := 0

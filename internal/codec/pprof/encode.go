@@ -120,7 +120,7 @@ func Unrepresentable(p *model.Profile) string {
 	for i := range p.Samples {
 		s := &p.Samples[i]
 		links = links || s.Link != model.NoLink
-		stamps = stamps || len(s.Timestamps) > 0
+		stamps = stamps || len(s.Timestamps()) > 0
 	}
 	if links {
 		lost = append(lost, "sample links (trace/span ids)")
@@ -366,15 +366,15 @@ func appendSamples(b []byte, p *model.Profile, next func([]byte) ([]byte, error)
 		s := &p.Samples[i]
 		labels := p.LabelSets[s.LabelSet].Labels
 		if uses[s.Stack] == 2 {
-			b = appendSample(b, stackBytes[stackOff[s.Stack]:stackOff[s.Stack+1]], s.Values, labels)
+			b = appendSample(b, stackBytes[stackOff[s.Stack]:stackOff[s.Stack+1]], s.Values(), labels)
 		} else {
 			if p.Stacks.StackLen(int(s.Stack)) > chunk {
 				// Room made once for a stack of millions of frames: the
 				// buffer grown by append would hold its old array and
 				// one twice as large at once.
-				b = reserve(b, stackIDsSize(&p.Stacks, int(s.Stack))+16*(len(s.Values)+4*len(labels))+32)
+				b = reserve(b, stackIDsSize(&p.Stacks, int(s.Stack))+16*(len(s.Values())+4*len(labels))+32)
 			}
-			b = appendStackSample(b, &p.Stacks, int(s.Stack), s.Values, labels)
+			b = appendStackSample(b, &p.Stacks, int(s.Stack), s.Values(), labels)
 		}
 		if next != nil {
 			var err error

@@ -176,7 +176,7 @@ func TestWarnsAboutWhatPprofCannotHold(t *testing.T) {
 	}
 	p.Links = []model.Link{{TraceID: make([]byte, 16), SpanID: make([]byte, 8)}}
 	p.Samples[0].Link = 0
-	p.Samples[1].Timestamps = []uint64{1}
+	p.Samples[1].SetTimestamps([]uint64{1})
 	p.Resource.Attributes = []model.Attribute{{Key: "service.name", Value: model.Value{Kind: model.KindString, Str: "x"}}}
 	frame := model.Attribute{Key: "profile.frame.type", Value: model.Value{Kind: model.KindString, Str: "native"}}
 	p.SetLocationAttrs(0, []model.Attribute{frame})

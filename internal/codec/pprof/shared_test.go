@@ -22,7 +22,7 @@ func TestSharedAndSingleStacks(t *testing.T) {
 	}
 	stacks := [][]int32{nil, {1, 2, 3}, {4}, long, nil, {1, 2, 3}, long, {5, 299}}
 	for i, st := range stacks {
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(st), Values: []int64{int64(i + 1)}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(b.Stack(st), []int64{int64(i + 1)}))
 	}
 	var out bytes.Buffer
 	if err := Encode(&out, p, EncodeOptions{}); err != nil {

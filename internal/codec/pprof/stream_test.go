@@ -31,7 +31,7 @@ func streamProfile(n int) *model.Profile {
 			fr[j] = int32(x >> 33 % 5000)
 		}
 		c := int64(1 + i%3)
-		p.Samples = append(p.Samples, model.Sample{Stack: p.Stacks.Add(fr), Values: []int64{c, c * p.Period}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(p.Stacks.Add(fr), []int64{c, c * p.Period}))
 	}
 	return p
 }
@@ -44,7 +44,7 @@ func split(p *model.Profile) (*model.Profile, Samples) {
 	return &t, func(fn func([]int32, []byte, []int64) error) error {
 		for i := range p.Samples {
 			s := &p.Samples[i]
-			if err := fn(p.Stacks.Append(nil, int(s.Stack)), nil, s.Values); err != nil {
+			if err := fn(p.Stacks.Append(nil, int(s.Stack)), nil, s.Values()); err != nil {
 				return err
 			}
 		}

@@ -286,7 +286,7 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 	var stackKey []byte
 	nLocFields, nLabels := 0, 0
 	var labelsStart, labelsEnd int = -1, -1
-	s.Values = d.values.take(nTypes)[:0]
+	vals := d.values.take(nTypes)[:0]
 	var g field
 	for pos := 0; pos < len(f.b); pos = g.next - base {
 		if err := d.scan(f.b, pos, base, &g); err != nil {
@@ -313,12 +313,12 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 				if err := d.wantVarint(&g); err != nil {
 					return err
 				}
-				s.Values = append(s.Values, int64(g.v))
+				vals = append(vals, int64(g.v))
 				continue
 			}
 			for b := g.b; len(b) > 0; {
 				if b[0] < 0x80 {
-					s.Values = append(s.Values, int64(b[0]))
+					vals = append(vals, int64(b[0]))
 					b = b[1:]
 					continue
 				}
@@ -326,7 +326,7 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 				if n < 0 {
 					return &decodeError{d.offsetOf(b), "field 2: bad packed varint"}
 				}
-				s.Values = append(s.Values, int64(v))
+				vals = append(vals, int64(v))
 				b = b[n:]
 			}
 		case 3:
@@ -340,9 +340,10 @@ func (d *decoder) sample(f *field, stacks, labelSets map[string]int32) error {
 			nLabels++
 		}
 	}
-	if len(s.Values) != nTypes {
-		return &decodeError{f.off, fmt.Sprintf("sample[%d]: %d values for %d sample types", len(p.Samples), len(s.Values), nTypes)}
+	if len(vals) != nTypes {
+		return &decodeError{f.off, fmt.Sprintf("sample[%d]: %d values for %d sample types", len(p.Samples), len(vals), nTypes)}
 	}
+	s.SetValues(vals)
 	if stackKey == nil && nLocFields > 0 {
 		stackKey = d.key
 	}

@@ -580,7 +580,7 @@ func (r *containerReader) sample(i int, s *sampleIn) error {
 	if len(s.values) != len(prof.SampleType) {
 		return fmt.Errorf("%s.sample[%d].value: %d values for %d sample types", pp, i, len(s.values), len(prof.SampleType))
 	}
-	ms.Values = s.values
+	ms.SetValues(s.values)
 	labels, err := r.sampleLabels(i, s)
 	if err != nil {
 		return err
@@ -601,7 +601,7 @@ func (r *containerReader) sample(i int, s *sampleIn) error {
 		d.warn("otlp: sample stacktrace ids were dropped (the model has no place for them)")
 	}
 	if len(s.timestamps) > 0 {
-		ms.Timestamps = s.timestamps
+		ms.SetTimestamps(s.timestamps)
 	}
 	return nil
 }

@@ -268,7 +268,7 @@ func sizeHint(ps []*model.Profile) int {
 		// each: up to 10), its attribute indices, tags and lengths.
 		n += len(p.Samples) * (8 + 2*frames + 6*len(p.SampleTypes))
 		for i := range p.Samples {
-			n += 9 * len(p.Samples[i].Timestamps)
+			n += 9 * len(p.Samples[i].Timestamps())
 		}
 		for i := range p.LabelSets {
 			n += 24 * (len(p.LabelSets[i].Labels) + len(p.LabelSets[i].Attributes))
@@ -383,10 +383,10 @@ func (e *encoder) appendSamples(b []byte, p *model.Profile) []byte {
 		s := &p.Samples[i]
 		var sb int
 		b, sb = begin(b, fProfileSample)
-		if len(s.Values) > 0 {
+		if len(s.Values()) > 0 {
 			var vs int
 			b, vs = begin(b, 2)
-			for _, v := range s.Values {
+			for _, v := range s.Values() {
 				b = appendVarint(b, uint64(v))
 			}
 			b = end(b, vs)
@@ -422,10 +422,10 @@ func (e *encoder) appendSamples(b []byte, p *model.Profile) []byte {
 		if s.Link != model.NoLink {
 			b = appendVarintField(b, 12, uint64(int(s.Link)+e.linkShift))
 		}
-		if len(s.Timestamps) > 0 {
+		if len(s.Timestamps()) > 0 {
 			var ts int
 			b, ts = begin(b, 13)
-			for _, t := range s.Timestamps {
+			for _, t := range s.Timestamps() {
 				b = appendVarint(b, t)
 			}
 			b = end(b, ts)

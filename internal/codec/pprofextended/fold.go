@@ -122,7 +122,7 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 	var labels []model.Label
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		if s.Link == model.NoLink && len(s.Timestamps) == 0 {
+		if s.Link == model.NoLink && len(s.Timestamps()) == 0 {
 			continue
 		}
 		if kTrace == 0 {
@@ -139,11 +139,12 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 				labels = append(labels, model.Label{Key: kSpan, Str: builder().String(hex.EncodeToString(l.SpanID))})
 			}
 		}
-		for _, t := range s.Timestamps {
+		for _, t := range s.Timestamps() {
 			labels = append(labels, model.Label{Key: kTS, Num: int64(t), NumUnit: uNS})
 		}
 		s.LabelSet = builder().LabelSet(labels)
-		s.Link, s.Timestamps = model.NoLink, nil
+		s.Link = model.NoLink
+		s.SetTimestamps(nil)
 	}
 	p.Links = nil
 

@@ -21,7 +21,8 @@ func TestFoldSampleAttributes(t *testing.T) {
 		{Key: "arr", Value: model.Value{Kind: model.KindArray, Array: []model.Value{{Kind: model.KindInt, Int: 3}, {Kind: model.KindDouble, Double: 0.5}}}, Unit: "ms"},
 		{Key: "empty", Value: model.Value{Kind: model.KindString}},
 	})
-	p.Samples = []model.Sample{{Stack: b.Stack(nil), Values: []int64{1}, LabelSet: ls, Link: model.NoLink}}
+	p.Samples = []model.Sample{model.NewSample(b.Stack(nil), []int64{1})}
+	p.Samples[0].LabelSet = ls
 	var warned []string
 	FoldForPprof(p, func(s string) { warned = append(warned, s) })
 	got := ""

@@ -95,15 +95,15 @@ func flatten(p *model.Profile) flat {
 	}
 	for _, s := range p.Samples {
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "%v {%s}", s.Values, labelsOf(p, s.LabelSet))
+		fmt.Fprintf(&sb, "%v {%s}", s.Values(), labelsOf(p, s.LabelSet))
 		for _, l := range p.Stacks.Append(nil, int(s.Stack)) {
 			sb.WriteString(" <" + loc(p, l) + ">")
 		}
 		if s.Link != model.NoLink {
 			fmt.Fprintf(&sb, " link %x/%x", p.Links[s.Link].TraceID, p.Links[s.Link].SpanID)
 		}
-		if len(s.Timestamps) > 0 {
-			fmt.Fprintf(&sb, " ts %v", s.Timestamps)
+		if len(s.Timestamps()) > 0 {
+			fmt.Fprintf(&sb, " ts %v", s.Timestamps())
 		}
 		f.Samples = append(f.Samples, sb.String())
 	}
@@ -179,7 +179,10 @@ func richModel() *model.Profile {
 		return model.Label{Key: s(k), Num: n, NumUnit: map[bool]int32{true: 0, false: s(u)}[u == ""]}
 	}
 	add := func(stack []int32, ls int32, link int32, ts []uint64, v ...int64) {
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(stack), Values: v, LabelSet: ls, Link: link, Timestamps: ts})
+		s := model.NewSample(b.Stack(stack), v)
+		s.LabelSet, s.Link = ls, link
+		s.SetTimestamps(ts)
+		p.Samples = append(p.Samples, s)
 	}
 	add([]int32{2, 1, 0}, lab(str("goroutine", "worker"), num("bytes", 1024, "bytes")), 0, []uint64{1700000000200000000}, 1, 10000000)
 	add([]int32{1, 0}, lab(str("goroutine", "worker"), str("goroutine", "second value")), model.NoLink, nil, 2, 20000000)

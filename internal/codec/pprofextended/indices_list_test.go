@@ -81,7 +81,7 @@ func TestLocationIndicesReadInPlace(t *testing.T) {
 			x = x*1664525 + 1013904223
 			frames[j] = int32(x % nloc)
 		}
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(b.Stack(frames), []int64{1}))
 	}
 	p.ProfileID, p.Scope.Name = bytes.Repeat([]byte{7}, 16), "pprofx" // as the writer would make them
 	var buf bytes.Buffer

@@ -61,7 +61,7 @@ func TestDeterministicAndProfileID(t *testing.T) {
 	if len(id) != 16 || allZero(id) {
 		t.Fatalf("derived profile id %x", id)
 	}
-	p.Samples[0].Values[0]++
+	p.Samples[0].Values()[0]++
 	if id2 := decodeOne(t, encodeOne(t, p, EncodeOptions{})).ProfileID; bytes.Equal(id, id2) {
 		t.Errorf("profile id %x does not change with the content", id)
 	}

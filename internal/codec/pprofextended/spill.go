@@ -204,7 +204,7 @@ func EncodeMemory(p *model.Profile, json bool) int64 {
 	largest := 0
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		largest = max(largest, len(s.Values)+len(s.Timestamps)+2*len(p.LabelSets[s.LabelSet].Labels))
+		largest = max(largest, len(s.Values())+len(s.Timestamps())+2*len(p.LabelSets[s.LabelSet].Labels))
 	}
 	for i := range p.Locations {
 		largest = max(largest, len(p.LocationLines(i))*perLine/perValue)

@@ -503,11 +503,11 @@ func (d *decoder) profile(i int) (*model.Profile, error) {
 	sums := map[int32]int{} // stack -> sample index
 	add := func(stack int32, v int64) {
 		if j, ok := sums[stack]; ok {
-			p.Samples[j].Values[0] += v
+			p.Samples[j].Values()[0] += v
 			return
 		}
 		sums[stack] = len(p.Samples)
-		p.Samples = append(p.Samples, model.Sample{Stack: stack, Values: []int64{v}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(stack, []int64{v}))
 	}
 	switch sp.Type {
 	case "sampled":
@@ -644,9 +644,9 @@ func (d *decoder) merged(types [][2]string) (*model.Profile, error) {
 			if !ok {
 				k = len(p.Samples)
 				index[st] = k
-				p.Samples = append(p.Samples, model.Sample{Stack: st, Values: make([]int64, len(types)), Link: model.NoLink})
+				p.Samples = append(p.Samples, model.NewSample(st, make([]int64, len(types))))
 			}
-			p.Samples[k].Values[i] += v
+			p.Samples[k].Values()[i] += v
 		}
 	}
 	d.warnRounded("units")

@@ -130,7 +130,7 @@ func TestSpeedscopeExport(t *testing.T) {
 		p := ps[0].Profile
 		var total int64
 		for _, s := range p.Samples {
-			total += s.Values[0]
+			total += s.Values()[0]
 		}
 		ev := raw.Profiles[0].Events
 		if want := (ev[len(ev)-1].At - raw.Profiles[0].StartValue) * c.scale; total != want {

@@ -51,7 +51,7 @@ func TestFrameFiles(t *testing.T) {
 		frames = append(frames, p.AddLocation(model.Location{Address: uint64(0x1000 + f), Mapping: model.NoMapping}, model.Line{Function: int32(f), Line: 1}))
 	}
 	frames = append(frames, p.AddLocation(model.Location{Address: 0x4011a6, Mapping: model.NoMapping}))
-	p.Samples = []model.Sample{{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink}}
+	p.Samples = []model.Sample{model.NewSample(b.Stack(frames), []int64{1})}
 	got := framesOf(t, p)
 	want := map[string]string{"a": "a.go", "b": "b.go", "c": "c.go", "d": "", "0x4011a6": ""}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -74,7 +74,7 @@ func TestFrameFilesMemory(t *testing.T) {
 		p.Functions = append(p.Functions, model.Function{Name: b.String(fmt.Sprintf("fn%d", i)), Filename: b.String(fmt.Sprintf("file%d.go", i))})
 		frames[i] = p.AddLocation(model.Location{Address: uint64(0x1000 + i), Mapping: model.NoMapping}, model.Line{Function: int32(i), Line: 1})
 	}
-	p.Samples = []model.Sample{{Stack: b.Stack(frames), Values: []int64{1}, Link: model.NoLink}}
+	p.Samples = []model.Sample{model.NewSample(b.Stack(frames), []int64{1})}
 	least := ^uint64(0)
 	for range 3 {
 		peak := memcheck.Peak(func() {

@@ -65,7 +65,7 @@ func TestWeightsMadeAtSize(t *testing.T) {
 	})
 	var total int64
 	for _, s := range ps[0].Profile.Samples {
-		total += s.Values[0]
+		total += s.Values()[0]
 	}
 	t.Logf("%d weights in %d bytes: %.1f MiB held at most", n, len(data), float64(peak)/(1<<20))
 	if total != n {

@@ -125,7 +125,7 @@ func TestFixtures(t *testing.T) {
 func frameTotals(p *model.Profile, ti int) (cum, self map[string]int64, total int64) {
 	cum, self = map[string]int64{}, map[string]int64{}
 	for _, s := range p.Samples {
-		w := s.Values[ti]
+		w := s.Values()[ti]
 		total += w
 		if w == 0 {
 			continue

@@ -39,7 +39,7 @@ func Describe(p *model.Profile) string {
 		fmt.Fprintf(&b, "mapping %s\n", mapping(int32(i)))
 	}
 	for _, s := range p.Samples {
-		fmt.Fprintf(&b, "sample %v", s.Values)
+		fmt.Fprintf(&b, "sample %v", s.Values())
 		for _, l := range p.LabelSets[s.LabelSet].Labels {
 			fmt.Fprintf(&b, " {%q %q %d %q}", p.String(l.Key), p.String(l.Str), l.Num, p.String(l.NumUnit))
 		}
@@ -49,7 +49,7 @@ func Describe(p *model.Profile) string {
 		if s.Link != model.NoLink {
 			fmt.Fprintf(&b, " link=%x/%x", p.Links[s.Link].TraceID, p.Links[s.Link].SpanID)
 		}
-		fmt.Fprintf(&b, " ts=%v\n", s.Timestamps)
+		fmt.Fprintf(&b, " ts=%v\n", s.Timestamps())
 		for _, li := range p.Stacks.Append(nil, int(s.Stack)) {
 			l := p.Locations[li]
 			fmt.Fprintf(&b, "  %#x %s folded=%v attrs=%+v", l.Address, mapping(l.Mapping), l.IsFolded, p.LocationAttrs(int(li)))

@@ -30,7 +30,7 @@ func Locations(n int) *model.Builder {
 // input of one sample of millions of location ids.
 func DeepStack(frames int) *model.Profile {
 	b := Locations(1)
-	b.P.Samples = []model.Sample{{Stack: b.Stack(make([]int32, frames)), Values: []int64{1}, Link: model.NoLink}}
+	b.P.Samples = []model.Sample{model.NewSample(b.Stack(make([]int32, frames)), []int64{1})}
 	return b.P
 }
 
@@ -45,7 +45,7 @@ func OwnLocations(n, depth int) *model.Profile {
 		for j := range frames {
 			frames[j] = int32(s*depth + j)
 		}
-		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{int64(s + 1)}, Link: model.NoLink})
+		b.P.Samples = append(b.P.Samples, model.NewSample(b.Stack(frames), []int64{int64(s + 1)}))
 	}
 	return b.P
 }
@@ -65,8 +65,10 @@ func LabeledStacks(n int, numeric bool) *model.Profile {
 		if numeric {
 			labels = append(labels, model.Label{Key: b.String("bytes"), Num: int64(k)})
 		}
-		b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{int64(k)}, LabelSet: b.LabelSet(labels),
-			Link: model.NoLink, Timestamps: []uint64{uint64(k)}})
+		s := model.NewSample(b.Stack(frames), []int64{int64(k)})
+		s.LabelSet = b.LabelSet(labels)
+		s.SetTimestamps([]uint64{uint64(k)})
+		b.P.Samples = append(b.P.Samples, s)
 	}
 	return b.P
 }

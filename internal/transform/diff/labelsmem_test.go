@@ -22,7 +22,9 @@ func TestMergeMemCountsLabelSets(t *testing.T) {
 		for k := range n {
 			ls := b.LabelSet([]model.Label{{Key: b.String("pid"), Num: 1}, {Key: b.String("tid"), Num: 1}, {Key: b.String("comm"), Str: b.String("a")},
 				{Key: b.String("time"), Num: int64(k)}, {Key: b.String("cpu"), Num: 1, NumUnit: b.String("cpu")}})
-			b.P.Samples = append(b.P.Samples, model.Sample{Stack: b.Stack([]int32{1}), Values: []int64{1}, LabelSet: ls, Link: model.NoLink})
+			s := model.NewSample(b.Stack([]int32{1}), []int64{1})
+			s.LabelSet = ls
+			b.P.Samples = append(b.P.Samples, s)
 		}
 		return b.P
 	}

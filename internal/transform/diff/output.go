@@ -113,7 +113,8 @@ func (m *merger) profile(h *header) *model.Profile {
 			}
 			setOf[s.labels] = ls
 		}
-		p.Samples[i] = model.Sample{Stack: s.stack, Values: m.vals[i*n : (i+1)*n : (i+1)*n], LabelSet: ls, Link: model.NoLink}
+		p.Samples[i] = model.NewSample(s.stack, m.vals[i*n:(i+1)*n:(i+1)*n])
+		p.Samples[i].LabelSet = ls
 	}
 	// Each stack was made for the sample that first names it.
 	p.Stacks = m.stacks.st

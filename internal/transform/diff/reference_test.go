@@ -230,10 +230,11 @@ func randomProfile(r *rand.Rand) *model.Profile {
 		if len(p.Samples) > 0 && r.IntN(3) == 0 {
 			// The values of an earlier sample, in its array, as decoders
 			// store samples of equal values.
-			vals = p.Samples[r.IntN(len(p.Samples))].Values
+			vals = p.Samples[r.IntN(len(p.Samples))].Values()
 		}
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(frames), Values: vals,
-			LabelSet: b.LabelSet(labels), Link: model.NoLink})
+		s := model.NewSample(b.Stack(frames), vals)
+		s.LabelSet = b.LabelSet(labels)
+		p.Samples = append(p.Samples, s)
 	}
 	return p
 }

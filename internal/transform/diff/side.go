@@ -55,7 +55,7 @@ func newSide(p *model.Profile) *side {
 	rows := int32(0)
 	for i := range p.Samples {
 		s.samples[i] = int32(i)
-		v := p.Samples[i].Values
+		v := p.Samples[i].Values()
 		if len(v) > 0 {
 			if r, ok := seen[&v[0]]; ok {
 				s.rowOf[i] = r

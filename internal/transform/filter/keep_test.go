@@ -23,9 +23,12 @@ func TestKeepsWhatPprofLacks(t *testing.T) {
 	p.Resource.Attributes = []model.Attribute{{Key: "service.name", Value: model.Value{Kind: model.KindString, Str: "api"}}}
 	ls := b.LabelSet([]model.Label{{Key: b.String("tenant"), Str: b.String("a")}})
 	p.Samples = []model.Sample{
-		{Stack: b.Stack([]int32{0, 1}), Values: []int64{5}, LabelSet: ls, Link: 0, Timestamps: []uint64{100, 200}},
-		{Stack: b.Stack([]int32{2, 1}), Values: []int64{3}, Link: model.NoLink, Timestamps: []uint64{150}},
+		model.NewSample(b.Stack([]int32{0, 1}), []int64{5}),
+		model.NewSample(b.Stack([]int32{2, 1}), []int64{3}),
 	}
+	p.Samples[0].LabelSet, p.Samples[0].Link = ls, 0
+	p.Samples[0].SetTimestamps([]uint64{100, 200})
+	p.Samples[1].SetTimestamps([]uint64{150})
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func TestKeepsWhatPprofLacks(t *testing.T) {
 		t.Fatalf("%d samples, want 1", len(p.Samples))
 	}
 	s := p.Samples[0]
-	if s.Link != 0 || len(s.Timestamps) != 2 || s.Timestamps[1] != 200 || s.LabelSet != ls || s.Values[0] != 5 {
+	if s.Link != 0 || len(s.Timestamps()) != 2 || s.Timestamps()[1] != 200 || s.LabelSet != ls || s.Values()[0] != 5 {
 		t.Errorf("sample lost fields: %+v", s)
 	}
 	if st := p.Stacks.Append(nil, int(s.Stack)); len(st) != 1 || st[0] != 0 {
@@ -67,7 +70,7 @@ func TestHideSharedLines(t *testing.T) {
 		{Mapping: model.NoMapping, Address: 1, FirstLine: 0, NumLines: 3},
 		{Mapping: model.NoMapping, Address: 2, FirstLine: 1, NumLines: 2},
 	}
-	p.Samples = []model.Sample{{Stack: b.Stack([]int32{0, 1, 2}), Values: []int64{1}, Link: model.NoLink}}
+	p.Samples = []model.Sample{model.NewSample(b.Stack([]int32{0, 1, 2}), []int64{1})}
 	table := append([]model.Line(nil), p.Lines...)
 	f, err := Compile(Options{Hide: "runtime"})
 	if err != nil {

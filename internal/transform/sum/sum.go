@@ -118,7 +118,7 @@ func (x *Summer) Sum() (*model.Profile, error) {
 }
 
 func zero(s model.Sample) bool {
-	for _, v := range s.Values {
+	for _, v := range s.Values() {
 		if v != 0 {
 			return false
 		}
@@ -254,9 +254,9 @@ func (s *summer) addType(typ, unit string, temporality int32) {
 	s.valSlab, s.lastRow = nil, nil
 	n := len(out.SampleTypes)
 	for i := range out.Samples {
-		v := out.Samples[i].Values
+		v := out.Samples[i].Values()
 		s.vals = append(append(s.vals[:0], v...), make([]int64, n-len(v))...)
-		out.Samples[i].Values = cut(&s.valSlab, s.vals)
+		out.Samples[i].SetValues(cut(&s.valSlab, s.vals))
 	}
 }
 
@@ -265,8 +265,8 @@ func (s *summer) addType(typ, unit string, temporality int32) {
 func (s *summer) scaleColumn(c int, r float64) {
 	out := s.b.P
 	for i := range out.Samples {
-		vs := out.Samples[i].Values
-		if i > 0 && &out.Samples[i-1].Values[0] == &vs[0] {
+		vs := out.Samples[i].Values()
+		if i > 0 && &out.Samples[i-1].Values()[0] == &vs[0] {
 			continue // shared with the sample before: scaled already
 		}
 		vs[c] = int64(math.Round(float64(vs[c]) * r))

@@ -37,7 +37,7 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 	p := read(t, "otlp-dev/cpu.otlp")
 	p.Links = append(p.Links, model.Link{TraceID: bytes.Repeat([]byte{7}, 16), SpanID: bytes.Repeat([]byte{9}, 8)})
 	p.Samples[0].Link = int32(len(p.Links) - 1)
-	p.Samples[1].Timestamps = []uint64{uint64(p.TimeNanos) + 1000}
+	p.Samples[1].SetTimestamps([]uint64{uint64(p.TimeNanos) + 1000})
 	li := p.Stacks.Append(nil, int(p.Samples[2].Stack))[0]
 	p.SetLocationAttrs(int(li), append(p.LocationAttrs(int(li)), model.Attribute{Key: "profile.frame.type",
 		Value: model.Value{Kind: model.KindString, Str: "go"}}))
@@ -78,14 +78,14 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 		if s.Link != model.NoLink {
 			link = string(q.Links[s.Link].TraceID) + string(q.Links[s.Link].SpanID)
 		}
-		return key{st, string(fmtStamps(s.Timestamps)), link}
+		return key{st, string(fmtStamps(s.Timestamps())), link}
 	}
 	want := map[key][]int64{}
 	stamped, linked, attrs := 0, 0, 0
 	for i := range p.Samples {
 		s := &p.Samples[i]
 		k := describe(p, s)
-		if len(s.Timestamps) > 0 {
+		if len(s.Timestamps()) > 0 {
 			stamped++
 		}
 		if s.Link != model.NoLink {
@@ -93,9 +93,9 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 		}
 		v := want[k]
 		if v == nil {
-			v = make([]int64, len(s.Values))
+			v = make([]int64, len(s.Values()))
 		}
-		for j, x := range s.Values {
+		for j, x := range s.Values() {
 			v[j] += 2 * x
 		}
 		want[k] = v
@@ -110,15 +110,15 @@ func TestKeepsOpenTelemetry(t *testing.T) {
 	gotStamped := 0
 	for i := range got.Samples {
 		s := &got.Samples[i]
-		if len(s.Timestamps) > 0 {
+		if len(s.Timestamps()) > 0 {
 			gotStamped++
 		}
 		k := describe(got, s)
 		v := gotm[k]
 		if v == nil {
-			v = make([]int64, len(s.Values))
+			v = make([]int64, len(s.Values()))
 		}
-		for j, x := range s.Values {
+		for j, x := range s.Values() {
 			v[j] += x
 		}
 		gotm[k] = v
@@ -153,7 +153,7 @@ func TestUnion(t *testing.T) {
 		}
 		p.Functions = []model.Function{{Name: b.String("main")}}
 		p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: 0})
-		p.Samples = []model.Sample{{Stack: b.Stack([]int32{0}), Values: vals, Link: model.NoLink}}
+		p.Samples = []model.Sample{model.NewSample(b.Stack([]int32{0}), vals)}
 		return p
 	}
 	a := mk([][2]string{{"alloc_space", "bytes"}, {"alloc_objects", "count"}}, []int64{3, 1})
@@ -169,7 +169,7 @@ func TestUnion(t *testing.T) {
 	if want := []string{"alloc_space/bytes", "alloc_objects/count", "inuse_space/kilobytes"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("types %v, want %v", names, want)
 	}
-	if len(got.Samples) != 1 || !reflect.DeepEqual(got.Samples[0].Values, []int64{3 + 5*1024, 1, 2}) {
+	if len(got.Samples) != 1 || !reflect.DeepEqual(got.Samples[0].Values(), []int64{3 + 5*1024, 1, 2}) {
 		t.Errorf("samples %+v", got.Samples)
 	}
 	if got.String(got.DefaultSampleType) != "alloc_objects" {
@@ -180,7 +180,7 @@ func TestUnion(t *testing.T) {
 	// is zero in the sample of the first alone.
 	a.PeriodType, a.Period = model.ValueType{Type: a.SampleTypes[0].Type, Unit: a.SampleTypes[0].Unit}, 1024
 	c2 := mk([][2]string{{"inuse_space", "kilobytes"}, {"alloc_space", "kilobytes"}}, []int64{2, 5})
-	c2.Samples = append(c2.Samples, model.Sample{Stack: c2.Stacks.Add(nil), Values: []int64{7, 1}, Link: model.NoLink})
+	c2.Samples = append(c2.Samples, model.NewSample(c2.Stacks.Add(nil), []int64{7, 1}))
 	c2.PeriodType, c2.Period = model.ValueType{Type: c2.SampleTypes[1].Type, Unit: c2.SampleTypes[1].Unit}, 2
 	got, err = sum.Sum([]sum.Input{{Name: "c", Profile: c2}, {Name: "a", Profile: a}}, nil)
 	if err != nil {
@@ -193,7 +193,7 @@ func TestUnion(t *testing.T) {
 	if want := []string{"inuse_space/kilobytes", "alloc_space/bytes", "alloc_objects/count"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("reversed: types %v, want %v", names, want)
 	}
-	if len(got.Samples) != 2 || !reflect.DeepEqual(got.Samples[0].Values, []int64{2, 5*1024 + 3, 1}) || !reflect.DeepEqual(got.Samples[1].Values, []int64{7, 1024, 0}) {
+	if len(got.Samples) != 2 || !reflect.DeepEqual(got.Samples[0].Values(), []int64{2, 5*1024 + 3, 1}) || !reflect.DeepEqual(got.Samples[1].Values(), []int64{7, 1024, 0}) {
 		t.Errorf("reversed: samples %+v", got.Samples)
 	}
 	if pt := got.String(got.PeriodType.Type) + "/" + got.String(got.PeriodType.Unit); pt != "alloc_space/bytes" || got.Period != 2048 {
@@ -221,14 +221,16 @@ func TestTimestampedShareValues(t *testing.T) {
 		p.Functions = []model.Function{{Name: b.String("main")}}
 		p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: 0})
 		for i := range n {
-			p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{0}), Values: []int64{10, 1}, Link: model.NoLink,
-				Timestamps: []uint64{uint64(1000 + i)}})
+			s := model.NewSample(b.Stack([]int32{0}), []int64{10, 1})
+			s.SetTimestamps([]uint64{uint64(1000 + i)})
+			p.Samples = append(p.Samples, s)
 		}
 		// One without a timestamp between: added to, never shared.
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{0}), Values: []int64{10, 1}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(b.Stack([]int32{0}), []int64{10, 1}))
 		for i := range n {
-			p.Samples = append(p.Samples, model.Sample{Stack: b.Stack([]int32{0}), Values: []int64{10, 1}, Link: model.NoLink,
-				Timestamps: []uint64{uint64(2000 + i)}})
+			s := model.NewSample(b.Stack([]int32{0}), []int64{10, 1})
+			s.SetTimestamps([]uint64{uint64(2000 + i)})
+			p.Samples = append(p.Samples, s)
 		}
 		return p
 	}
@@ -246,15 +248,15 @@ func TestTimestampedShareValues(t *testing.T) {
 		if i >= 7 {
 			want = []int64{10, 1}
 		}
-		if len(s.Timestamps) == 0 {
+		if len(s.Timestamps()) == 0 {
 			want = []int64{10*1e6 + 10, 2}
 		} else {
-			ts = append(ts, s.Timestamps...)
+			ts = append(ts, s.Timestamps()...)
 		}
-		if !reflect.DeepEqual(s.Values, want) {
-			t.Errorf("sample %d (timestamps %v): values %v, want %v", i, s.Timestamps, s.Values, want)
+		if !reflect.DeepEqual(s.Values(), want) {
+			t.Errorf("sample %d (timestamps %v): values %v, want %v", i, s.Timestamps(), s.Values(), want)
 		}
-		rows[&s.Values[0]] = true
+		rows[&s.Values()[0]] = true
 	}
 	if want := []uint64{1000, 1001, 1002, 2000, 2001, 2002, 1000, 1001, 2000, 2001}; !reflect.DeepEqual(ts, want) {
 		t.Errorf("timestamps %v, want %v", ts, want)
@@ -274,8 +276,8 @@ func TestDeepStackHeldOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if n := out.Stacks.StackLen(int(out.Samples[0].Stack)); len(out.Samples) != 1 || n != frames || out.Samples[0].Values[0] != 2*a.Samples[0].Values[0] {
-		t.Fatalf("%d samples, the first of %d frames and %v, want one of %d and twice %v", len(out.Samples), n, out.Samples[0].Values, frames, a.Samples[0].Values)
+	if n := out.Stacks.StackLen(int(out.Samples[0].Stack)); len(out.Samples) != 1 || n != frames || out.Samples[0].Values()[0] != 2*a.Samples[0].Values()[0] {
+		t.Fatalf("%d samples, the first of %d frames and %v, want one of %d and twice %v", len(out.Samples), n, out.Samples[0].Values(), frames, a.Samples[0].Values())
 	}
 	// The sum's stack (2 bytes a frame), its frames as read (4), and a
 	// copy of them to rehash the index of stacks (4).

@@ -41,7 +41,7 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 		src := &p.Samples[i]
 		clear(vals)
 		nonzero, scaledNonzero := false, false
-		for j, v := range src.Values {
+		for j, v := range src.Values() {
 			if j >= len(cols) {
 				break
 			}
@@ -71,7 +71,7 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 		stack := s.b.Stack(s.frames)
 		// A sample with timestamps stays one of its own, so that its
 		// times keep their values.
-		if len(src.Timestamps) > 0 {
+		if len(src.Timestamps()) > 0 {
 			s.addSample(p, src, stack, vals, link)
 			continue
 		}
@@ -80,7 +80,7 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 		at, slot, found := s.smps.Find(maphash.Bytes(s.seed, k), func(v uint32) bool { return bytes.Equal(s.sumSampleKey(v), k) })
 		if found {
 			for c, v := range vals {
-				out.Samples[at].Values[c] += v
+				out.Samples[at].Values()[c] += v
 			}
 			continue
 		}
@@ -93,17 +93,19 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 func (s *summer) addSample(p *model.Profile, src *model.Sample, stack int32, vals []int64, link int32) {
 	out := s.b.P
 	var row []int64
-	if len(src.Timestamps) > 0 && slices.Equal(s.lastRow, vals) {
+	if len(src.Timestamps()) > 0 && slices.Equal(s.lastRow, vals) {
 		row = s.lastRow
 	} else {
 		row = cut(&s.valSlab, vals)
 	}
 	s.lastRow = nil
-	if len(src.Timestamps) > 0 {
+	if len(src.Timestamps()) > 0 {
 		s.lastRow = row
 	}
-	out.Samples = append(out.Samples, model.Sample{Stack: stack, Values: row,
-		LabelSet: s.labelSet(p, src.LabelSet), Link: link, Timestamps: cut(&s.tsSlab, src.Timestamps)})
+	ns := model.NewSample(stack, row)
+	ns.LabelSet, ns.Link = s.labelSet(p, src.LabelSet), link
+	ns.SetTimestamps(cut(&s.tsSlab, src.Timestamps()))
+	out.Samples = append(out.Samples, ns)
 }
 
 // cut returns a copy of v from the array at slab, making a new array when

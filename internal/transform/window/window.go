@@ -105,7 +105,7 @@ func Start(p *model.Profile) int64 {
 func (w Window) Apply(p *model.Profile) (int, error) {
 	without := 0
 	for i := range p.Samples {
-		if len(p.Samples[i].Timestamps) == 0 {
+		if len(p.Samples[i].Timestamps()) == 0 {
 			without++
 		}
 	}
@@ -125,7 +125,7 @@ func (w Window) Apply(p *model.Profile) (int, error) {
 	for i := range p.Samples {
 		s := p.Samples[i]
 		n := 0
-		for _, t := range s.Timestamps {
+		for _, t := range s.Timestamps() {
 			if inside(t) {
 				n++
 			}
@@ -133,23 +133,24 @@ func (w Window) Apply(p *model.Profile) (int, error) {
 		switch {
 		case n == 0:
 			continue
-		case n < len(s.Timestamps):
-			for _, v := range s.Values {
-				if v != int64(len(s.Timestamps)) {
-					return 0, fmt.Errorf("sample %d has %d timestamps, %d inside the window, and values (%v) that are not one per timestamp: they cannot be divided between its times", i, len(s.Timestamps), n, s.Values)
+		case n < len(s.Timestamps()):
+			for _, v := range s.Values() {
+				if v != int64(len(s.Timestamps())) {
+					return 0, fmt.Errorf("sample %d has %d timestamps, %d inside the window, and values (%v) that are not one per timestamp: they cannot be divided between its times", i, len(s.Timestamps()), n, s.Values())
 				}
 			}
 			ts := make([]uint64, 0, n)
-			for _, t := range s.Timestamps {
+			for _, t := range s.Timestamps() {
 				if inside(t) {
 					ts = append(ts, t)
 				}
 			}
-			vals := make([]int64, len(s.Values))
+			vals := make([]int64, len(s.Values()))
 			for j := range vals {
 				vals[j] = int64(n)
 			}
-			s.Timestamps, s.Values = ts, vals
+			s.SetTimestamps(ts)
+			s.SetValues(vals)
 		}
 		kept = append(kept, s)
 	}

@@ -44,7 +44,7 @@ func grouped(p *model.Profile, ti int) *model.Profile {
 	q.Samples = nil
 	at := map[[2]int32]int{}
 	for _, s := range p.Samples {
-		if s.Values[ti] == 0 {
+		if s.Values()[ti] == 0 {
 			continue
 		}
 		k := [2]int32{s.Stack, s.LabelSet}
@@ -52,17 +52,17 @@ func grouped(p *model.Profile, ti int) *model.Profile {
 		if !ok {
 			i = len(q.Samples)
 			at[k] = i
-			q.Samples = append(q.Samples, model.Sample{Stack: s.Stack, LabelSet: s.LabelSet, Link: model.NoLink, Values: []int64{0}})
+			q.Samples = append(q.Samples, withLabels(model.NewSample(s.Stack, []int64{0}), s.LabelSet))
 		}
-		q.Samples[i].Timestamps = append(q.Samples[i].Timestamps, s.Timestamps...)
-		q.Samples[i].Values[0] += s.Values[ti]
+		q.Samples[i].SetTimestamps(append(q.Samples[i].Timestamps(), s.Timestamps()...))
+		q.Samples[i].Values()[0] += s.Values()[ti]
 	}
 	return &q
 }
 
 func total(p *model.Profile, ti int) (sum int64) {
 	for _, s := range p.Samples {
-		sum += s.Values[ti]
+		sum += s.Values()[ti]
 	}
 	return sum
 }
@@ -76,7 +76,7 @@ func TestJFR(t *testing.T) {
 	from, until := t0+300_000_000, t0+900_000_000
 	want := 0
 	for _, s := range p.Samples {
-		if ts := int64(s.Timestamps[0]); ts >= from && ts < until {
+		if ts := int64(s.Timestamps()[0]); ts >= from && ts < until {
 			want++
 		}
 	}
@@ -95,7 +95,7 @@ func TestJFR(t *testing.T) {
 			t.Errorf("%s: kept %d samples, want %d", name, n, want)
 		}
 		for _, s := range q.Samples {
-			if ts := int64(s.Timestamps[0]); ts < from || ts >= until {
+			if ts := int64(s.Timestamps()[0]); ts < from || ts >= until {
 				t.Errorf("%s: a sample at %d is outside [%d, %d)", name, ts, from, until)
 			}
 		}
@@ -147,12 +147,12 @@ func TestSeveralTimestamps(t *testing.T) {
 	across := 0
 	for _, s := range g.Samples {
 		in := 0
-		for _, ts := range s.Timestamps {
+		for _, ts := range s.Timestamps() {
 			if ts >= lo && ts < hi {
 				in++
 			}
 		}
-		if in > 0 && in < len(s.Timestamps) {
+		if in > 0 && in < len(s.Timestamps()) {
 			across++
 		}
 	}
@@ -166,8 +166,8 @@ func TestSeveralTimestamps(t *testing.T) {
 		t.Errorf("grouped: %d samples inside, one by one %d", total(g, 0), total(one, 0))
 	}
 	for _, s := range g.Samples {
-		if int(s.Values[0]) != len(s.Timestamps) {
-			t.Errorf("a sample cut to %d timestamps has value %d", len(s.Timestamps), s.Values[0])
+		if int(s.Values()[0]) != len(s.Timestamps()) {
+			t.Errorf("a sample cut to %d timestamps has value %d", len(s.Timestamps()), s.Values()[0])
 		}
 	}
 
@@ -199,4 +199,10 @@ func TestParseBound(t *testing.T) {
 			t.Errorf("%q was taken", s)
 		}
 	}
+}
+
+// withLabels is s with the label set ls.
+func withLabels(s model.Sample, ls int32) model.Sample {
+	s.LabelSet = ls
+	return s
 }

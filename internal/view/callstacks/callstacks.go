@@ -137,8 +137,8 @@ func Aggregate(p *model.Profile, types []int, opts Options) *Set {
 		}
 		row := sums[int(s.Stack)*nt : int(s.Stack)*nt+nt]
 		for t, ti := range types {
-			if ti < len(s.Values) {
-				row[t] += s.Values[ti]
+			if ti < len(s.Values()) {
+				row[t] += s.Values()[ti]
 			}
 		}
 		used[s.Stack] = true

@@ -146,15 +146,15 @@ func splitBase(p *model.Profile, isBase func(*model.Sample) bool) *model.Profile
 		s := &p.Samples[i]
 		v := vals[2*nt*i : 2*nt*(i+1) : 2*nt*(i+1)]
 		if isBase(s) {
-			for t, x := range s.Values {
+			for t, x := range s.Values() {
 				if t < nt {
 					v[nt+t] = -x
 				}
 			}
 		} else {
-			copy(v[:nt], s.Values)
+			copy(v[:nt], s.Values())
 		}
-		q.Samples[i] = model.Sample{Stack: s.Stack, Values: v, Link: model.NoLink}
+		q.Samples[i] = model.NewSample(s.Stack, v)
 	}
 	return &q
 }

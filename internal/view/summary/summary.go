@@ -60,7 +60,7 @@ func Of(p *model.Profile) Summary {
 	for i := range p.Samples {
 		smp := &p.Samples[i]
 		stacks[smp.Stack] = true
-		for j, v := range smp.Values {
+		for j, v := range smp.Values() {
 			if j < len(s.SampleTypes) {
 				s.SampleTypes[j].Total = satAdd(s.SampleTypes[j].Total, v)
 			}

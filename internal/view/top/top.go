@@ -60,10 +60,10 @@ func TotalOf(p *model.Profile, sampleType string) (int64, error) {
 	var total, diffTotal int64
 	base := diffBaseSets(p)
 	for _, s := range p.Samples {
-		if ti >= len(s.Values) {
+		if ti >= len(s.Values()) {
 			continue
 		}
-		v := s.Values[ti]
+		v := s.Values()[ti]
 		if v < 0 {
 			v = -v
 		}
@@ -198,10 +198,10 @@ func (g *graph) walk(ti int) {
 	p := g.p
 	var stack []int32
 	for si, s := range p.Samples {
-		if ti >= len(s.Values) {
+		if ti >= len(s.Values()) {
 			continue
 		}
-		w := s.Values[ti]
+		w := s.Values()[ti]
 		if w == 0 {
 			continue
 		}

@@ -487,7 +487,7 @@ func largeProfile(stacks, depth, funcs int) *model.Profile {
 				frames[d] = int32(r.IntN(funcs))
 			}
 		}
-		p.Samples = append(p.Samples, model.Sample{Stack: b.Stack(frames), Values: []int64{int64(1 + r.IntN(20))}, Link: model.NoLink})
+		p.Samples = append(p.Samples, model.NewSample(b.Stack(frames), []int64{int64(1 + r.IntN(20))}))
 	}
 	return p
 }
