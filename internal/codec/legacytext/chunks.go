@@ -320,6 +320,10 @@ type appender struct {
 func newAppender(p *model.Profile, records int) *appender {
 	a := &appender{p: p, b: model.BuilderFor(p), header: header(p), seed: maphash.MakeSeed(), funcs: map[model.Function]int32{}}
 	p.Samples = slices.Grow(p.Samples, records-len(p.Samples))
+	// The first run's samples share rows as the others' do.
+	for i := range p.Samples {
+		p.Samples[i].SetValues(a.row(p.Samples[i].Values()))
+	}
 	for i, f := range p.Functions {
 		if _, ok := a.funcs[f]; !ok {
 			a.funcs[f] = int32(i)

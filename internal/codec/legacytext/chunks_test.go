@@ -169,3 +169,29 @@ func TestRunsLongTail(t *testing.T) {
 		t.Errorf("read in runs:\n%s\nwhole:\n%s", runs, whole)
 	}
 }
+
+// Records of equal values read in runs share one row of values, those of
+// the first run too: a text of millions of equal records holds one row
+// for each change of values, not one per record.
+func TestRunsShareRows(t *testing.T) {
+	var text bytes.Buffer
+	text.WriteString("heap profile: 4: 4 [4: 4] @ heap/1048576\n")
+	for i := range 100 {
+		n := 1
+		if i == 50 {
+			n = 2
+		}
+		fmt.Fprintf(&text, "%d: %d [%d: %d] @ 0x401000\n", n, n, n, n)
+	}
+	p, err := decodeRuns(text.Bytes(), oneRecordRuns(text.Bytes()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[*int64]bool{}
+	for i := range p.Samples {
+		rows[&p.Samples[i].Values()[0]] = true
+	}
+	if len(p.Samples) != 100 || len(rows) != 3 {
+		t.Errorf("%d samples with %d rows of values, want 100 with 3", len(p.Samples), len(rows))
+	}
+}
