@@ -75,3 +75,38 @@ func TestFoundLocationsAddNoLines(t *testing.T) {
 		t.Errorf("comparing %d locations with themselves allocated %d bytes a location, want 375 at most", n, used/n)
 	}
 }
+
+// Many samples of few stacks, their values in rows of equal values that
+// change every few samples (a text of equal records read in runs): the
+// comparison is made at the size of its distinct stacks, not of its
+// samples, and each input's rows are held once a run, not once a sample.
+func TestManySamplesFewStacks(t *testing.T) {
+	const n = 400_000
+	input := func() *model.Profile {
+		b := synth.Locations(2)
+		st := []int32{b.Stack([]int32{0}), b.Stack([]int32{1, 0})}
+		var row []int64
+		for i := range n {
+			if i%8 == 0 {
+				row = []int64{int64(1 + i%3)}
+			}
+			b.P.Samples = append(b.P.Samples, model.NewSample(st[i%16/8], row))
+		}
+		return b.P
+	}
+	base, newp := input(), input()
+	var out *model.Profile
+	used := memcheck.Of(func() {
+		var err error
+		if out, err = diff.Diff(base, newp, diff.Options{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// Each input's sample list (4 + 4 bytes a sample) and rows (8 bytes
+	// a run of equal rows, grown by copies): 10.7 MiB for two. Sized for
+	// every sample and with a row a sample past the first 4096 runs,
+	// Diff took 72 MiB.
+	if len(out.Samples) != 4 || used > 12<<20 {
+		t.Errorf("%d samples from %d KiB, want 4 from 12 MiB at most", len(out.Samples), used>>10)
+	}
+}

@@ -127,7 +127,9 @@ func newMerger(nTypes int, ps []*side) *merger {
 		funcs = max(funcs, len(p.Functions))
 		locs, lines = max(locs, len(p.Locations)), max(lines, n)
 		stacks, frames = max(stacks, p.Stacks.Len()), max(frames, p.Stacks.NumFrames())
-		samples += len(s.samples)
+		// The merged samples are distinct stacks and label sets: no more
+		// than the side has of those (one for a text of equal records).
+		samples += min(len(s.samples), p.Stacks.Len()*max(len(p.LabelSets), 1))
 	}
 	seed := maphash.MakeSeed()
 	m := &merger{

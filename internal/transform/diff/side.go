@@ -46,17 +46,24 @@ func newSide(p *model.Profile) *side {
 	// Samples that share an array of values in p (a decoder's samples of
 	// equal values: a JFR recording's CPU samples) share a row: values
 	// are scaled row by row, as pprof scales them sample by sample. The
-	// arrays are found by their address, the first maxSharedRows of them.
+	// arrays are found by their address: the one of the sample before, or
+	// the first maxSharedRows of them.
 	n := len(s.types)
 	s.samples = make([]int32, len(p.Samples))
 	s.rowOf = make([]int32, len(p.Samples))
 	s.rows = make([]int64, 0, n*min(len(p.Samples), maxSharedRows))
 	seen := map[*int64]int32{}
 	rows := int32(0)
+	var prev *int64 // the array of the sample before, nil if none
 	for i := range p.Samples {
 		s.samples[i] = int32(i)
 		v := p.Samples[i].Values()
 		if len(v) > 0 {
+			if &v[0] == prev {
+				s.rowOf[i] = s.rowOf[i-1]
+				continue
+			}
+			prev = &v[0]
 			if r, ok := seen[&v[0]]; ok {
 				s.rowOf[i] = r
 				continue
@@ -64,6 +71,8 @@ func newSide(p *model.Profile) *side {
 			if len(seen) < maxSharedRows {
 				seen[&v[0]] = rows
 			}
+		} else {
+			prev = nil
 		}
 		s.rows = append(s.rows, make([]int64, n)...)
 		copy(s.rows[int(rows)*n:], v[:min(len(v), n)])
