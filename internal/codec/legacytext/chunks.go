@@ -44,11 +44,11 @@ var (
 )
 
 // perRecord is the profile's share of a record, counted before a large
-// text is read in runs: a sample of 64 bytes and a share of its values,
-// stack and label set (texts made of the fixtures' records hold 81 and
-// 97 bytes a record, the crafted one 64). What a record's distinct
-// addresses add is not known before they are read: each run is checked
-// against what the limit leaves then.
+// text is read in runs: a sample of 40 bytes and a share of its values,
+// stack and label set (texts made of the fixtures' records hold 56 and
+// 72 bytes a record, the crafted one 56, by model.Profile.MemSize). What
+// a record's distinct addresses add is not known before they are read:
+// each run is checked against what the limit leaves then.
 const perRecord = 80
 
 // errDisagree tells Decode that the runs' readings differ in what a whole
