@@ -49,7 +49,7 @@ var (
 // 72 bytes a record, the crafted one 56, by model.Profile.MemSize). What
 // a record's distinct addresses add is not known before they are read:
 // each run is checked against what the limit leaves then.
-const perRecord = 80
+const perRecord = 72
 
 // errDisagree tells Decode that the runs' readings differ in what a whole
 // reading shares: the text is read whole.
