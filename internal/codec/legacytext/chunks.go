@@ -274,18 +274,18 @@ func runReading(l layout, n int) int64 {
 // line of the whole text.
 func (l layout) locate(k int, text []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "parsing profile: ")
-	n, line, ok := failingLine(text, msg)
+	runLines := bytes.Count(l.head, []byte("\n"))
+	n, line, ok := failingLine(text, msg, runLines)
 	if !ok {
 		return fmt.Errorf("legacy text: google/pprof does not read it: %s", msg)
 	}
-	runLines := bytes.Count(l.head, []byte("\n"))
 	run := text[len(l.head) : len(text)-len(l.tail)]
 	body := bytes.Count(run, []byte("\n"))
 	if len(run) > 0 && run[len(run)-1] != '\n' {
 		body++ // the text's last line, without a line break
 	}
 	switch {
-	case n <= runLines:
+	case n <= runLines: // the header's lines are the text's first
 	case n <= runLines+body:
 		n = l.lines[k] + n - runLines - 1
 	default:

@@ -169,7 +169,7 @@ func parse(data []byte) (p *profile.Profile, err error) {
 // names the first line at which it fails.
 func locate(data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "parsing profile: ")
-	n, line, ok := failingLine(data, msg)
+	n, line, ok := failingLine(data, msg, 0)
 	if !ok {
 		return fmt.Errorf("legacy text: google/pprof does not read it: %s", msg)
 	}
@@ -182,8 +182,11 @@ func lineError(n int, msg, line string) error {
 
 // failingLine finds the shortest run of whole lines from the start of data
 // that google/pprof refuses with msg, and returns the number and text of
-// its last line.
-func failingLine(data []byte, msg string) (int, string, bool) {
+// its last line. The search assumes that every shorter run of lines reads,
+// which blank lines before a header break (alone they are refused as no
+// profile): when the first from lines (a run's header lines, in a text
+// read in runs) read, the search starts after them.
+func failingLine(data []byte, msg string, from int) (int, string, bool) {
 	var ends []int // ends[i]: offset after line i+1
 	for off := 0; off < len(data); {
 		i := bytes.IndexByte(data[off:], '\n')
@@ -201,6 +204,9 @@ func failingLine(data []byte, msg string) (int, string, bool) {
 	lo, hi := 1, len(ends)
 	if hi == 0 || len(data) > maxLocate || !fails(hi) {
 		return 0, "", false
+	}
+	if from > 0 && from < hi && !fails(from) {
+		lo = from + 1
 	}
 	for lo < hi {
 		mid := (lo + hi) / 2
