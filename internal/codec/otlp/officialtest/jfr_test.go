@@ -179,10 +179,10 @@ func modelSums(p *model.Profile) (sums, map[string]int) {
 		}
 		key := strings.Join(k, ";")
 		for i, st := range p.SampleTypes {
-			if s.Values[i] != 0 {
+			if s.Values()[i] != 0 {
 				name := p.String(st.Type) + "/" + p.String(st.Unit)
-				out.add(name, key, s.Values[i])
-				stamps[name] += len(s.Timestamps)
+				out.add(name, key, s.Values()[i])
+				stamps[name] += len(s.Timestamps())
 			}
 		}
 	}

@@ -234,7 +234,7 @@ func write(t *testing.T, p *model.Profile, title string) string {
 func totals(p *model.Profile) []float64 {
 	out := make([]float64, len(p.SampleTypes))
 	for _, s := range p.Samples {
-		for i, v := range s.Values {
+		for i, v := range s.Values() {
 			out[i] += float64(v)
 		}
 	}
