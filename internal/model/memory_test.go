@@ -20,7 +20,7 @@ func TestCheckMemoryMachine(t *testing.T) {
 		t.Fatalf("900 MiB of a 1 GiB machine: %v", err)
 	}
 	err := CheckMemory("x", 1000<<20, 100<<20, "n samples")
-	if err == nil || !strings.Contains(err.Error(), "x: n samples in 104857600 bytes would take 1.1 GiB in memory with the input, more than the machine's 1.0 GiB: refused") {
+	if err == nil || !strings.Contains(err.Error(), "x: n samples in 104857600 bytes would take 1.1 GiB in memory with the input, more than the machine's 1.0 GiB: refused (a crafted or corrupt file? --max-memory sets a limit to hold it to instead)") {
 		t.Fatalf("1100 MiB of a 1 GiB machine: %v", err)
 	}
 	SetMachineMemory(0)

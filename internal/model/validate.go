@@ -334,7 +334,7 @@ func CheckMemory(format string, need, inputBytes int64, what string) error {
 	}
 	if _, limited, _ := availableNow(); !limited {
 		if m := machineMemory.Load(); m > 0 && need+inputBytes > m {
-			return fmt.Errorf("%s: %s in %d bytes would take %s in memory with the input, more than the machine's %s: refused (a crafted or corrupt file?)",
+			return fmt.Errorf("%s: %s in %d bytes would take %s in memory with the input, more than the machine's %s: refused (a crafted or corrupt file? --max-memory sets a limit to hold it to instead)",
 				format, what, inputBytes, HumanBytes(need+inputBytes), HumanBytes(m))
 		}
 	}
