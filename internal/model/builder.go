@@ -70,7 +70,7 @@ func BuilderFor(p *Profile) *Builder {
 	}
 	b.labelSets.Reserve(len(p.LabelSets) - 1)
 	for i, ls := range p.LabelSets[1:] {
-		if _, slot, ok := b.findLabelSet(ls.Labels, ls.Attributes); !ok {
+		if _, slot, ok := b.findLabelSet(ls.Labels(), ls.Attributes()); !ok {
 			b.labelSets.Add(slot, uint32(i+1), b.rehashLabelSet)
 		}
 	}
@@ -171,16 +171,16 @@ func (b *Builder) findLabelSet(labels []Label, attrs []Attribute) (uint32, int, 
 	}
 	return b.labelSets.Find(h, func(v uint32) bool {
 		ls := &b.P.LabelSets[v]
-		if !slices.Equal(ls.Labels, labels) || len(ls.Attributes) != len(attrs) {
+		if !slices.Equal(ls.Labels(), labels) || len(ls.Attributes()) != len(attrs) {
 			return false
 		}
-		return len(attrs) == 0 || bytes.Equal(AppendAttributesKey(b.keyBuf[:0], ls.Attributes), ak)
+		return len(attrs) == 0 || bytes.Equal(AppendAttributesKey(b.keyBuf[:0], ls.Attributes()), ak)
 	})
 }
 
 func (b *Builder) rehashLabelSet(v uint32) uint64 {
 	ls := &b.P.LabelSets[v]
-	return maphash.Bytes(b.seed, b.labelKey(ls.Labels, ls.Attributes))
+	return maphash.Bytes(b.seed, b.labelKey(ls.Labels(), ls.Attributes()))
 }
 
 // LabelSet returns the index of the label set holding exactly these labels
@@ -208,10 +208,10 @@ func (b *Builder) LabelSetWith(labels []Label, attrs []Attribute) int32 {
 		}
 		n := len(b.labelSlab)
 		b.labelSlab = append(b.labelSlab, labels...)
-		ls.Labels = b.labelSlab[n : n+len(labels) : n+len(labels)]
+		ls.SetLabels(b.labelSlab[n : n+len(labels) : n+len(labels)])
 	}
 	if len(attrs) > 0 {
-		ls.Attributes = append([]Attribute(nil), attrs...)
+		ls.SetAttributes(append([]Attribute(nil), attrs...))
 	}
 	b.P.LabelSets = append(b.P.LabelSets, ls)
 	b.labelSets.Add(slot, i, b.rehashLabelSet)

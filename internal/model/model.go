@@ -158,9 +158,50 @@ func (l Label) IsNumeric() bool { return l.Str == 0 }
 // empty string), arrays other than of two or more such strings and
 // integers, and strings with a unit. Formats with pprof's labels only
 // ignore them; a set's identity is its labels and its attributes.
+//
+// As a Sample's values, its labels and attributes are held as a pointer to
+// the first and a length, so that a set takes 24 bytes, not 48: a profile
+// whose samples each have their own time as a label (perf's timestamp_ns,
+// a recording's timestamps folded for pprof) holds a set per sample.
+// Labels and Attributes give them as slices, SetLabels and SetAttributes
+// set them. Sets may share arrays: code that changes a set's labels gives
+// it a new slice, never writes into the one it has.
 type LabelSet struct {
-	Labels     []Label
-	Attributes []Attribute
+	labels          *Label
+	attrs           *Attribute
+	nLabels, nAttrs uint32
+}
+
+// NewLabelSet returns a set of labels and attrs (themselves, not copies).
+func NewLabelSet(labels []Label, attrs []Attribute) LabelSet {
+	var ls LabelSet
+	ls.SetLabels(labels)
+	ls.SetAttributes(attrs)
+	return ls
+}
+
+// Labels returns the set's labels. The slice's capacity is its length:
+// appending to it makes a new array.
+func (ls LabelSet) Labels() []Label { return unsafe.Slice(ls.labels, ls.nLabels) }
+
+// Attributes returns the set's attributes. The slice's capacity is its
+// length: appending to it makes a new array.
+func (ls LabelSet) Attributes() []Attribute { return unsafe.Slice(ls.attrs, ls.nAttrs) }
+
+// SetLabels makes l the set's labels (l itself, not a copy).
+func (ls *LabelSet) SetLabels(l []Label) {
+	ls.labels, ls.nLabels = nil, 0
+	if len(l) > 0 {
+		ls.labels, ls.nLabels = &l[0], uint32(len(l))
+	}
+}
+
+// SetAttributes makes a the set's attributes (a itself, not a copy).
+func (ls *LabelSet) SetAttributes(a []Attribute) {
+	ls.attrs, ls.nAttrs = nil, 0
+	if len(a) > 0 {
+		ls.attrs, ls.nAttrs = &a[0], uint32(len(a))
+	}
 }
 
 // Link connects samples to a trace span.
@@ -433,7 +474,7 @@ func (p *Profile) MemSize() int64 {
 	}
 	n += int64(len(p.LabelSets)) * set
 	for i := range p.LabelSets {
-		n += int64(len(p.LabelSets[i].Labels))*label + int64(len(p.LabelSets[i].Attributes))*attr
+		n += int64(len(p.LabelSets[i].Labels()))*label + int64(len(p.LabelSets[i].Attributes()))*attr
 	}
 	return n
 }

@@ -21,6 +21,7 @@ func TestTableEntrySizes(t *testing.T) {
 		{"Function", unsafe.Sizeof(Function{}), 24},
 		{"Line", unsafe.Sizeof(Line{}), 16},
 		{"Sample", unsafe.Sizeof(Sample{}), 40},
+		{"LabelSet", unsafe.Sizeof(LabelSet{}), 24},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s takes %d bytes, want %d", c.name, c.got, c.want)
@@ -98,7 +99,7 @@ func TestValidate(t *testing.T) {
 		{"offsets", func(p *Profile) { p.Stacks.offsets[1] = 9 }, "stacks: offsets"},
 		{"comment", func(p *Profile) { p.Comments = []int32{-1} }, "comment[0]"},
 		{"profile id", func(p *Profile) { p.ProfileID = []byte{1} }, "profile_id"},
-		{"label", func(p *Profile) { p.LabelSets[1].Labels[0].NumUnit = 1000 }, "label_set[1][0].num_unit"},
+		{"label", func(p *Profile) { p.LabelSets[1].Labels()[0].NumUnit = 1000 }, "label_set[1][0].num_unit"},
 	}
 	for _, c := range cases {
 		p := small()
@@ -140,7 +141,7 @@ func TestLabelSetWithAttributes(t *testing.T) {
 	if again := b.LabelSetWith(l, []Attribute{{Key: "b", Value: Value{Kind: KindBool, Bool: true}}}); again != sets[1] {
 		t.Errorf("the same labels and attributes gave set %d, want %d", again, sets[1])
 	}
-	if got := b.P.LabelSets[sets[4]].Attributes[0].Unit; got != "u" {
+	if got := b.P.LabelSets[sets[4]].Attributes()[0].Unit; got != "u" {
 		t.Errorf("unit %q", got)
 	}
 	// A builder over the profile finds the sets it holds.
@@ -255,5 +256,28 @@ func TestSampleSlices(t *testing.T) {
 	s.SetTimestamps(nil)
 	if s.Values() != nil || s.Timestamps() != nil {
 		t.Fatalf("empty values %v, timestamps %v: want nil", s.Values(), s.Timestamps())
+	}
+}
+
+func TestLabelSetSlices(t *testing.T) {
+	slab := []Label{{Key: 1, Str: 2}, {Key: 3, Num: 4}, {Key: 5, Str: 6}}
+	attrs := []Attribute{{Key: "a", Value: Value{Kind: KindBool, Bool: true}}}
+	ls := NewLabelSet(slab[:2], attrs)
+	if got := ls.Labels(); len(got) != 2 || cap(got) != 2 || &got[0] != &slab[0] {
+		t.Fatalf("labels %v (cap %d), want the first 2 of the slab itself", got, cap(got))
+	}
+	if _ = append(ls.Labels(), Label{Key: 9}); slab[2].Key != 5 {
+		t.Fatalf("appending to the labels wrote into the slab: %v", slab)
+	}
+	if got := ls.Attributes(); len(got) != 1 || cap(got) != 1 || got[0].Key != "a" {
+		t.Fatalf("attributes %v", got)
+	}
+	ls.SetLabels([]Label{})
+	ls.SetAttributes(nil)
+	if ls.Labels() != nil || ls.Attributes() != nil {
+		t.Fatalf("empty labels %v, attributes %v: want nil", ls.Labels(), ls.Attributes())
+	}
+	if (LabelSet{}).Labels() != nil {
+		t.Fatal("the zero set has labels")
 	}
 }

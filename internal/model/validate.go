@@ -152,11 +152,11 @@ func (v *validator) stacks() error {
 
 func (v *validator) labelSets() error {
 	p := v.p
-	if len(p.LabelSets) == 0 || len(p.LabelSets[0].Labels) != 0 || len(p.LabelSets[0].Attributes) != 0 {
+	if len(p.LabelSets) == 0 || len(p.LabelSets[0].Labels()) != 0 || len(p.LabelSets[0].Attributes()) != 0 {
 		return fmt.Errorf("label_sets[0] must be the empty set")
 	}
 	for i, ls := range p.LabelSets {
-		for j, l := range ls.Labels {
+		for j, l := range ls.Labels() {
 			if v.bad(l.Key) || v.bad(l.Str) || v.bad(l.NumUnit) {
 				what := fmt.Sprintf("label_set[%d][%d]", i, j)
 				if err := v.str(what+".key", l.Key); err != nil {

@@ -198,7 +198,7 @@ func (p *Pusher) estimate(prof *model.Profile) int {
 		n += 8 + 8*len(prof.LocationLines(i))
 	}
 	for _, ls := range prof.LabelSets {
-		n += 6 * len(ls.Labels)
+		n += 6 * len(ls.Labels())
 	}
 	for _, s := range prof.Samples {
 		n += 6 + 4*len(s.Values()) + 9*len(s.Timestamps())

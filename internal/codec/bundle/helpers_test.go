@@ -43,10 +43,10 @@ func diffProfiles(a, b *model.Profile) string {
 	}
 	rlabels := func(p *model.Profile, i int32) string {
 		s := ""
-		for _, l := range p.LabelSets[i].Labels {
+		for _, l := range p.LabelSets[i].Labels() {
 			s += fmt.Sprintf("{%q %q %d %q}", p.String(l.Key), p.String(l.Str), l.Num, p.String(l.NumUnit))
 		}
-		if as := p.LabelSets[i].Attributes; len(as) > 0 {
+		if as := p.LabelSets[i].Attributes(); len(as) > 0 {
 			s += fmt.Sprintf(" attrs=%#v", normAttrs(as))
 		}
 		return s

@@ -72,7 +72,7 @@ func TestDiffProfilesNotices(t *testing.T) {
 		"link":          func(p *model.Profile) { p.Samples[3].Link = 0 },
 		"timestamps":    func(p *model.Profile) { p.Samples[0].SetTimestamps([]uint64{1}) },
 		"label order": func(p *model.Profile) {
-			ls := p.LabelSets[p.Samples[0].LabelSet].Labels
+			ls := p.LabelSets[p.Samples[0].LabelSet].Labels()
 			ls[0], ls[1] = ls[1], ls[0]
 		},
 		"scope":        func(p *model.Profile) { p.Scope.Version = "v2" },
@@ -80,10 +80,10 @@ func TestDiffProfilesNotices(t *testing.T) {
 		"unit":         func(p *model.Profile) { p.Attributes[3].Unit = "ms" },
 		"mapping unit": func(p *model.Profile) { p.Mappings[1].Attributes[2].Unit = "" },
 		"sample attribute": func(p *model.Profile) {
-			p.LabelSets[p.Samples[7].LabelSet].Attributes[0].Value.Bool = false
+			p.LabelSets[p.Samples[7].LabelSet].Attributes()[0].Value.Bool = false
 		},
 		"sample attribute unit": func(p *model.Profile) {
-			p.LabelSets[p.Samples[7].LabelSet].Attributes[1].Unit = ""
+			p.LabelSets[p.Samples[7].LabelSet].Attributes()[1].Unit = ""
 		},
 		"resource":    func(p *model.Profile) { p.Resource.DroppedAttributesCount = 0 },
 		"profile id":  func(p *model.Profile) { p.ProfileID[0]++ },

@@ -778,7 +778,7 @@ func (u *unpacker) build() {
 			for j, l := range t.labels[s.off : s.off+s.n] {
 				ls[j] = model.Label{Key: u.str(l.key), Str: u.str(l.str), Num: l.num, NumUnit: u.str(l.unit)}
 			}
-			p.LabelSets[v-1] = model.LabelSet{Labels: ls, Attributes: t.attrSets[s.attrs]}
+			p.LabelSets[v-1] = model.NewLabelSet(ls, t.attrSets[s.attrs])
 		}
 	}
 	if u.nlink > 0 {

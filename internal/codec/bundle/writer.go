@@ -433,9 +433,9 @@ func (w *Writer) labelSet(p *model.Profile, i int32) uint32 {
 	if v := w.lsMap[i]; v != 0 {
 		return v - 1
 	}
-	as := w.attrSet(p.LabelSets[i].Attributes)
+	as := w.attrSet(p.LabelSets[i].Attributes())
 	ls := w.labBuf[:0]
-	for _, l := range p.LabelSets[i].Labels {
+	for _, l := range p.LabelSets[i].Labels() {
 		ls = append(ls, label{key: w.str(p, l.Key), str: w.str(p, l.Str), num: l.Num, unit: w.str(p, l.NumUnit)})
 	}
 	w.labBuf = ls

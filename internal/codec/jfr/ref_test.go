@@ -221,7 +221,7 @@ func modelKey(p *model.Profile, s model.Sample) string {
 			b.WriteString("\n")
 		}
 	}
-	for _, l := range p.LabelSets[s.LabelSet].Labels {
+	for _, l := range p.LabelSets[s.LabelSet].Labels() {
 		if l.IsNumeric() {
 			fmt.Fprintf(&b, "%s=%d ", p.String(l.Key), l.Num)
 		} else {

@@ -402,11 +402,11 @@ func (a *appender) add(q *model.Profile) bool {
 	a.sets = a.sets[:0]
 	for _, ls := range q.LabelSets {
 		a.labels = a.labels[:0]
-		for _, l := range ls.Labels {
+		for _, l := range ls.Labels() {
 			l.Key, l.Str, l.NumUnit = a.strs[l.Key], a.strs[l.Str], a.strs[l.NumUnit]
 			a.labels = append(a.labels, l)
 		}
-		a.sets = append(a.sets, a.b.LabelSetWith(a.labels, ls.Attributes))
+		a.sets = append(a.sets, a.b.LabelSetWith(a.labels, ls.Attributes()))
 	}
 	for _, s := range q.Samples {
 		a.frames = q.Stacks.Append(a.frames[:0], int(s.Stack))

@@ -124,10 +124,10 @@ func TestTypedSampleAttributes(t *testing.T) {
 	labels, attrs := map[string]bool{}, map[string]string{}
 	for _, s := range p.Samples {
 		ls := p.LabelSets[s.LabelSet]
-		for _, l := range ls.Labels {
+		for _, l := range ls.Labels() {
 			labels[p.String(l.Key)] = true
 		}
-		for _, a := range ls.Attributes {
+		for _, a := range ls.Attributes() {
 			attrs[a.Key] = a.Unit
 		}
 	}

@@ -529,7 +529,7 @@ func sizeHint(ps []*model.Profile) int {
 			n += 9 * len(p.Samples[i].Timestamps())
 		}
 		for i := range p.LabelSets {
-			n += 24 * (len(p.LabelSets[i].Labels) + len(p.LabelSets[i].Attributes))
+			n += 24 * (len(p.LabelSets[i].Labels()) + len(p.LabelSets[i].Attributes()))
 		}
 	}
 	return n

@@ -101,7 +101,7 @@ func (e *encoder) profileStrings(cs []ref) []ref {
 		mark(p.PeriodType.Type)
 		mark(p.PeriodType.Unit)
 		for _, ls := range p.LabelSets {
-			for _, l := range ls.Labels {
+			for _, l := range ls.Labels() {
 				if _, ok := e.thread.renamed(p.String(l.Key)); !ok {
 					mark(l.Key)
 				}
@@ -161,7 +161,7 @@ func (e *encoder) attributeKeys(cs []ref) []ref {
 			keys(as)
 		}
 		for i := range p.LabelSets {
-			keys(p.LabelSets[i].Attributes)
+			keys(p.LabelSets[i].Attributes())
 		}
 		need[kComment] = need[kComment] || len(p.Comments) > 0
 		need[kDropFrames] = need[kDropFrames] || p.DropFrames != 0
@@ -735,8 +735,8 @@ func (e *encoder) layoutAttributes() {
 		sets.reset(len(p.LabelSets))
 		for ls := range p.LabelSets {
 			if used[ls] {
-				sets.vals = e.labelAttrs(pi, p.LabelSets[ls].Labels, sets.vals)
-				for _, a := range p.LabelSets[ls].Attributes {
+				sets.vals = e.labelAttrs(pi, p.LabelSets[ls].Labels(), sets.vals)
+				for _, a := range p.LabelSets[ls].Attributes() {
 					sets.add(e.attrModel(a))
 				}
 			}

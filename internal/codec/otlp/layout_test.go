@@ -48,7 +48,7 @@ func TestEBPFV19(t *testing.T) {
 	buildIDs := map[string]bool{}
 	for _, p := range ps {
 		for _, s := range p.Samples {
-			for _, l := range p.LabelSets[s.LabelSet].Labels {
+			for _, l := range p.LabelSets[s.LabelSet].Labels() {
 				keys[p.String(l.Key)] = true
 			}
 		}
@@ -148,7 +148,7 @@ func TestAmbiguousLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := p110[0].Samples[0]; s.Values()[0] != 0 || len(p110[0].LabelSets[s.LabelSet].Labels) != 1 {
+	if s := p110[0].Samples[0]; s.Values()[0] != 0 || len(p110[0].LabelSets[s.LabelSet].Labels()) != 1 {
 		t.Errorf("v1.10: sample %+v", s)
 	}
 	p19, err := Decode(data, DecodeOptions{Layout: LayoutV19})

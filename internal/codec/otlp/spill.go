@@ -336,7 +336,7 @@ func EncodeMemory(p *model.Profile, json bool) int64 {
 		n += perLocAttr * int64(len(as))
 	}
 	for i := range p.LabelSets {
-		n += perLabel * int64(len(p.LabelSets[i].Labels)+len(p.LabelSets[i].Attributes))
+		n += perLabel * int64(len(p.LabelSets[i].Labels())+len(p.LabelSets[i].Attributes()))
 	}
 	for i := range p.Samples {
 		s := &p.Samples[i]

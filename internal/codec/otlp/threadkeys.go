@@ -55,8 +55,8 @@ func (e *encoder) threadKeys() threadRename {
 	for _, p := range e.ps {
 		for i := range p.LabelSets {
 			ls := &p.LabelSets[i]
-			attrs(ls.Attributes)
-			for _, l := range ls.Labels {
+			attrs(ls.Attributes())
+			for _, l := range ls.Labels() {
 				switch p.String(l.Key) {
 				case labelThread:
 					hasName = true

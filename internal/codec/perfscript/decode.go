@@ -483,7 +483,7 @@ func (d *decoder) labelSet(h *header) int32 {
 		return i
 	case h.hasTime && h.timeNs == d.maxT:
 		for _, i := range d.sameT {
-			if slices.Equal(p.LabelSets[i].Labels, d.labels) {
+			if slices.Equal(p.LabelSets[i].Labels(), d.labels) {
 				return i
 			}
 		}
@@ -494,12 +494,12 @@ func (d *decoder) labelSet(h *header) int32 {
 		// Out of time order, or no time: index every set from now on.
 		d.lsIdx = make(map[labelKey]int32, len(p.LabelSets))
 		for i := 1; i < len(p.LabelSets); i++ {
-			d.lsIdx[d.keyOfLabels(p.LabelSets[i].Labels)] = int32(i)
+			d.lsIdx[d.keyOfLabels(p.LabelSets[i].Labels())] = int32(i)
 		}
 	}
 	// A text that goes back in time often replays sets in their order:
 	// the set after the previous sample's is tried first.
-	if i := d.lsNext; i > 0 && int(i) < len(p.LabelSets) && slices.Equal(p.LabelSets[i].Labels, d.labels) {
+	if i := d.lsNext; i > 0 && int(i) < len(p.LabelSets) && slices.Equal(p.LabelSets[i].Labels(), d.labels) {
 		d.lsNext++
 		return i
 	}
@@ -542,7 +542,7 @@ func (d *decoder) addLabelSet() int32 {
 	n := len(d.labSlab)
 	d.labSlab = append(d.labSlab, d.labels...)
 	p.LabelSets = grow(p.LabelSets)
-	p.LabelSets = append(p.LabelSets, model.LabelSet{Labels: d.labSlab[n:len(d.labSlab):len(d.labSlab)]})
+	p.LabelSets = append(p.LabelSets, model.NewLabelSet(d.labSlab[n:len(d.labSlab):len(d.labSlab)], nil))
 	return int32(len(p.LabelSets) - 1)
 }
 

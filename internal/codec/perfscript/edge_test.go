@@ -39,7 +39,7 @@ func foldedOf(t *testing.T, p *model.Profile, sampleType string) string {
 
 func labels(p *model.Profile, s model.Sample) map[string]string {
 	out := map[string]string{}
-	for _, l := range p.LabelSets[s.LabelSet].Labels {
+	for _, l := range p.LabelSets[s.LabelSet].Labels() {
 		v := p.String(l.Str)
 		if l.IsNumeric() {
 			v = strings.TrimSpace(strings.Join([]string{strconv.FormatInt(l.Num, 10), p.String(l.NumUnit)}, " "))

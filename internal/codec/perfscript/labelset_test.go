@@ -63,8 +63,8 @@ a 1/10 [000] cycles:
 	}
 	for i := range p.LabelSets {
 		for j := i + 1; j < len(p.LabelSets); j++ {
-			if slices.Equal(p.LabelSets[i].Labels, p.LabelSets[j].Labels) {
-				t.Errorf("label sets %d and %d are equal: %v", i, j, p.LabelSets[i].Labels)
+			if slices.Equal(p.LabelSets[i].Labels(), p.LabelSets[j].Labels()) {
+				t.Errorf("label sets %d and %d are equal: %v", i, j, p.LabelSets[i].Labels())
 			}
 		}
 	}

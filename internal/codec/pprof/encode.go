@@ -210,7 +210,7 @@ func sampleAttrKeys(p *model.Profile) string {
 	seen := map[string]bool{}
 	for i := range p.Samples {
 		if ls := p.Samples[i].LabelSet; ls >= 0 && int(ls) < len(p.LabelSets) {
-			for _, a := range p.LabelSets[ls].Attributes {
+			for _, a := range p.LabelSets[ls].Attributes() {
 				seen[a.Key] = true
 			}
 		}
@@ -252,7 +252,7 @@ func estimateSize(p *model.Profile) int {
 			n += 2 * p.Stacks.StackLen(int(s.Stack))
 		}
 		if int(s.LabelSet) < len(p.LabelSets) && s.LabelSet >= 0 {
-			n += 8 * len(p.LabelSets[s.LabelSet].Labels)
+			n += 8 * len(p.LabelSets[s.LabelSet].Labels())
 		}
 	}
 	return n
@@ -364,7 +364,7 @@ func appendSamples(b []byte, p *model.Profile, next func([]byte) ([]byte, error)
 	}
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		labels := p.LabelSets[s.LabelSet].Labels
+		labels := p.LabelSets[s.LabelSet].Labels()
 		if uses[s.Stack] == 2 {
 			b = appendSample(b, stackBytes[stackOff[s.Stack]:stackOff[s.Stack+1]], s.Values(), labels)
 		} else {

@@ -437,7 +437,7 @@ func (d *decoder) labelSet(f *field, base, n int) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	d.p.LabelSets = append(d.p.LabelSets, model.LabelSet{Labels: ls})
+	d.p.LabelSets = append(d.p.LabelSets, model.NewLabelSet(ls, nil))
 	return int32(len(d.p.LabelSets) - 1), nil
 }
 

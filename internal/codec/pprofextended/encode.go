@@ -207,7 +207,7 @@ func (e *encoder) warnUnwritten(ps []*model.Profile) {
 	var sample, mapping, location, unit bool
 	for _, p := range ps {
 		for i := range p.LabelSets {
-			sample = sample || len(p.LabelSets[i].Attributes) > 0
+			sample = sample || len(p.LabelSets[i].Attributes()) > 0
 		}
 		for i := range p.Mappings {
 			mapping = mapping || len(p.Mappings[i].Attributes) > 0
@@ -271,7 +271,7 @@ func sizeHint(ps []*model.Profile) int {
 			n += 9 * len(p.Samples[i].Timestamps())
 		}
 		for i := range p.LabelSets {
-			n += 24 * (len(p.LabelSets[i].Labels) + len(p.LabelSets[i].Attributes))
+			n += 24 * (len(p.LabelSets[i].Labels()) + len(p.LabelSets[i].Attributes()))
 		}
 	}
 	return n
@@ -393,7 +393,7 @@ func (e *encoder) appendSamples(b []byte, p *model.Profile) []byte {
 		}
 		st := e.lsStart[s.LabelSet]
 		if st == -2 {
-			for _, l := range p.LabelSets[s.LabelSet].Labels {
+			for _, l := range p.LabelSets[s.LabelSet].Labels() {
 				lab = lab[:0]
 				lab = appendVarintField(lab, 1, e.sx(l.Key))
 				lab = appendVarintField(lab, 2, e.sx(l.Str))

@@ -3,7 +3,6 @@ package pprofextended
 import (
 	"encoding/hex"
 	"fmt"
-	"slices"
 
 	"github.com/pprofx/pprofx/internal/codec/otlpcommon"
 
@@ -129,7 +128,7 @@ func FoldForPprof(p *model.Profile, warn func(string)) {
 			kTrace, kSpan = builder().String("trace_id"), builder().String("span_id")
 			kTS, uNS = builder().String("timestamp"), builder().String("nanoseconds")
 		}
-		labels = append(labels[:0], p.LabelSets[s.LabelSet].Labels...)
+		labels = append(labels[:0], p.LabelSets[s.LabelSet].Labels()...)
 		if s.Link != model.NoLink {
 			l := p.Links[s.Link]
 			if len(l.TraceID) > 0 {
@@ -162,12 +161,12 @@ func foldSampleAttributes(p *model.Profile, builder func() *model.Builder, warn 
 	folded, empty := false, false
 	for i := range p.LabelSets {
 		ls := &p.LabelSets[i]
-		if len(ls.Attributes) == 0 {
+		if len(ls.Attributes()) == 0 {
 			continue
 		}
 		folded = true
-		labels := slices.Clip(ls.Labels)
-		for _, a := range ls.Attributes {
+		labels := ls.Labels()
+		for _, a := range ls.Attributes() {
 			key := builder().String(a.Key)
 			vs := []model.Value{a.Value}
 			if a.Value.Kind == model.KindArray {
@@ -190,7 +189,8 @@ func foldSampleAttributes(p *model.Profile, builder func() *model.Builder, warn 
 				labels = append(labels, model.Label{Key: key, Str: builder().String(text)})
 			}
 		}
-		ls.Labels, ls.Attributes = labels, nil
+		ls.SetLabels(labels)
+		ls.SetAttributes(nil)
 	}
 	if warn == nil {
 		return

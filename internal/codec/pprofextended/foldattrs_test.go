@@ -27,12 +27,12 @@ func TestFoldSampleAttributes(t *testing.T) {
 	FoldForPprof(p, func(s string) { warned = append(warned, s) })
 	got := ""
 	set := p.LabelSets[p.Samples[0].LabelSet]
-	for _, l := range set.Labels {
+	for _, l := range set.Labels() {
 		got += fmt.Sprintf("{%s %q %d %q}", p.String(l.Key), p.String(l.Str), l.Num, p.String(l.NumUnit))
 	}
 	want := `{k "v" 0 ""}{flag "true" 0 ""}{arr "" 3 "ms"}{arr "0.5" 0 ""}{empty "" 0 ""}`
-	if got != want || len(set.Attributes) != 0 {
-		t.Errorf("labels %s (attributes %v), want %s", got, set.Attributes, want)
+	if got != want || len(set.Attributes()) != 0 {
+		t.Errorf("labels %s (attributes %v), want %s", got, set.Attributes(), want)
 	}
 	if len(warned) != 2 {
 		t.Errorf("warnings %q", warned)

@@ -61,7 +61,7 @@ func loc(p *model.Profile, i int32) string {
 
 func labelsOf(p *model.Profile, ls int32) string {
 	var parts []string
-	for _, l := range p.LabelSets[ls].Labels {
+	for _, l := range p.LabelSets[ls].Labels() {
 		if l.IsNumeric() {
 			parts = append(parts, fmt.Sprintf("%s=%d[%s]", p.String(l.Key), l.Num, p.String(l.NumUnit)))
 		} else {

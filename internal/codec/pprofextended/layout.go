@@ -109,7 +109,7 @@ func (e *encoder) layoutAttributes() {
 		if e.lsStart[ls] != -1 {
 			continue
 		}
-		labels := p.LabelSets[ls].Labels
+		labels := p.LabelSets[ls].Labels()
 		ok := true
 		for j, l := range labels {
 			if !l.IsNumeric() {
@@ -295,7 +295,7 @@ func (e *encoder) layoutStrings() {
 	}
 	for ls, st := range e.lsStart {
 		if st == -2 {
-			for _, l := range p.LabelSets[ls].Labels {
+			for _, l := range p.LabelSets[ls].Labels() {
 				mark(l.Key)
 				mark(l.Str)
 				mark(l.NumUnit)

@@ -197,14 +197,14 @@ func EncodeMemory(p *model.Profile, json bool) int64 {
 	n := perString*int64(len(p.Strings)) + perLocation*int64(len(p.Locations)) +
 		perFunction*int64(len(p.Functions)) + perStack*int64(p.Stacks.Len()+1) + perLabelSet*int64(len(p.LabelSets))
 	for i := range p.LabelSets {
-		n += perLabel * int64(len(p.LabelSets[i].Labels)+len(p.LabelSets[i].Attributes))
+		n += perLabel * int64(len(p.LabelSets[i].Labels())+len(p.LabelSets[i].Attributes()))
 	}
 	// The largest entry, which a piece holds whole: a sample (its values,
 	// timestamps and labels) or a location (its lines).
 	largest := 0
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		largest = max(largest, len(s.Values())+len(s.Timestamps())+2*len(p.LabelSets[s.LabelSet].Labels))
+		largest = max(largest, len(s.Values())+len(s.Timestamps())+2*len(p.LabelSets[s.LabelSet].Labels()))
 	}
 	for i := range p.Locations {
 		largest = max(largest, len(p.LocationLines(i))*perLine/perValue)

@@ -40,10 +40,10 @@ func Describe(p *model.Profile) string {
 	}
 	for _, s := range p.Samples {
 		fmt.Fprintf(&b, "sample %v", s.Values())
-		for _, l := range p.LabelSets[s.LabelSet].Labels {
+		for _, l := range p.LabelSets[s.LabelSet].Labels() {
 			fmt.Fprintf(&b, " {%q %q %d %q}", p.String(l.Key), p.String(l.Str), l.Num, p.String(l.NumUnit))
 		}
-		if as := p.LabelSets[s.LabelSet].Attributes; len(as) > 0 {
+		if as := p.LabelSets[s.LabelSet].Attributes(); len(as) > 0 {
 			fmt.Fprintf(&b, " attrs=%+v", as)
 		}
 		if s.Link != model.NoLink {

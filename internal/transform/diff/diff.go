@@ -132,7 +132,7 @@ func mergeMem(ps ...*model.Profile) int64 {
 		n += p.MemSize() + 40*int64(len(p.Locations)+p.Stacks.Len()+len(p.Samples))
 		n += 128 * int64(len(p.LabelSets))
 		for i := range p.LabelSets {
-			n += 48 * int64(len(p.LabelSets[i].Labels)+len(p.LabelSets[i].Attributes))
+			n += 48 * int64(len(p.LabelSets[i].Labels())+len(p.LabelSets[i].Attributes()))
 		}
 	}
 	return n
@@ -143,7 +143,7 @@ func mergeMem(ps ...*model.Profile) int64 {
 func BaseSamples(d *model.Profile) func(*model.Sample) bool {
 	base := make([]bool, len(d.LabelSets))
 	for i, ls := range d.LabelSets {
-		for _, l := range ls.Labels {
+		for _, l := range ls.Labels() {
 			if l.Str != 0 && d.String(l.Key) == "pprof::base" && d.String(l.Str) == "true" {
 				base[i] = true
 			}

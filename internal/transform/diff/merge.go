@@ -418,7 +418,7 @@ func (m *merger) labelSet(p *model.Profile, i int32, base bool) int32 {
 		*gs = append(*gs, labelGroup{key: key})
 		return &(*gs)[len(*gs)-1]
 	}
-	for _, l := range p.LabelSets[i].Labels {
+	for _, l := range p.LabelSets[i].Labels() {
 		key := p.String(l.Key)
 		switch {
 		case l.Str != 0:

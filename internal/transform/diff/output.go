@@ -108,7 +108,7 @@ func (m *merger) profile(h *header) *model.Profile {
 				if ls, ok = sets[string(key)]; !ok {
 					ls = int32(len(p.LabelSets))
 					sets[string(key)] = ls
-					p.LabelSets = append(p.LabelSets, model.LabelSet{Labels: labels})
+					p.LabelSets = append(p.LabelSets, model.NewLabelSet(labels, nil))
 				}
 			}
 			setOf[s.labels] = ls

@@ -413,7 +413,7 @@ func labelsOf(p *model.Profile, ls int32) *sampleLabels {
 	if ls < 0 || int(ls) >= len(p.LabelSets) {
 		return out
 	}
-	for _, l := range p.LabelSets[ls].Labels {
+	for _, l := range p.LabelSets[ls].Labels() {
 		switch {
 		case l.Str != 0:
 			out.str = append(out.str, strLabel{p.String(l.Key), p.String(l.Str)})
@@ -436,7 +436,7 @@ func numLabelUnits(p *model.Profile) map[string]string {
 			continue
 		}
 		seen[s.LabelSet] = true
-		for _, l := range p.LabelSets[s.LabelSet].Labels {
+		for _, l := range p.LabelSets[s.LabelSet].Labels() {
 			if l.Str != 0 || (l.Num == 0 && l.NumUnit == 0) {
 				continue
 			}

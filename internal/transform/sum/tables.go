@@ -145,7 +145,7 @@ func fill(b []int32, n int) []int32 {
 // it.
 func sampleKey(k []byte, p *model.Profile, stack, ls, link int32) []byte {
 	k = binary.AppendUvarint(k, uint64(stack))
-	labels := p.LabelSets[ls].Labels
+	labels := p.LabelSets[ls].Labels()
 	for _, numeric := range []bool{false, true} {
 		var keys []string
 		byKey := map[string][]model.Label{}
@@ -177,7 +177,7 @@ func sampleKey(k []byte, p *model.Profile, stack, ls, link int32) []byte {
 	}
 	// Attributes pprof's labels cannot hold keep samples apart as labels
 	// do (profile.Merge has none).
-	k = model.AppendAttributesKey(k, p.LabelSets[ls].Attributes)
+	k = model.AppendAttributesKey(k, p.LabelSets[ls].Attributes())
 	return binary.AppendVarint(k, int64(link))
 }
 
@@ -187,8 +187,8 @@ func appendString(b []byte, s string) []byte {
 }
 
 func (s *summer) labelSet(p *model.Profile, ls int32) int32 {
-	src := p.LabelSets[ls].Labels
-	if len(src) == 0 && len(p.LabelSets[ls].Attributes) == 0 {
+	src := p.LabelSets[ls].Labels()
+	if len(src) == 0 && len(p.LabelSets[ls].Attributes()) == 0 {
 		return 0
 	}
 	out := make([]model.Label, len(src))
@@ -201,7 +201,7 @@ func (s *summer) labelSet(p *model.Profile, ls int32) int32 {
 			out[i].NumUnit = s.b.String(p.String(l.NumUnit))
 		}
 	}
-	return s.b.LabelSetWith(out, p.LabelSets[ls].Attributes)
+	return s.b.LabelSetWith(out, p.LabelSets[ls].Attributes())
 }
 
 func (s *summer) link(l model.Link) int32 {

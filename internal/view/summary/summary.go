@@ -68,7 +68,7 @@ func Of(p *model.Profile) Summary {
 		if !seenSets[smp.LabelSet] {
 			seenSets[smp.LabelSet] = true
 			if int(smp.LabelSet) < len(p.LabelSets) {
-				for _, l := range p.LabelSets[smp.LabelSet].Labels {
+				for _, l := range p.LabelSets[smp.LabelSet].Labels() {
 					keys[p.String(l.Key)] = true
 				}
 			}

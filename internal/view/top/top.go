@@ -82,7 +82,7 @@ func TotalOf(p *model.Profile, sampleType string) (int64, error) {
 func diffBaseSets(p *model.Profile) []bool {
 	out := make([]bool, len(p.LabelSets))
 	for i, ls := range p.LabelSets {
-		for _, l := range ls.Labels {
+		for _, l := range ls.Labels() {
 			if l.Str != 0 && p.String(l.Key) == "pprof::base" && p.String(l.Str) == "true" {
 				out[i] = true
 			}
