@@ -73,10 +73,10 @@ type decoder struct {
 	labSlab []model.Label      // the label sets' labels, allocated in chunks
 	tsSlab  []uint64           // the samples' timestamps, allocated in chunks
 
-	// Per sample, read back by finish.
-	evOf    []int32
-	periods []int64
-	noPer   bool
+	// The samples' events and periods, read back by finish: a run of
+	// samples of one event and period is one entry (a text of one event
+	// at a fixed frequency is one run), and takes one row of values.
+	runs []run
 
 	refTOD, refMono int64
 	hasRef          bool
@@ -406,17 +406,23 @@ func (d *decoder) endSample() error {
 	}
 	p.Samples = grow(p.Samples)
 	p.Samples = append(p.Samples, s)
-	d.evOf = grow(d.evOf)
-	d.evOf = append(d.evOf, int32(ei))
 	per := int64(0)
 	if h.hasPeriod {
 		per = h.period
-	} else {
-		d.noPer = true
 	}
-	d.periods = grow(d.periods)
-	d.periods = append(d.periods, per)
+	if n := len(d.runs); n == 0 || d.runs[n-1].ev != int32(ei) || d.runs[n-1].period != per {
+		d.runs = grow(d.runs)
+		d.runs = append(d.runs, run{start: len(p.Samples) - 1, ev: int32(ei), period: per})
+	}
 	return nil
+}
+
+// run is a run of samples, from start to the next run's start, of one
+// event and period (0: none printed).
+type run struct {
+	start  int
+	ev     int32
+	period int64
 }
 
 // slabLen is the length of the chunks labels and timestamps are
@@ -694,29 +700,37 @@ func (d *decoder) finish() (*model.Profile, error) {
 		}
 	}
 	// The first event's period (or count), as stackcollapse-perf.pl sums it.
-	first := d.evOf[0]
+	first := d.runs[0].ev
 	def := col[first][0]
 	if col[first][1] >= 0 {
 		def = col[first][1]
 	}
 	p.DefaultSampleType = p.SampleTypes[def].Type
-	if uint64(len(p.Samples))*uint64(n) > 1<<34 {
+	if uint64(len(d.runs))*uint64(n) > 1<<34 {
 		return nil, fmt.Errorf("%d samples of %d values: too many", len(p.Samples), n)
 	}
-	vals := make([]int64, len(p.Samples)*n)
+	// One row of values a run, shared by its samples.
+	vals := make([]int64, len(d.runs)*n)
 	missing := false
-	for i := range p.Samples {
-		v := vals[i*n : (i+1)*n : (i+1)*n]
-		c := col[d.evOf[i]]
+	for r, rn := range d.runs {
+		v := vals[r*n : (r+1)*n : (r+1)*n]
+		c := col[rn.ev]
 		v[c[0]] = 1
 		if c[1] >= 0 {
-			v[c[1]] = d.periods[i]
-			if d.periods[i] == 0 {
+			v[c[1]] = rn.period
+			if rn.period == 0 {
 				missing = true
 			}
 		}
-		p.Samples[i].SetValues(v)
+		end := len(p.Samples)
+		if r+1 < len(d.runs) {
+			end = d.runs[r+1].start
+		}
+		for i := rn.start; i < end; i++ {
+			p.Samples[i].SetValues(v)
+		}
 	}
+	d.runs = nil
 	if missing && d.opts.Warn != nil {
 		d.opts.Warn("perf script: some samples of an event with periods print none; their period is 0")
 	}

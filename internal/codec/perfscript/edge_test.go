@@ -218,3 +218,48 @@ func TestLongInput(t *testing.T) {
 		t.Errorf("commands %v", comms)
 	}
 }
+
+// Samples of one event and period in a row share one row of values; the
+// values follow each sample's event and period however they alternate.
+func TestRunsShareRows(t *testing.T) {
+	var text strings.Builder
+	type want struct {
+		ev     string
+		period int64
+	}
+	var wants []want
+	for i, w := range []want{{"cycles", 10}, {"cycles", 10}, {"cycles", 10}, {"instructions", 5}, {"cycles", 10}, {"cycles", 20}, {"instructions", 5}, {"instructions", 5}} {
+		text.WriteString("a 1 " + strconv.Itoa(100+i) + ".000000: " + strconv.FormatInt(w.period, 10) + " " + w.ev + ":\n\t1000 f (/bin/a)\n\n")
+		wants = append(wants, w)
+	}
+	p := decode(t, text.String())
+	col := map[string]int{}
+	for i, st := range p.SampleTypes {
+		col[p.String(st.Type)] = i
+	}
+	if len(p.Samples) != len(wants) || len(col) != 4 {
+		t.Fatalf("%d samples, sample types %v", len(p.Samples), col)
+	}
+	for i, w := range wants {
+		v := p.Samples[i].Values()
+		for name, c := range col {
+			x := int64(0)
+			switch name {
+			case w.ev + "_sample":
+				x = 1
+			case w.ev + "_event":
+				x = w.period
+			}
+			if v[c] != x {
+				t.Errorf("sample %d (%s, period %d): %s = %d, want %d", i, w.ev, w.period, name, v[c], x)
+			}
+		}
+	}
+	rows := map[*int64]bool{}
+	for i := range p.Samples {
+		rows[&p.Samples[i].Values()[0]] = true
+	}
+	if len(rows) != 5 {
+		t.Errorf("%d rows of values, want one a run: 5", len(rows))
+	}
+}
