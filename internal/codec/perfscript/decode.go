@@ -435,7 +435,11 @@ func grow[T any](s []T) []T {
 	if len(s) < cap(s) {
 		return s
 	}
-	return slices.Grow(s, max(len(s), 1024))
+	// Made at its size: slices.Grow(s, len(s)) would take append's
+	// growth to the needed length, 2.4 times the capacity, not 2.
+	g := make([]T, len(s), max(2*len(s), 1024))
+	copy(g, s)
+	return g
 }
 
 // labelKey is what tells a sample's label set from another's: the label

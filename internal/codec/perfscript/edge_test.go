@@ -263,3 +263,20 @@ func TestRunsShareRows(t *testing.T) {
 		t.Errorf("%d rows of values, want one a run: 5", len(rows))
 	}
 }
+
+// The samples and label sets of a long text grow by doubling: 3000 of
+// each take arrays of 4096 (1024, 2048, 4096), not 2.4 times larger ones
+// at each step.
+func TestSamplesGrowByDoubling(t *testing.T) {
+	var text strings.Builder
+	for i := range 3000 {
+		text.WriteString("a 1 " + strconv.Itoa(100+i) + ".000000: 1 cycles:\n\t1000 f (/bin/a)\n\n")
+	}
+	p := decode(t, text.String())
+	if len(p.Samples) != 3000 || len(p.LabelSets) != 3001 {
+		t.Fatalf("%d samples, %d label sets, want 3000 and 3001", len(p.Samples), len(p.LabelSets))
+	}
+	if cap(p.Samples) > 4096 || cap(p.LabelSets) > 4096 {
+		t.Errorf("capacity %d samples, %d label sets, want at most 4096", cap(p.Samples), cap(p.LabelSets))
+	}
+}
