@@ -79,7 +79,12 @@ func gunzipInto(buf []byte, r io.Reader, limit, hint int64) ([]byte, error) {
 			if int64(len(buf)) > limit {
 				return nil, fmt.Errorf("gzip: decompressed size exceeds the limit of %d bytes", limit)
 			}
-			buf = slices.Grow(buf, int(min(int64(max(512, len(buf))), limit+1-int64(len(buf)))))
+			// Made at its size: slices.Grow would take append's growth
+			// to it, 2.4 times the length, not 2.
+			n := int(min(int64(max(512, len(buf))), limit+1-int64(len(buf))))
+			g := make([]byte, len(buf), len(buf)+n)
+			copy(g, buf)
+			buf = g
 		}
 		n, err := zr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

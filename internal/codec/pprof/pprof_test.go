@@ -336,3 +336,24 @@ func TestLineWithoutFunction(t *testing.T) {
 		t.Errorf("%d functions written, want the model's %d and one empty", len(got.Function), len(p.Functions))
 	}
 }
+
+// Without a size hint, the decompressed bytes are read into a buffer that
+// doubles as it fills: it ends at most twice what was read.
+func TestGunzipGrowsByDoubling(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 300_000) // 4.6 MiB
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := Gunzip(bytes.NewReader(buf.Bytes()), DefaultMaxSize)
+	if err != nil || !bytes.Equal(raw, data) {
+		t.Fatalf("err = %v, %d bytes, want %d", err, len(raw), len(data))
+	}
+	if cap(raw) > 2*len(raw) {
+		t.Errorf("a buffer of %d bytes for %d read, want at most twice", cap(raw), len(raw))
+	}
+}
