@@ -266,6 +266,38 @@ func TestTimestampedShareValues(t *testing.T) {
 	}
 }
 
+// The sum makes room for an input's timestamped samples at once: after
+// two inputs of 3000 each, its array holds 6000, not the 7000 or more
+// that append's growth, a quarter at a time, would have left.
+func TestTimestampedRoomAtOnce(t *testing.T) {
+	mk := func() *model.Profile {
+		b := model.NewBuilder()
+		p := b.P
+		p.SampleTypes = []model.ValueType{{Type: b.String("samples"), Unit: b.String("count")}}
+		p.Functions = []model.Function{{Name: b.String("main")}}
+		p.AddLocation(model.Location{Mapping: model.NoMapping}, model.Line{Function: 0})
+		for i := range 3000 {
+			s := model.NewSample(b.Stack([]int32{0}), []int64{1})
+			s.SetTimestamps([]uint64{uint64(1000 + i)})
+			p.Samples = append(p.Samples, s)
+		}
+		return p
+	}
+	x := sum.New(nil)
+	for _, name := range []string{"a", "b"} {
+		if err := x.Add(name, mk()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := x.Sum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Samples) != 6000 || cap(got.Samples) != 6000 {
+		t.Errorf("%d samples in an array of %d, want 6000 in 6000", len(got.Samples), cap(got.Samples))
+	}
+}
+
 func TestDeepStackHeldOnce(t *testing.T) {
 	const frames = 1 << 20
 	a, b := synth.DeepStack(frames), synth.DeepStack(frames)

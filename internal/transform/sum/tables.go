@@ -37,6 +37,21 @@ func (s *summer) add(p *model.Profile, cols []int, ratios []float64) {
 		s.vals = make([]int64, nt)
 	}
 	vals := s.vals[:nt]
+	// Samples with timestamps are each added as one of the sum's own: room
+	// is made for them at once, as grown by append the samples would be
+	// copied a quarter larger at a time, the old array and the new held
+	// together each time.
+	stamped := 0
+	for i := range p.Samples {
+		if len(p.Samples[i].Timestamps()) > 0 {
+			stamped++
+		}
+	}
+	if n := len(out.Samples) + stamped; n > cap(out.Samples) {
+		g := make([]model.Sample, len(out.Samples), n)
+		copy(g, out.Samples)
+		out.Samples = g
+	}
 	for i := range p.Samples {
 		src := &p.Samples[i]
 		clear(vals)
