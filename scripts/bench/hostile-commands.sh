@@ -33,13 +33,7 @@ for name in $(cut -f1 "$dir/manifest.tsv" | sort -u); do
 	raw=$(awk -F'\t' -v n="$name" '$1 == n { print $2; exit }' "$dir/manifest.tsv")
 	for cmd in pb.gz otlp otlp.json jsonl otlp-framed pprofextended pprofextended-json folded html speedscope.json diff merge sum; do
 		rm -rf "$dir/out"; mkdir -p "$dir/out"
-		case $cmd in
-		diff) args=(diff "$in" "$in" -o "$dir/out/o.pb.gz") ;;
-		otlp-framed | pprofextended*) args=(convert "$in" --to "$cmd" -o "$dir/out/o") ;;
-		merge) args=(merge "$in" "$in" -o "$dir/out/o.ppxb") ;;
-		sum) args=(merge --sum "$in" "$in" -o "$dir/out/o.pb.gz") ;;
-		*) args=(convert "$in" -o "$dir/out/o.$cmd") ;;
-		esac
+		command_args "$cmd" "$in" "$dir/out"
 		set +e
 		(
 			ulimit -v "$limit_kb"
@@ -58,12 +52,6 @@ for name in $(cut -f1 "$dir/manifest.tsv" | sort -u); do
 		if [ "$lines" -gt 3 ]; then verdict="NO ($lines lines)"; fi
 		if grep -qE 'fatal error|^panic:|^goroutine ' "$dir/stderr.txt"; then verdict="NO (runtime failure)"; fi
 		[ "$verdict" = ok ] || fail=1
-		label=$cmd
-		case $cmd in
-		diff | merge) ;;
-		sum) label="merge --sum" ;;
-		*) label="convert to $cmd" ;;
-		esac
 		printf '| %-32s | %-26s | %4s | %6s | %10s | %10s | %s |\n' "$name" "$label" "$code" "$lines" "$(mib $((${rss_kb:-0} * 1024))) MiB" "$(mib "$bound") MiB" "$verdict"
 	done
 done

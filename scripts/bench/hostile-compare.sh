@@ -64,13 +64,7 @@ for name in $(cut -f1 "$dir/manifest.tsv" | sort -u); do
 				out=$dir/out/$i
 				rm -rf "$out"
 				mkdir -p "$out"
-				case $cmd in
-				diff) args=(diff "$in" "$in" -o "$out/o.pb.gz") ;;
-				otlp-framed | pprofextended*) args=(convert "$in" --to "$cmd" -o "$out/o") ;;
-				merge) args=(merge "$in" "$in" -o "$out/o.ppxb") ;;
-				sum) args=(merge --sum "$in" "$in" -o "$out/o.pb.gz") ;;
-				*) args=(convert "$in" -o "$out/o.$cmd") ;;
-				esac
+				command_args "$cmd" "$in" "$out"
 				set +e
 				(
 					ulimit -v "$limit_kb"
@@ -86,12 +80,6 @@ for name in $(cut -f1 "$dir/manifest.tsv" | sort -u); do
 			[ "$i" = 0 ] && continue
 			if [ "${code[$i]}" != "${code[0]}" ] || ! diff -rq "$dir/out/0" "$dir/out/$i" > /dev/null; then same=no; fi
 		done
-		label=$cmd
-		case $cmd in
-		diff | merge) ;;
-		sum) label="merge --sum" ;;
-		*) label="convert to $cmd" ;;
-		esac
 		row="| $name | $label |"
 		for i in "${!bins[@]}"; do
 			kb=$(echo "${rss[$i]}" | tr ' ' '\n' | grep . | median)
