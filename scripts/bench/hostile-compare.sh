@@ -6,7 +6,7 @@
 # bound, and whether every build wrote the same bytes as the first.
 #
 #   scripts/bench/hostile-compare.sh REV_OR_BINARY...
-#   ONLY='perf-samples*' RUNS=5 scripts/bench/hostile-compare.sh 6a5b656 HEAD
+#   ONLY='perf-samples*' RUNS=5 scripts/bench/hostile-compare.sh HEAD~1 HEAD
 #
 # An argument that names an executable file is run as it is; any other is
 # a git revision, built as make build builds pprofx (from a temporary
