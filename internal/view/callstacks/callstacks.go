@@ -312,9 +312,9 @@ func sortByRemap(names []int32, to []int32) {
 }
 
 // namer names the frames of locations, each name interned once. A
-// profile may hold millions of locations: a location's names are a span of
-// one array, and the names are found by an index of their numbers, not
-// kept again as the keys of a map.
+// profile may hold millions of locations: a location's name is a number
+// (or its names a span of one array), and the names are found by an index
+// of their numbers, not kept again as the keys of a map.
 type namer struct {
 	p    *model.Profile
 	opts Options
@@ -325,13 +325,16 @@ type namer struct {
 	built []string
 	idx   hashindex.Index // of names
 	seed  maphash.Seed
-	// The names of location li, innermost first, are
-	// all[span[li]>>32:][:span[li]&0xffffffff-1]; span[li] is 0 until it
-	// is named.
-	span []uint64
-	all  []int32
-	buf  []string // frameNames' output, used again
-	bufs []int32  // and the model strings its names are, or -1
+	// The names of location li, innermost first: span[li] is 0 until it
+	// is named, v+1 when it has the one name v (most locations: 4 bytes
+	// each), and -1-i for the names all[multi[i]>>32:][:multi[i]&0xffffffff]
+	// of a location of none or several.
+	span  []int32
+	multi []uint64
+	all   []int32
+	one   [1]int32 // location's result for a location of one name
+	buf   []string // frameNames' output, used again
+	bufs  []int32  // and the model strings its names are, or -1
 }
 
 // newNamer returns a namer of p's locations, with room made at once for
@@ -339,7 +342,7 @@ type namer struct {
 // a million functions were copied again and again, each copy 1.25 times
 // the last, and their index doubled as often.
 func newNamer(p *model.Profile, opts Options, used []bool) *namer {
-	n := &namer{p: p, opts: opts, seed: maphash.MakeSeed(), span: make([]uint64, len(p.Locations))}
+	n := &namer{p: p, opts: opts, seed: maphash.MakeSeed(), span: make([]int32, len(p.Locations))}
 	reached := make([]bool, len(p.Locations))
 	for si, u := range used {
 		if !u {
@@ -353,7 +356,8 @@ func newNamer(p *model.Profile, opts Options, used []bool) *namer {
 	}
 	// A location has a name for each line of a function (frameNames), or
 	// its address; without lines or suffixes, a function has one name.
-	frames, addrs := 0, 0
+	// Only the names of locations of several go to all.
+	frames, addrs, several := 0, 0, 0
 	for li, r := range reached {
 		if !r {
 			continue
@@ -368,12 +372,15 @@ func newNamer(p *model.Profile, opts Options, used []bool) *namer {
 			k, addrs = 1, addrs+1
 		}
 		frames += k
+		if k > 1 {
+			several += k
+		}
 	}
 	names := frames
 	if !opts.Lines && opts.Suffix == nil {
 		names = min(names, len(p.Functions)+addrs)
 	}
-	n.all = make([]int32, 0, frames)
+	n.all = make([]int32, 0, several)
 	n.refs = make([]int32, 0, names+1) // and "[bad location]"
 	n.idx.Reserve(names + 1)
 	return n
@@ -411,16 +418,27 @@ func (n *namer) location(li int32) []int32 {
 	if li < 0 || int(li) >= len(n.span) {
 		return []int32{n.intern("[bad location]", -1)}
 	}
-	if sp := n.span[li]; sp != 0 {
-		start := sp >> 32
-		return n.all[start : start+sp&0xffffffff-1]
+	switch sp := n.span[li]; {
+	case sp > 0:
+		n.one[0] = sp - 1
+		return n.one[:]
+	case sp < 0:
+		m := n.multi[-1-sp]
+		start := m >> 32
+		return n.all[start : start+m&0xffffffff]
+	}
+	n.buf, n.bufs = frameNames(n.buf[:0], n.bufs[:0], n.p, li, n.opts.Lines, n.opts.FuncName, n.opts.Suffix)
+	if len(n.buf) == 1 {
+		n.one[0] = n.intern(n.buf[0], n.bufs[0])
+		n.span[li] = n.one[0] + 1
+		return n.one[:]
 	}
 	start := len(n.all)
-	n.buf, n.bufs = frameNames(n.buf[:0], n.bufs[:0], n.p, li, n.opts.Lines, n.opts.FuncName, n.opts.Suffix)
 	for i, s := range n.buf {
 		n.all = append(n.all, n.intern(s, n.bufs[i]))
 	}
-	n.span[li] = uint64(start)<<32 | uint64(len(n.all)-start+1)
+	n.multi = append(n.multi, uint64(start)<<32|uint64(len(n.all)-start))
+	n.span[li] = int32(-len(n.multi))
 	return n.all[start:]
 }
 
