@@ -134,11 +134,19 @@ func TestSpilledMemory(t *testing.T) {
 			})
 			out = cw.n
 		})
-		spilled := memcheck.Peak(func() {
+		encode := func() {
 			if err := Encode(io.Discard, ps, opts); err != nil {
 				t.Fatal(err)
 			}
-		})
+		}
+		spilled := memcheck.Peak(encode)
+		if !opts.JSON {
+			// The binary output's peak is the JSON output's reference: a
+			// peak sampled while other packages' tests run can miss the
+			// most held by some MiB (33.2 against 37.2), so the larger of
+			// two runs is taken.
+			spilled = max(spilled, memcheck.Peak(encode))
+		}
 		t.Logf("JSON %v: output %.1f MiB; held at once: %.1f MiB whole, %.1f spilled", opts.JSON, mib(out), mib(int64(whole)), mib(int64(spilled)))
 		bound := int64(whole) - out/2
 		if opts.JSON {
