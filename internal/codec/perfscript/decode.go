@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -411,16 +412,20 @@ func (d *decoder) endSample() error {
 		per = h.period
 	}
 	if n := len(d.runs); n == 0 || d.runs[n-1].ev != int32(ei) || d.runs[n-1].period != per {
+		if uint64(len(p.Samples)) > math.MaxUint32 {
+			return fmt.Errorf("more than %d samples", uint32(math.MaxUint32))
+		}
 		d.runs = grow(d.runs)
-		d.runs = append(d.runs, run{start: len(p.Samples) - 1, ev: int32(ei), period: per})
+		d.runs = append(d.runs, run{start: uint32(len(p.Samples) - 1), ev: int32(ei), period: per})
 	}
 	return nil
 }
 
 // run is a run of samples, from start to the next run's start, of one
-// event and period (0: none printed).
+// event and period (0: none printed). 16 bytes: where each sample's
+// period differs (perf's frequency mode), a run a sample.
 type run struct {
-	start  int
+	start  uint32
 	ev     int32
 	period int64
 }
@@ -728,9 +733,9 @@ func (d *decoder) finish() (*model.Profile, error) {
 		}
 		end := len(p.Samples)
 		if r+1 < len(d.runs) {
-			end = d.runs[r+1].start
+			end = int(d.runs[r+1].start)
 		}
-		for i := rn.start; i < end; i++ {
+		for i := int(rn.start); i < end; i++ {
 			p.Samples[i].SetValues(v)
 		}
 	}
